@@ -1,0 +1,124 @@
+package llmsim.core.memory;
+
+import llmsim.core.hw.Precision;
+import llmsim.core.model.ModelSpec;
+import llmsim.core.model.FfnKind;
+import llmsim.core.task.Task;
+import llmsim.core.task.TaskKind;
+import llmsim.core.task.WeightFormat;
+
+/**
+ * Bytes of every category a task needs, before deciding where they live. Formulas:
+ * <ul>
+ *   <li>mixed-precision AdamW: 2 (weights) + 2 (grads) + 12 (fp32 master, m, v) = 16 bytes/param;
+ *       fp32 training: 4 + 4 + 8;
+ *   <li>adapters and prefixes train in fp32: 4 + 4 + 8 bytes per trainable parameter;
+ *   <li>activations per layer and token, 16-bit: inputs of the two norms and of the two block
+ *       inputs (4h), Q and attention output (2 q_dim), K and V (2 kv_dim), and the FFN intermediates
+ *       (GELU: pre- and post-activation, 2f; SwiGLU: gate, up, act(gate), product, 4f) — Korthikanti et
+ *       al. 2022 (arXiv:2205.05198) sec. 4.1 without dropout; attention scores add 2 bytes x heads x s^2
+ *       per sequence unless FlashAttention keeps them on chip; the loss keeps logits in 16 and 32 bit
+ *       (6 bytes x vocab per token);
+ *   <li>full activation checkpointing keeps each layer's input (2h bytes per token) plus one layer
+ *       being recomputed;
+ *   <li>KV cache = 2 x layers x kv_heads x head_dim x context x batch x 2 bytes (f16 cache).
+ * </ul>
+ */
+public record Footprint(
+    double weightsBytes,
+    double gradientsBytes,
+    double optimizerBytes,
+    double activationsBytes,
+    double kvCacheBytes,
+    double trainableParameters,
+    double layerWeightBytes) {
+
+  static final double LOGIT_BYTES_PER_VOCAB_ENTRY = 6;
+  static final double KV_BYTES_PER_ELEMENT = 2;
+
+  public static Footprint of(ModelSpec m, Task t, boolean flashAttention) {
+    double params = m.parameterCount();
+    double weights;
+    double trainable;
+    double grads;
+    double optimizer;
+    TaskKind kind = t.kind();
+    if (!kind.training()) {
+      weights = baseWeightBytes(m, t.weights());
+      trainable = 0;
+      grads = 0;
+      optimizer = 0;
+    } else if (!kind.frozenBase()) {
+      double bytes = t.precision().bytes();
+      weights = params * bytes;
+      trainable = params;
+      grads = params * bytes;
+      optimizer = t.precision() == Precision.FP32 ? params * 8 : params * 12;
+    } else {
+      trainable = kind == TaskKind.PTUNING_V2 ? prefixParameters(m, t) : loraParameters(m, t.loraRank());
+      weights = baseWeightBytes(m, t.weights()) + 4 * trainable;
+      grads = 4 * trainable;
+      optimizer = 8 * trainable;
+    }
+    double activations = kind.training() ? trainingActivations(m, t, flashAttention) : inferenceActivations(m, t, flashAttention);
+    double kv = kind.training() ? 0 : kvCacheBytes(m, t.batch(), t.contextTokens());
+    double layerWeights = weights / Math.max(1, m.layers());
+    return new Footprint(weights, grads, optimizer, activations, kv, trainable, layerWeights);
+  }
+
+  /** Base weights in their storage format; block-quantised formats leave embeddings in 16 bit. */
+  public static double baseWeightBytes(ModelSpec m, WeightFormat f) {
+    double params = m.parameterCount();
+    if (f == WeightFormat.NF4 || f == WeightFormat.INT4) {
+      double embeddings = m.embeddingParameters() + m.unembeddingParameters();
+      return (params - embeddings) * f.bytesPerWeight() + embeddings * 2;
+    }
+    return params * f.bytesPerWeight();
+  }
+
+  /** LoRA on the query and value projections (PEFT's default targets for LLaMA-family models). */
+  public static double loraParameters(ModelSpec m, int rank) {
+    double perLayer = (double) rank * (m.hidden() + m.qDim()) + (double) rank * (m.hidden() + m.kvDim());
+    return perLayer * m.layers();
+  }
+
+  /** P-Tuning v2: a key and a value prefix of prefix_tokens per layer (no reparameterisation). */
+  public static double prefixParameters(ModelSpec m, Task t) {
+    return 2.0 * m.layers() * t.prefixTokens() * m.kvDim();
+  }
+
+  public static double kvCacheBytes(ModelSpec m, int batch, long contextTokens) {
+    return 2.0 * m.layers() * m.kvDim() * contextTokens * batch * KV_BYTES_PER_ELEMENT;
+  }
+
+  /** Activation bytes per token per layer for 16-bit activations (see class doc). */
+  public static double activationBytesPerTokenPerLayer(ModelSpec m) {
+    int ffnTensors = m.ffnKind() == FfnKind.SWIGLU ? 4 : 2;
+    return 2.0 * (4.0 * m.hidden() + 2.0 * m.qDim() + 2.0 * m.kvDim() + (double) ffnTensors * m.ffnHidden());
+  }
+
+  static double scoreBytesPerLayer(ModelSpec m, int batch, long queries, long keys, boolean flash) {
+    return flash ? 0 : 2.0 * m.heads() * queries * keys * batch;
+  }
+
+  static double trainingActivations(ModelSpec m, Task t, boolean flash) {
+    double scale = t.precision().bytes() / 2.0;
+    long tokens = (long) t.batch() * t.seqLen();
+    long keys = t.seqLen() + (t.kind() == TaskKind.PTUNING_V2 ? t.prefixTokens() : 0);
+    double perLayer = tokens * activationBytesPerTokenPerLayer(m) * scale
+        + scoreBytesPerLayer(m, t.batch(), t.seqLen(), keys, flash);
+    double logits = tokens * (double) m.vocab() * LOGIT_BYTES_PER_VOCAB_ENTRY;
+    if (t.activationCheckpointing()) {
+      return m.layers() * tokens * 2.0 * m.hidden() * scale + perLayer + logits;
+    }
+    return m.layers() * perLayer + logits;
+  }
+
+  static double inferenceActivations(ModelSpec m, Task t, boolean flash) {
+    long tokens = (long) t.batch() * t.promptTokens();
+    double oneLayer = tokens * activationBytesPerTokenPerLayer(m)
+        + scoreBytesPerLayer(m, t.batch(), t.promptTokens(), t.promptTokens(), flash);
+    double logits = (double) t.batch() * m.vocab() * 4;
+    return oneLayer + logits;
+  }
+}

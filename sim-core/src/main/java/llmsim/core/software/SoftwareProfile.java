@@ -1,0 +1,42 @@
+package llmsim.core.software;
+
+import java.util.List;
+import llmsim.core.util.Checks;
+
+/**
+ * How a framework uses the hardware. Each factor is documented in docs/CALIBRATION.md with the
+ * microbenchmark or documented behaviour it comes from; none is fitted to an end-to-end result.
+ *
+ * @param gemmScale multiplies the device's measured GEMM fraction (1.0: the framework's GEMMs reach
+ *     the microbenchmark's best-shape throughput)
+ * @param streamScale multiplies the device's measured streaming fraction for weight-reading kernels
+ * @param launchSeconds fixed cost per kernel launch (CPU dispatch + GPU launch latency)
+ * @param kernelsPerLayer kernels one transformer layer launches in a forward pass
+ * @param flashAttention whether attention scores are never materialised in memory
+ * @param workspaceBytes device memory the framework holds beyond tensors (context, allocator, buffers)
+ * @param dequantScale fraction of streaming efficiency kept when weights are in a block-quantised format
+ */
+public record SoftwareProfile(
+    String id,
+    String description,
+    List<String> aliases,
+    double gemmScale,
+    double streamScale,
+    double launchSeconds,
+    int kernelsPerLayer,
+    boolean flashAttention,
+    double workspaceBytes,
+    double dequantScale,
+    String source) {
+
+  public SoftwareProfile {
+    Checks.notBlank("software id", id);
+    aliases = List.copyOf(aliases);
+    Checks.fraction("gemm scale", gemmScale);
+    Checks.fraction("stream scale", streamScale);
+    Checks.nonNegative("launch overhead (s)", launchSeconds);
+    Checks.positive("kernels per layer", kernelsPerLayer);
+    Checks.nonNegative("workspace (bytes)", workspaceBytes);
+    Checks.fraction("dequant scale", dequantScale);
+  }
+}

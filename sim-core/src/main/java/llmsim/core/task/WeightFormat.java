@@ -1,0 +1,68 @@
+package llmsim.core.task;
+
+import java.util.Arrays;
+import java.util.Locale;
+import java.util.stream.Collectors;
+import llmsim.core.hw.Precision;
+
+/**
+ * How weights are stored. llama.cpp's block formats carry a scale per 32 weights: Q8_0 is
+ * 34 bytes / 32 weights = 8.5 bits, Q4_0 is 18 bytes / 32 = 4.5 bits (ggml-common.h block_q8_0,
+ * block_q4_0). NF4 with double quantisation costs 4.127 bits (Dettmers et al. 2023, QLoRA, sec. 3).
+ */
+public enum WeightFormat {
+  F32(32, Precision.FP32, false),
+  F16(16, Precision.FP16, false),
+  BF16(16, Precision.BF16, false),
+  FP8(8, Precision.FP8, false),
+  INT8(8, Precision.INT8, true),
+  INT4(4, Precision.FP16, true),
+  Q8_0(8.5, Precision.FP16, true),
+  Q4_0(4.5, Precision.FP16, true),
+  NF4(4.127, Precision.BF16, true);
+
+  private final double bitsPerWeight;
+  private final Precision computePrecision;
+  private final boolean dequantised;
+
+  WeightFormat(double bitsPerWeight, Precision computePrecision, boolean dequantised) {
+    this.bitsPerWeight = bitsPerWeight;
+    this.computePrecision = computePrecision;
+    this.dequantised = dequantised;
+  }
+
+  public double bitsPerWeight() {
+    return bitsPerWeight;
+  }
+
+  public double bytesPerWeight() {
+    return bitsPerWeight / 8.0;
+  }
+
+  /** Precision the GEMMs run at when weights are in this format. */
+  public Precision computePrecision() {
+    return computePrecision;
+  }
+
+  /** Whether weights must be dequantised to the compute precision before or inside the GEMM. */
+  public boolean dequantised() {
+    return dequantised;
+  }
+
+  public String key() {
+    return name().toLowerCase(Locale.ROOT);
+  }
+
+  public static String allowed() {
+    return Arrays.stream(values()).map(WeightFormat::key).collect(Collectors.joining(", "));
+  }
+
+  public static WeightFormat fromKey(String key) {
+    for (WeightFormat f : values()) {
+      if (f.key().equals(key.toLowerCase(Locale.ROOT))) {
+        return f;
+      }
+    }
+    throw new IllegalArgumentException("unknown weight format '" + key + "' (allowed: " + allowed() + ")");
+  }
+}

@@ -1,0 +1,115 @@
+package llmsim.hw.catalog;
+
+import java.util.EnumMap;
+import java.util.Map;
+import java.util.Optional;
+import llmsim.core.hw.Device;
+import llmsim.core.hw.Efficiency;
+import llmsim.core.hw.Host;
+import llmsim.core.hw.Link;
+import llmsim.core.hw.LinkKind;
+import llmsim.core.hw.Precision;
+import llmsim.core.hw.Price;
+import llmsim.core.model.FfnKind;
+import llmsim.core.model.ModelSpec;
+import llmsim.core.model.NormKind;
+import llmsim.core.util.Units;
+import llmsim.hw.yaml.InputException;
+import llmsim.hw.yaml.Node;
+
+/**
+ * Turns schema-checked nodes into core records, converting file units (GiB, GB/s, TFLOP/s, us) to
+ * the core's (bytes, B/s, FLOP/s, s). A rule the record enforces beyond the schema becomes a problem
+ * at the node's position.
+ */
+final class Binder {
+  private Binder() {}
+
+  /** Where a device sits when named alone. */
+  record DefaultSystem(String hostId, String linkId, double gpuMemoryShare, String shareSource) {}
+
+  static Device device(Node n) {
+    return guarded(n, () -> {
+      Node peaks = n.require("peak_dense_tflops");
+      Map<Precision, Double> flops = new EnumMap<>(Precision.class);
+      for (Precision p : Precision.values()) {
+        peaks.get(p.key()).ifPresent(v -> flops.put(p, v.asDouble() * Units.TERA));
+      }
+      Node mem = n.require("memory");
+      Node cache = n.require("cache");
+      Node power = n.require("power");
+      return new Device(n.str("id"), n.str("name"), n.str("vendor"), n.strings("aliases"), flops,
+          peaks.str("source"), mem.num("capacity_gib") * Units.GIB, mem.num("bandwidth_gb_per_s") * Units.GB,
+          mem.str("type"), mem.str("source"), cache.num("on_chip_mib") * Units.MIB, cache.str("source"),
+          power.num("tdp_w"), power.str("source"), n.integer("dies", 1), price(n), efficiency(n));
+    });
+  }
+
+  static DefaultSystem defaultSystem(Node device) {
+    Node d = device.require("default_system");
+    return new DefaultSystem(d.str("host"), d.str("host_link"), d.num("gpu_memory_share", 1.0),
+        d.optStr("gpu_memory_share_source").orElse("discrete device: all of its memory"));
+  }
+
+  private static Efficiency efficiency(Node n) {
+    Optional<Node> e = n.get("efficiency");
+    double gemm = e.map(x -> x.num("gemm", Efficiency.DEFAULT_GEMM)).orElse(Efficiency.DEFAULT_GEMM);
+    double mem = e.map(x -> x.num("memory_streaming", Efficiency.DEFAULT_MEMORY)).orElse(Efficiency.DEFAULT_MEMORY);
+    String defaultNote = "documented default (no microbenchmark for this device; docs/CALIBRATION.md)";
+    String gemmSource = e.flatMap(x -> x.optStr("gemm_source")).orElse(defaultNote);
+    String memSource = e.flatMap(x -> x.optStr("memory_source")).orElse(defaultNote);
+    boolean measured = e.isPresent() && e.get().get("gemm").isPresent() && e.get().get("memory_streaming").isPresent();
+    return new Efficiency(gemm, gemmSource, mem, memSource, measured);
+  }
+
+  static Optional<Price> price(Node n) {
+    return n.get("price").map(p -> new Price(p.num("amount"), p.str("currency"), p.str("per").equals("hour"),
+        p.str("date"), p.str("source")));
+  }
+
+  static Host host(Node n) {
+    return guarded(n, () -> {
+      Node mem = n.require("memory");
+      Node cpu = n.require("cpu");
+      return new Host(n.str("id"), n.str("name"), n.strings("aliases"), n.integer("sockets"), n.integer("cores"),
+          n.optStr("cores_detail").orElse(n.integer("cores") + " cores"), mem.num("capacity_gib") * Units.GIB,
+          mem.num("bandwidth_gb_per_s") * Units.GB, mem.str("source"), cpu.num("peak_fp32_tflops") * Units.TERA,
+          cpu.str("source"));
+    });
+  }
+
+  static Link link(Node n) {
+    return guarded(n, () -> new Link(n.str("id"), n.str("name"), n.strings("aliases"),
+        LinkKind.valueOf(n.str("type").toUpperCase(java.util.Locale.ROOT).replace('-', '_')),
+        n.num("nominal_gb_per_s_per_direction") * Units.GB, n.str("nominal_source"),
+        n.num("measured_gb_per_s_per_direction") * Units.GB, n.str("measured_source"),
+        n.num("latency_us") * 1e-6, n.str("latency_source")));
+  }
+
+  static ModelSpec model(Node n) {
+    return guarded(n, () -> {
+      int hidden = n.integer("hidden_size");
+      int heads = n.integer("heads");
+      if (n.get("head_dim").isEmpty() && hidden % heads != 0) {
+        throw new IllegalArgumentException("hidden_size " + hidden + " is not a multiple of heads " + heads
+            + "; give head_dim");
+      }
+      boolean parallel = n.bool("parallel_attention", false);
+      return new ModelSpec(n.str("id"), n.str("name"), n.str("family"), n.strings("aliases"), n.integer("layers"),
+          hidden, heads, n.integer("kv_heads", heads), n.integer("head_dim", hidden / heads),
+          n.integer("ffn_hidden_size"), FfnKind.fromKey(n.str("ffn_kind")), n.integer("vocab_size"),
+          n.require("tied_embeddings").asBoolean(), n.integer("max_context"), NormKind.fromKey(n.str("norm")),
+          n.bool("linear_bias", false), n.bool("qkv_bias", false), n.bool("learned_positions", false), parallel,
+          n.integer("norms_per_layer", 2), n.num("published_parameters"), n.str("published_source"));
+    });
+  }
+
+  /** Runs a record constructor; a rule it rejects becomes a problem at the node. */
+  static <T> T guarded(Node n, java.util.function.Supplier<T> build) {
+    try {
+      return build.get();
+    } catch (IllegalArgumentException e) {
+      throw new InputException(n.problem(e.getMessage()));
+    }
+  }
+}

@@ -1,0 +1,337 @@
+package llmsim.hw.catalog;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.TreeMap;
+import llmsim.core.hw.Device;
+import llmsim.core.hw.Host;
+import llmsim.core.hw.Link;
+import llmsim.core.hw.SystemSpec;
+import llmsim.core.model.ModelSpec;
+import llmsim.core.util.Suggest;
+import llmsim.hw.schema.SchemaValidator;
+import llmsim.hw.yaml.InputException;
+import llmsim.hw.yaml.Node;
+import llmsim.hw.yaml.Problem;
+import llmsim.hw.yaml.TreeReader;
+
+/**
+ * The bundled hardware and model catalog, plus user files named wherever an id is accepted.
+ * Lookups accept ids and aliases (peer tools' ids such as llm-analysis' {@code a100-sxm-80gb}).
+ */
+public final class Catalog {
+  static final String ROOT = "/llmsim/catalog/";
+
+  private final Map<String, Device> devices = new TreeMap<>();
+  private final Map<String, Binder.DefaultSystem> deviceDefaults = new TreeMap<>();
+  private final Map<String, Host> hosts = new TreeMap<>();
+  private final Map<String, Link> links = new TreeMap<>();
+  private final Map<String, Node> systemNodes = new TreeMap<>();
+  private final Map<String, ModelSpec> models = new TreeMap<>();
+  private final Map<String, String> aliases = new LinkedHashMap<>();
+
+  private Catalog() {}
+
+  private static volatile Catalog bundled;
+
+  /** The catalog shipped in the jar (loaded once). */
+  public static Catalog bundled() {
+    Catalog c = bundled;
+    if (c == null) {
+      synchronized (Catalog.class) {
+        if (bundled == null) {
+          bundled = loadBundled();
+        }
+        c = bundled;
+      }
+    }
+    return c;
+  }
+
+  /** Files of the bundled catalog, relative to its root, as listed in its index. */
+  public static List<String> bundledFiles() {
+    return resourceText(ROOT + "index.txt").lines().map(String::strip)
+        .filter(l -> !l.isEmpty() && !l.startsWith("#")).toList();
+  }
+
+  static Catalog loadBundled() {
+    Catalog c = new Catalog();
+    List<Problem> problems = new ArrayList<>();
+    List<Node> systems = new ArrayList<>();
+    for (String file : bundledFiles()) {
+      try {
+        Node n = TreeReader.read("catalog/" + file, resourceText(ROOT + file));
+        c.add(checked(n), systems);
+      } catch (InputException e) {
+        problems.addAll(e.problems());
+      }
+    }
+    for (Node s : systems) {
+      try {
+        c.resolveSystemNode(s);
+      } catch (InputException e) {
+        problems.addAll(e.problems());
+      }
+    }
+    if (!problems.isEmpty()) {
+      throw new InputException(problems);
+    }
+    return c;
+  }
+
+  /** Schema-check a document against the schema its {@code kind} names. */
+  public static Node checked(Node n) {
+    Node kind = n.kind() == Node.Kind.OBJECT ? n.get("kind").orElse(null) : null;
+    if (kind == null || !SchemaValidator.KINDS.contains(kind.asText())) {
+      String allowed = String.join(", ", SchemaValidator.KINDS);
+      throw new InputException(kind == null
+          ? n.problem("missing required field 'kind' (one of " + allowed + ")")
+          : kind.problem("'kind' must be one of " + allowed + ", was '" + kind.asText() + "'"));
+    }
+    SchemaValidator.forKind(kind.asText()).validate(n);
+    return n;
+  }
+
+  private void add(Node n, List<Node> systems) {
+    String id = n.str("id");
+    switch (n.str("kind")) {
+      case "device" -> {
+        Device d = Binder.device(n);
+        register(n, id, d.aliases(), devices.containsKey(id));
+        devices.put(id, d);
+        deviceDefaults.put(id, Binder.defaultSystem(n));
+      }
+      case "host" -> {
+        Host h = Binder.host(n);
+        register(n, id, h.aliases(), hosts.containsKey(id));
+        hosts.put(id, h);
+      }
+      case "link" -> {
+        Link l = Binder.link(n);
+        register(n, id, l.aliases(), links.containsKey(id));
+        links.put(id, l);
+      }
+      case "system" -> {
+        register(n, id, n.strings("aliases"), systemNodes.containsKey(id));
+        systemNodes.put(id, n);
+        systems.add(n);
+      }
+      case "model" -> {
+        ModelSpec m = Binder.model(n);
+        register(n, id, m.aliases(), models.containsKey(id));
+        models.put(id, m);
+      }
+      default -> throw new InputException(n.problem("a catalog file must be a device, host, link, system or model"));
+    }
+  }
+
+  private void register(Node n, String id, List<String> al, boolean duplicate) {
+    if (duplicate) {
+      throw new InputException(n.problemAtKey("id", "duplicate id '" + id + "'"));
+    }
+    for (String a : al) {
+      String prev = aliases.putIfAbsent(a, id);
+      if (prev != null && !prev.equals(id)) {
+        throw new InputException(n.problemAtKey("aliases", "alias '" + a + "' already names '" + prev + "'"));
+      }
+    }
+  }
+
+  private SystemSpec resolveSystemNode(Node n) {
+    List<Problem> problems = new ArrayList<>();
+    Host host = lookup(n, "host", hosts, problems);
+    Device device = lookup(n, "device", devices, problems);
+    Link link = lookup(n, "host_link", links, problems);
+    Optional<Link> deviceLink = n.get("device_link").map(x -> lookup(n, "device_link", links, problems));
+    if (!problems.isEmpty()) {
+      throw new InputException(problems);
+    }
+    double share = n.num("gpu_memory_share", link.unified() ? deviceDefaults.getOrDefault(device.id(),
+        new Binder.DefaultSystem("", "", 1.0, "")).gpuMemoryShare() : 1.0);
+    String shareSource = n.optStr("gpu_memory_share_source").orElse(link.unified()
+        ? deviceDefaults.get(device.id()).shareSource() : "discrete device: all of its memory");
+    return Binder.guarded(n, () -> new SystemSpec(n.str("id"), n.str("name"), n.strings("aliases"), host, device,
+        n.integer("device_count", 1), link, deviceLink, share, shareSource, Binder.price(n)));
+  }
+
+  private <T> T lookup(Node n, String key, Map<String, T> table, List<Problem> problems) {
+    String id = n.str(key);
+    T v = table.get(id);
+    if (v == null) {
+      String canonical = aliases.get(id);
+      v = canonical == null ? null : table.get(canonical);
+    }
+    if (v == null) {
+      problems.add(n.require(key).problem("unknown " + key.replace('_', ' ') + " '" + id + "'"
+          + nearestNote(id, table.keySet())));
+    }
+    return v;
+  }
+
+  private static String nearestNote(String id, Collection<String> ids) {
+    return " (nearest: " + String.join(", ", Suggest.nearest(id, ids, 3)) + ")";
+  }
+
+  /** Every system: the explicit ones and each device on its default host. Sorted by id. */
+  public List<SystemSpec> systems() {
+    Map<String, SystemSpec> out = new TreeMap<>();
+    for (Node n : systemNodes.values()) {
+      SystemSpec s = resolveSystemNode(n);
+      out.put(s.id(), s);
+    }
+    for (String id : devices.keySet()) {
+      out.putIfAbsent(id, deviceSystem(devices.get(id)));
+    }
+    return List.copyOf(out.values());
+  }
+
+  /** Explicit (composed) system ids. */
+  public List<String> composedSystemIds() {
+    return List.copyOf(systemNodes.keySet());
+  }
+
+  private SystemSpec deviceSystem(Device d) {
+    Binder.DefaultSystem def = deviceDefaults.get(d.id());
+    Host h = hosts.get(def.hostId());
+    Link l = links.get(def.linkId());
+    if (h == null || l == null) {
+      throw new IllegalStateException("device " + d.id() + " names unknown default host/link");
+    }
+    return new SystemSpec(d.id(), d.name() + " on " + h.name(), d.aliases(), h, d, 1, l, Optional.empty(),
+        def.gpuMemoryShare(), def.shareSource(), Optional.empty());
+  }
+
+  /**
+   * A system by id or alias, a device id (that device on its default host), or a path to a user
+   * device or system file.
+   */
+  public SystemSpec system(String idOrPath, String flag) {
+    if (looksLikeFile(idOrPath)) {
+      return userSystem(Path.of(idOrPath));
+    }
+    String id = canonical(idOrPath);
+    if (systemNodes.containsKey(id)) {
+      return resolveSystemNode(systemNodes.get(id));
+    }
+    if (devices.containsKey(id)) {
+      return deviceSystem(devices.get(id));
+    }
+    List<String> known = new ArrayList<>(systemNodes.keySet());
+    known.addAll(devices.keySet());
+    known.addAll(aliases.keySet());
+    throw new InputException(new Problem(flag, 0, 0, "unknown hardware '" + idOrPath + "'"
+        + nearestNote(idOrPath, known) + "; `llmsim hardware list` shows them all, or give a .yaml file"));
+  }
+
+  private SystemSpec userSystem(Path path) {
+    Node n = checked(TreeReader.readFile(path));
+    switch (n.str("kind")) {
+      case "device": {
+        Device d = Binder.device(n);
+        Binder.DefaultSystem def = Binder.defaultSystem(n);
+        List<Problem> problems = new ArrayList<>();
+        Node ds = n.require("default_system");
+        Host h = lookup(ds, "host", hosts, problems);
+        Link l = lookup(ds, "host_link", links, problems);
+        if (!problems.isEmpty()) {
+          throw new InputException(problems);
+        }
+        return new SystemSpec(d.id(), d.name() + " on " + h.name(), d.aliases(), h, d, 1, l, Optional.empty(),
+            def.gpuMemoryShare(), def.shareSource(), Optional.empty());
+      }
+      case "system":
+        return resolveSystemNode(n);
+      default:
+        throw new InputException(n.require("kind").problem("--hardware needs a device or system file, this is a "
+            + n.str("kind") + " file"));
+    }
+  }
+
+  /** A model by id or alias, a model YAML file, or a Hugging Face config.json. */
+  public ModelSpec model(String idOrPath, String flag) {
+    if (looksLikeFile(idOrPath)) {
+      Path p = Path.of(idOrPath);
+      if (idOrPath.endsWith(".json")) {
+        return HfConfigImporter.importConfig(TreeReader.readFile(p));
+      }
+      Node n = checked(TreeReader.readFile(p));
+      if (!n.str("kind").equals("model")) {
+        throw new InputException(n.require("kind").problem("--model needs a model file, this is a " + n.str("kind") + " file"));
+      }
+      return Binder.model(n);
+    }
+    ModelSpec m = models.get(canonical(idOrPath));
+    if (m == null) {
+      List<String> known = new ArrayList<>(models.keySet());
+      known.addAll(aliases.keySet().stream().filter(a -> models.containsKey(aliases.get(a))).toList());
+      throw new InputException(new Problem(flag, 0, 0, "unknown model '" + idOrPath + "'"
+          + nearestNote(idOrPath, known) + "; `llmsim models list` shows them all, or give a .yaml or config.json"));
+    }
+    return m;
+  }
+
+  /** Validate one user file of any kind; returns the kind and id on success. */
+  public String validateFile(Path path) {
+    Node n = checked(TreeReader.readFile(path));
+    switch (n.str("kind")) {
+      case "device" -> {
+        userSystem(path);
+        return "device " + n.str("id");
+      }
+      case "system" -> {
+        resolveSystemNode(n);
+        return "system " + n.str("id");
+      }
+      case "host" -> Binder.host(n);
+      case "link" -> Binder.link(n);
+      case "model" -> Binder.model(n);
+      default -> { }
+    }
+    return n.str("kind") + " " + n.optStr("id").orElse(path.getFileName().toString());
+  }
+
+  public String canonical(String idOrAlias) {
+    return aliases.getOrDefault(idOrAlias, idOrAlias);
+  }
+
+  static boolean looksLikeFile(String s) {
+    return s.endsWith(".yaml") || s.endsWith(".yml") || s.endsWith(".json") || s.contains("/") || Files.exists(Path.of(s));
+  }
+
+  public Collection<Device> devices() {
+    return devices.values();
+  }
+
+  public Collection<Host> hosts() {
+    return hosts.values();
+  }
+
+  public Collection<Link> links() {
+    return links.values();
+  }
+
+  public Collection<ModelSpec> models() {
+    return models.values();
+  }
+
+  static String resourceText(String resource) {
+    try (InputStream in = Catalog.class.getResourceAsStream(resource)) {
+      if (in == null) {
+        throw new IllegalStateException("missing bundled resource " + resource);
+      }
+      return new String(in.readAllBytes(), StandardCharsets.UTF_8);
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+  }
+}

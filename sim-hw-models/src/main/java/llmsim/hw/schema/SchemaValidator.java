@@ -1,0 +1,223 @@
+package llmsim.hw.schema;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.regex.Pattern;
+import llmsim.core.util.Suggest;
+import llmsim.hw.yaml.InputException;
+import llmsim.hw.yaml.Node;
+import llmsim.hw.yaml.Problem;
+import llmsim.hw.yaml.TreeReader;
+
+/**
+ * Checks a {@link Node} tree against one of the JSON Schemas shipped in the jar
+ * ({@code /llmsim/schema/KIND.schema.json}) and reports every violation with its line and column.
+ *
+ * <p>It interprets the subset of JSON Schema (2020-12) those files use: {@code type}, {@code enum},
+ * {@code const}, {@code minimum}, {@code exclusiveMinimum}, {@code maximum}, {@code pattern},
+ * {@code minLength}, {@code properties}, {@code required}, {@code additionalProperties},
+ * {@code dependentRequired}, {@code items}, {@code minItems} and local {@code $ref}s into {@code $defs}.
+ */
+public final class SchemaValidator {
+
+  public static final List<String> KINDS = List.of("device", "host", "link", "system", "model", "scenario", "case");
+
+  private final Node schema;
+
+  private SchemaValidator(Node schema) {
+    this.schema = schema;
+  }
+
+  public static SchemaValidator forKind(String kind) {
+    return new SchemaValidator(TreeReader.read(kind + ".schema.json", schemaText(kind)));
+  }
+
+  /** The schema text as shipped in the jar. */
+  public static String schemaText(String kind) {
+    String resource = "/llmsim/schema/" + kind + ".schema.json";
+    try (InputStream in = SchemaValidator.class.getResourceAsStream(resource)) {
+      if (in == null) {
+        throw new IllegalArgumentException("no schema for kind '" + kind + "' (kinds: " + String.join(", ", KINDS) + ")");
+      }
+      return new String(in.readAllBytes(), StandardCharsets.UTF_8);
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+  }
+
+  /** All problems with {@code doc}; empty when it conforms. */
+  public List<Problem> check(Node doc) {
+    List<Problem> out = new ArrayList<>();
+    check(doc, schema, "", null, out);
+    return out;
+  }
+
+  /** Throws an {@link InputException} naming every problem, if there are any. */
+  public void validate(Node doc) {
+    List<Problem> p = check(doc);
+    if (!p.isEmpty()) {
+      throw new InputException(p);
+    }
+  }
+
+  private void check(Node n, Node schemaOrRef, String path, Node parent, List<Problem> out) {
+    Node s = schemaOrRef.get("$ref").isPresent() ? resolve(schemaOrRef.str("$ref")) : schemaOrRef;
+    String where = path.isEmpty() ? "the document" : "'" + path + "'";
+    if (s.get("type").isPresent() && !typeMatches(n, s.require("type"))) {
+      out.add(n.problem(where + " must be " + describeType(s.require("type")) + ", was " + n.kind().describe()
+          + (n.kind() == Node.Kind.STRING ? " \"" + n.asText() + "\"" + unitHint(n) : "")));
+      return;
+    }
+    s.get("const").ifPresent(c -> {
+      if (!c.asText().equals(n.asText())) {
+        out.add(n.problem(where + " must be '" + c.asText() + "', was '" + n.asText() + "'"));
+      }
+    });
+    s.get("enum").ifPresent(e -> {
+      List<String> allowed = e.items().stream().map(Node::asText).toList();
+      if (!allowed.contains(n.asText())) {
+        String near = Suggest.closeMatch(n.asText(), allowed);
+        out.add(n.problem(where + " must be one of " + String.join(", ", allowed) + ", was '" + n.asText() + "'"
+            + (near == null ? "" : " (did you mean '" + near + "'?)")));
+      }
+    });
+    if (n.isNumber()) {
+      double v = n.asDouble();
+      s.get("minimum").ifPresent(m -> {
+        if (v < m.asDouble()) {
+          out.add(n.problem(where + " must be >= " + fmt(m.asDouble()) + ", was " + n.asText()));
+        }
+      });
+      s.get("exclusiveMinimum").ifPresent(m -> {
+        if (v <= m.asDouble()) {
+          out.add(n.problem(where + " must be > " + fmt(m.asDouble()) + ", was " + n.asText()));
+        }
+      });
+      s.get("maximum").ifPresent(m -> {
+        if (v > m.asDouble()) {
+          out.add(n.problem(where + " must be <= " + fmt(m.asDouble()) + ", was " + n.asText()));
+        }
+      });
+    }
+    if (n.kind() == Node.Kind.STRING) {
+      s.get("minLength").ifPresent(m -> {
+        if (n.asText().length() < m.asLong()) {
+          out.add(n.problem(where + " must not be empty"));
+        }
+      });
+      s.get("pattern").ifPresent(pat -> {
+        if (!Pattern.compile(pat.asText()).matcher(n.asText()).find()) {
+          String desc = s.optStr("patternDescription").orElse("match " + pat.asText());
+          out.add(n.problem(where + " must " + desc + ", was '" + n.asText() + "'"));
+        }
+      });
+    }
+    if (n.kind() == Node.Kind.OBJECT) {
+      checkObject(n, s, path, out);
+    }
+    if (n.kind() == Node.Kind.ARRAY) {
+      s.get("minItems").ifPresent(m -> {
+        if (n.items().size() < m.asLong()) {
+          out.add(n.problem(where + " needs at least " + m.asLong() + " item(s)"));
+        }
+      });
+      s.get("items").ifPresent(is -> {
+        for (int i = 0; i < n.items().size(); i++) {
+          check(n.items().get(i), is, path + "[" + i + "]", n, out);
+        }
+      });
+    }
+  }
+
+  private void checkObject(Node n, Node s, String path, List<Problem> out) {
+    Node props = s.get("properties").orElse(null);
+    List<String> known = props == null ? List.of() : new ArrayList<>(props.fields().keySet());
+    Node additional = s.get("additionalProperties").orElse(null);
+    for (var e : n.fields().entrySet()) {
+      String key = e.getKey();
+      String sub = path.isEmpty() ? key : path + "." + key;
+      if (props != null && props.get(key).isPresent()) {
+        check(e.getValue(), props.require(key), sub, n, out);
+      } else if (additional != null && additional.kind() == Node.Kind.BOOLEAN && !additional.asBoolean()) {
+        String near = Suggest.closeMatch(key, known);
+        out.add(n.problemAtKey(key, "unknown field '" + sub + "'"
+            + (near == null ? " (allowed: " + String.join(", ", known) + ")" : " (did you mean '" + near + "'?)")));
+      } else if (additional != null && additional.kind() == Node.Kind.OBJECT) {
+        check(e.getValue(), additional, sub, n, out);
+      }
+    }
+    s.get("required").ifPresent(r -> {
+      for (Node req : r.items()) {
+        String key = req.asText();
+        if (n.get(key).isEmpty()) {
+          out.add(n.problem("missing required field '" + (path.isEmpty() ? key : path + "." + key) + "'"));
+        }
+      }
+    });
+    s.get("dependentRequired").ifPresent(d -> {
+      for (var e : d.fields().entrySet()) {
+        if (n.get(e.getKey()).isPresent()) {
+          for (Node req : e.getValue().items()) {
+            if (n.get(req.asText()).isEmpty()) {
+              out.add(n.problemAtKey(e.getKey(), "'" + e.getKey() + "' needs '" + req.asText() + "' next to it"));
+            }
+          }
+        }
+      }
+    });
+  }
+
+  private Node resolve(String ref) {
+    String prefix = "#/$defs/";
+    if (!ref.startsWith(prefix)) {
+      throw new IllegalStateException("only local $defs refs are supported, got " + ref);
+    }
+    return schema.require("$defs").require(ref.substring(prefix.length()));
+  }
+
+  private static boolean typeMatches(Node n, Node type) {
+    if (type.kind() == Node.Kind.ARRAY) {
+      return type.items().stream().anyMatch(t -> typeMatches(n, t));
+    }
+    switch (type.asText()) {
+      case "object": return n.kind() == Node.Kind.OBJECT;
+      case "array": return n.kind() == Node.Kind.ARRAY;
+      case "string": return n.kind() == Node.Kind.STRING;
+      case "boolean": return n.kind() == Node.Kind.BOOLEAN;
+      case "integer": return n.kind() == Node.Kind.INTEGER;
+      case "number": return n.isNumber();
+      case "null": return n.kind() == Node.Kind.NULL;
+      default: throw new IllegalStateException("unknown schema type " + type.asText());
+    }
+  }
+
+  private static String describeType(Node type) {
+    if (type.kind() == Node.Kind.ARRAY) {
+      return String.join(" or ", type.items().stream().map(t -> describeType(t)).toList());
+    }
+    String t = type.asText();
+    return switch (t) {
+      case "object" -> "a mapping";
+      case "array" -> "a list";
+      case "integer" -> "an integer";
+      default -> "a " + t;
+    };
+  }
+
+  private static String unitHint(Node n) {
+    String s = n.asText().trim().toLowerCase(Locale.ROOT);
+    if (s.matches("[0-9.eE+-]+\\s*[a-z/]+.*")) {
+      return " (write the bare number; the unit is in the field name)";
+    }
+    return "";
+  }
+
+  private static String fmt(double d) {
+    return d == Math.rint(d) ? String.valueOf((long) d) : String.valueOf(d);
+  }
+}

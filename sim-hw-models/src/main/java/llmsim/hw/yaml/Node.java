@@ -1,0 +1,156 @@
+package llmsim.hw.yaml;
+
+import java.util.Collections;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+
+/**
+ * A parsed YAML/JSON value that remembers where it stood in its file, so that every later check can
+ * name the file, line and column. Object keys keep their own positions.
+ */
+public final class Node {
+
+  /** JSON-schema-like kinds. */
+  public enum Kind {
+    OBJECT, ARRAY, STRING, INTEGER, NUMBER, BOOLEAN, NULL;
+
+    public String describe() {
+      return switch (this) {
+        case OBJECT -> "a mapping";
+        case ARRAY -> "a list";
+        case STRING -> "a string";
+        case INTEGER -> "an integer";
+        case NUMBER -> "a number";
+        case BOOLEAN -> "a boolean";
+        case NULL -> "null";
+      };
+    }
+  }
+
+  private final String file;
+  private final Kind kind;
+  private final int line;
+  private final int column;
+  private final Object scalar;
+  private final Map<String, Node> fields;
+  private final Map<String, int[]> keyPositions;
+  private final List<Node> items;
+
+  Node(String file, Kind kind, int line, int column, Object scalar, Map<String, Node> fields,
+      Map<String, int[]> keyPositions, List<Node> items) {
+    this.file = file;
+    this.kind = kind;
+    this.line = line;
+    this.column = column;
+    this.scalar = scalar;
+    this.fields = fields;
+    this.keyPositions = keyPositions;
+    this.items = items;
+  }
+
+  public String file() {
+    return file;
+  }
+
+  public Kind kind() {
+    return kind;
+  }
+
+  public int line() {
+    return line;
+  }
+
+  public int column() {
+    return column;
+  }
+
+  public boolean isNumber() {
+    return kind == Kind.NUMBER || kind == Kind.INTEGER;
+  }
+
+  public Map<String, Node> fields() {
+    return fields == null ? Map.of() : Collections.unmodifiableMap(fields);
+  }
+
+  public List<Node> items() {
+    return items == null ? List.of() : Collections.unmodifiableList(items);
+  }
+
+  public Optional<Node> get(String key) {
+    return fields == null ? Optional.empty() : Optional.ofNullable(fields.get(key));
+  }
+
+  public Node require(String key) {
+    return get(key).orElseThrow(() -> new InputException(problem("missing required field '" + key + "'")));
+  }
+
+  /** Position of a key in this mapping (line, column), or this node's position if absent. */
+  public Problem problemAtKey(String key, String message) {
+    int[] p = keyPositions == null ? null : keyPositions.get(key);
+    return p == null ? problem(message) : new Problem(file, p[0], p[1], message);
+  }
+
+  public Problem problem(String message) {
+    return new Problem(file, line, column, message);
+  }
+
+  public String asText() {
+    return kind == Kind.NULL ? "null" : String.valueOf(scalar);
+  }
+
+  public double asDouble() {
+    return ((Number) scalar).doubleValue();
+  }
+
+  public long asLong() {
+    return ((Number) scalar).longValue();
+  }
+
+  public boolean asBoolean() {
+    return (Boolean) scalar;
+  }
+
+  public Object scalar() {
+    return scalar;
+  }
+
+  // Typed accessors for bound (schema-checked) files.
+
+  public String str(String key) {
+    return require(key).asText();
+  }
+
+  public Optional<String> optStr(String key) {
+    return get(key).filter(n -> n.kind != Kind.NULL).map(Node::asText);
+  }
+
+  public double num(String key) {
+    return require(key).asDouble();
+  }
+
+  public double num(String key, double fallback) {
+    return get(key).filter(Node::isNumber).map(Node::asDouble).orElse(fallback);
+  }
+
+  public int integer(String key) {
+    return Math.toIntExact(require(key).asLong());
+  }
+
+  public int integer(String key, int fallback) {
+    return get(key).filter(Node::isNumber).map(n -> Math.toIntExact(n.asLong())).orElse(fallback);
+  }
+
+  public boolean bool(String key, boolean fallback) {
+    return get(key).filter(n -> n.kind == Kind.BOOLEAN).map(Node::asBoolean).orElse(fallback);
+  }
+
+  public List<String> strings(String key) {
+    return get(key).map(n -> n.items().stream().map(Node::asText).toList()).orElse(List.of());
+  }
+
+  static Map<String, Node> newFields() {
+    return new LinkedHashMap<>();
+  }
+}
