@@ -25,7 +25,11 @@ public final class MemoryPlanner {
 
   private MemoryPlanner() {}
 
-  /** Plan with the task's offload; AUTO picks the least offload that fits (or NONE if nothing fits). */
+  /**
+   * Plan with the task's offload. AUTO picks the least offload that fits; when nothing fits it keeps
+   * the most a system can offload (weights streaming on a discrete card, none on unified memory, where
+   * offload moves nothing off the shared pool) and the plan reports the shortfall.
+   */
   public static MemoryPlan plan(SystemSpec system, ModelSpec model, Task task, SoftwareProfile software) {
     if (task.offload() != Offload.AUTO) {
       return withLimits(system, model, task, software, task.offload());
@@ -36,7 +40,7 @@ public final class MemoryPlanner {
         return withLimits(system, model, task, software, o);
       }
     }
-    return withLimits(system, model, task, software, Offload.NONE);
+    return withLimits(system, model, task, software, system.unifiedMemory() ? Offload.NONE : Offload.WEIGHTS);
   }
 
   /** Offloads AUTO tries, least first. Unified memory has no link to stream weights over. */

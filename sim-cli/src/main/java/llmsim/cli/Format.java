@@ -1,0 +1,6 @@
+package llmsim.cli;
+
+/** Output formats every command offers. */
+public enum Format {
+  table, json, csv
+}

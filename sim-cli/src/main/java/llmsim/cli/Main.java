@@ -1,0 +1,86 @@
+package llmsim.cli;
+
+import java.io.PrintWriter;
+import llmsim.hw.yaml.InputException;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Spec;
+
+/** The {@code llmsim} command: a bare call prints usage. Exit codes: 0 ok, 1 failure, 2 bad input. */
+@Command(
+    name = "llmsim",
+    mixinStandardHelpOptions = true,
+    versionProvider = VersionProvider.class,
+    description = {
+      "How long will this LLM take to train, fine-tune or serve on this hardware, what bounds it, and does it fit?",
+      "",
+      "Start with:  llmsim compare --model llama-65b --task train --hardware m2-ultra,13900ks-h100"
+    },
+    subcommands = {
+      HardwareCommand.class,
+      ModelsCommand.class,
+      MemoryCommand.class,
+      CommandLine.HelpCommand.class
+    },
+    footer = {"", "Exit codes: 0 ok, 1 failure, 2 bad input (the message names the file, line and rule)."})
+public final class Main implements Runnable {
+
+  public static final int EXIT_BAD_INPUT = 2;
+
+  @Spec CommandSpec spec;
+
+  @CommandLine.Option(names = "--stacktrace", description = "Print the stack trace of an unexpected error.", scope = CommandLine.ScopeType.INHERIT)
+  boolean stacktrace;
+
+  @Override
+  public void run() {
+    spec.commandLine().usage(spec.commandLine().getOut());
+  }
+
+  public static void main(String[] args) {
+    System.exit(execute(args, new PrintWriter(System.out, true), new PrintWriter(System.err, true)));
+  }
+
+  /** Run with the given writers; returns the exit code. */
+  public static int execute(String[] args, PrintWriter out, PrintWriter err) {
+    CommandLine cl = commandLine(out, err);
+    int code = cl.execute(args);
+    out.flush();
+    err.flush();
+    return code;
+  }
+
+  static CommandLine commandLine(PrintWriter out, PrintWriter err) {
+    Main main = new Main();
+    CommandLine cl = new CommandLine(main);
+    cl.setOut(out);
+    cl.setErr(err);
+    cl.setCaseInsensitiveEnumValuesAllowed(true);
+    cl.setExecutionExceptionHandler((ex, commandLine, parseResult) -> {
+      PrintWriter e = commandLine.getErr();
+      if (ex instanceof InputException ie) {
+        ie.problems().stream().sorted().forEach(p -> e.println("error: " + p));
+        return EXIT_BAD_INPUT;
+      }
+      if (ex instanceof BadFlagException || ex instanceof IllegalArgumentException) {
+        e.println("error: " + ex.getMessage());
+        return EXIT_BAD_INPUT;
+      }
+      if (main.stacktrace) {
+        ex.printStackTrace(e);
+      } else {
+        e.println("error: " + ex + " (run again with --stacktrace for details)");
+      }
+      return 1;
+    });
+    cl.setParameterExceptionHandler((ex, args) -> {
+      PrintWriter e = ex.getCommandLine().getErr();
+      e.println("error: " + ex.getMessage());
+      CommandLine.UnmatchedArgumentException.printSuggestions(ex, e);
+      e.println("Try '" + ex.getCommandLine().getCommandSpec().qualifiedName() + " --help' for usage.");
+      return EXIT_BAD_INPUT;
+    });
+    return cl;
+  }
+}

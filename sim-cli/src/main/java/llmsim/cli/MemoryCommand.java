@@ -1,0 +1,128 @@
+package llmsim.cli;
+
+import static llmsim.cli.Output.num;
+
+import java.io.PrintWriter;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.Callable;
+import java.util.function.ToDoubleFunction;
+import llmsim.core.hw.SystemSpec;
+import llmsim.core.memory.MemoryExplainer;
+import llmsim.core.memory.MemoryPlan;
+import llmsim.core.memory.MemoryPlanner;
+import llmsim.core.model.ModelSpec;
+import llmsim.core.task.Offload;
+import llmsim.core.util.Units;
+import llmsim.hw.catalog.Catalog;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Spec;
+
+/** {@code llmsim memory}: where the bytes go, side by side per system, and whether it fits. */
+@Command(name = "memory", description = {
+    "Bytes of weights, gradients, optimizer state, activations, KV cache and workspace against each system's usable capacity.",
+    "Example: llmsim memory --model llama-65b --hardware m2-ultra,13900ks-h100 --task inference"})
+final class MemoryCommand implements Callable<Integer> {
+  @Spec CommandSpec spec;
+  @Mixin ScenarioOptions scenario;
+  @Mixin Output output;
+
+  @Override
+  public Integer call() {
+    ScenarioOptions.Resolved r = scenario.resolve(null, true);
+    Catalog c = Catalog.bundled();
+    ModelSpec model = c.model(r.model(), "--model");
+    List<SystemSpec> systems = r.hardware().stream().map(h -> c.system(h, "--hardware")).toList();
+    List<Row> rows = new ArrayList<>();
+    for (SystemSpec s : systems) {
+      MemoryPlan chosen = MemoryPlanner.plan(s, model, r.task(), r.software());
+      MemoryPlan bare = MemoryPlanner.place(s, model, r.task().withOffload(Offload.NONE), r.software(), Offload.NONE);
+      rows.add(new Row(s, chosen, MemoryExplainer.explain(s, model, chosen, bare)));
+    }
+    print(model, r, rows);
+    return 0;
+  }
+
+  record Row(SystemSpec system, MemoryPlan plan, String explanation) {}
+
+  private void print(ModelSpec model, ScenarioOptions.Resolved r, List<Row> rows) {
+    PrintWriter out = spec.commandLine().getOut();
+    if (output.format == Format.json) {
+      List<Map<String, Object>> json = new ArrayList<>();
+      for (Row row : rows) {
+        Map<String, Object> m = new LinkedHashMap<>();
+        m.put("hardware", row.system().id());
+        m.put("model", model.id());
+        m.put("task", r.task().kind().key());
+        m.put("fits", row.plan().fits());
+        m.put("offload", row.plan().offload().key());
+        m.put("memory", memoryJson(row.plan()));
+        m.put("explanation", row.explanation());
+        json.add(m);
+      }
+      out.print(Json.write(json));
+      return;
+    }
+    List<String> header = new ArrayList<>(List.of("GiB"));
+    rows.forEach(row -> header.add(row.system().id()));
+    TextTable t = new TextTable(header);
+    line(t, "weights", rows, MemoryPlan::weightsBytes);
+    line(t, "gradients", rows, MemoryPlan::gradientsBytes);
+    line(t, "optimizer state", rows, MemoryPlan::optimizerBytes);
+    line(t, "activations", rows, MemoryPlan::activationsBytes);
+    line(t, "KV cache", rows, MemoryPlan::kvCacheBytes);
+    line(t, "framework workspace", rows, MemoryPlan::workspaceBytes);
+    line(t, "total on device", rows, MemoryPlan::totalBytes);
+    line(t, "usable capacity", rows, MemoryPlan::capacityBytes);
+    line(t, "in host memory (offload)", rows, MemoryPlan::hostBytes);
+    text(t, "offload", rows, row -> row.plan().offload().key());
+    text(t, "fits", rows, row -> row.plan().fits() ? "yes" : "NO");
+    text(t, "largest batch", rows, row -> String.valueOf(row.plan().maxBatch()));
+    text(t, "largest context (tokens)", rows, row -> String.valueOf(row.plan().maxContext()));
+    if (output.format == Format.csv) {
+      out.print(t.csv());
+      return;
+    }
+    out.printf("%s, %s, %s, batch %d, software %s%n%n", model.name(), r.task().kind().key(),
+        r.task().kind().training() ? "seq_len " + r.task().seqLen() + ", precision " + r.task().precision().key()
+            : "weights " + r.task().weights().key() + ", context " + r.task().contextTokens() + " tokens",
+        r.task().batch(), r.software().id());
+    out.print(t.render());
+    out.println();
+    rows.forEach(row -> out.println("- " + row.explanation()));
+  }
+
+  static Map<String, Object> memoryJson(MemoryPlan p) {
+    Map<String, Object> m = new LinkedHashMap<>();
+    m.put("weights_bytes", p.weightsBytes());
+    m.put("gradients_bytes", p.gradientsBytes());
+    m.put("optimizer_bytes", p.optimizerBytes());
+    m.put("activations_bytes", p.activationsBytes());
+    m.put("kv_cache_bytes", p.kvCacheBytes());
+    m.put("workspace_bytes", p.workspaceBytes());
+    m.put("total_bytes", p.totalBytes());
+    m.put("capacity_bytes", p.capacityBytes());
+    m.put("host_bytes", p.hostBytes());
+    m.put("host_capacity_bytes", p.hostCapacityBytes());
+    m.put("shortfall_bytes", p.shortfallBytes());
+    m.put("max_batch", p.maxBatch());
+    m.put("max_context", p.maxContext());
+    return m;
+  }
+
+  private static void line(TextTable t, String label, List<Row> rows, ToDoubleFunction<MemoryPlan> f) {
+    List<String> cells = new ArrayList<>(List.of(label));
+    rows.forEach(row -> cells.add(num(f.applyAsDouble(row.plan()) / Units.GIB, 1)));
+    t.row(cells);
+  }
+
+  private static void text(TextTable t, String label, List<Row> rows, java.util.function.Function<Row, String> f) {
+    List<String> cells = new ArrayList<>(List.of(label));
+    rows.forEach(row -> cells.add(f.apply(row)));
+    t.row(cells);
+  }
+}

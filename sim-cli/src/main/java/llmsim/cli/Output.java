@@ -1,0 +1,28 @@
+package llmsim.cli;
+
+import java.util.List;
+import java.util.Locale;
+import picocli.CommandLine.Option;
+
+/** The shared {@code --format} option. */
+final class Output {
+  @Option(names = "--format", defaultValue = "table", paramLabel = "FMT",
+      description = "Output format: ${COMPLETION-CANDIDATES} (default: ${DEFAULT-VALUE}). JSON keys are stable snake_case.")
+  Format format = Format.table;
+
+  static String num(double v, int decimals) {
+    return String.format(Locale.US, "%." + decimals + "f", v);
+  }
+
+  static String print(Format f, TextTable t, Object json) {
+    return switch (f) {
+      case table -> t.render();
+      case csv -> t.csv();
+      case json -> Json.write(json);
+    };
+  }
+
+  static List<String> split(String commaList) {
+    return List.of(commaList.split(",")).stream().map(String::strip).filter(s -> !s.isEmpty()).toList();
+  }
+}

@@ -1,0 +1,85 @@
+package llmsim.core.kernel.panama;
+
+import jdk.incubator.vector.DoubleVector;
+import jdk.incubator.vector.VectorMask;
+import jdk.incubator.vector.VectorOperators;
+import jdk.incubator.vector.VectorSpecies;
+import llmsim.core.kernel.RooflineKernel;
+
+/**
+ * The roofline kernel on the Vector API: the max chain, the bound class and the special cases are
+ * lane-wise blends under masks; tails run masked. Only fromArray, intoArray, lane-wise arithmetic,
+ * min/max and compares are used (unchanged from JDK 17 to 25). Loaded by name from {@code Kernels}.
+ */
+public final class PanamaRooflineKernel implements RooflineKernel {
+
+  /** Vector-API statics live here, not in the provider (a missing module fails only on first use). */
+  private static final class Holder {
+    static final VectorSpecies<Double> SPECIES = DoubleVector.SPECIES_PREFERRED;
+  }
+
+  public PanamaRooflineKernel() {
+    // touch the species so a missing module fails at construction, where Kernels can catch it
+    if (Holder.SPECIES.length() < 1) {
+      throw new UnsupportedOperationException("no vector lanes");
+    }
+  }
+
+  @Override
+  public String name() {
+    return "panama(" + Holder.SPECIES.length() + "x64)";
+  }
+
+  @Override
+  public void evaluate(double[] flops, double[] deviceBytes, double[] linkBytes, int from, int to, Coefficients c,
+      double[] time, double[] attained, double[] intensity, double[] bound) {
+    final VectorSpecies<Double> s = Holder.SPECIES;
+    final DoubleVector ip = DoubleVector.broadcast(s, c.invPeakFlops());
+    final DoubleVector im = DoubleVector.broadcast(s, c.invDeviceBandwidth());
+    final DoubleVector il = DoubleVector.broadcast(s, c.invLinkBandwidth());
+    final DoubleVector launch = DoubleVector.broadcast(s, c.launchSeconds());
+    final DoubleVector zero = DoubleVector.zero(s);
+    final DoubleVector inf = DoubleVector.broadcast(s, Double.POSITIVE_INFINITY);
+    final DoubleVector memoryClass = DoubleVector.broadcast(s, MEMORY);
+    final DoubleVector linkClass = DoubleVector.broadcast(s, LINK);
+    int i = from;
+    int upper = from + s.loopBound(to - from);
+    for (; i < upper; i += s.length()) {
+      VectorMask<Double> all = s.maskAll(true);
+      lanes(flops, deviceBytes, linkBytes, i, all, ip, im, il, launch, zero, inf, memoryClass, linkClass,
+          time, attained, intensity, bound);
+    }
+    if (i < to) {
+      VectorMask<Double> tail = s.indexInRange(i, to);
+      lanes(flops, deviceBytes, linkBytes, i, tail, ip, im, il, launch, zero, inf, memoryClass, linkClass,
+          time, attained, intensity, bound);
+    }
+  }
+
+  private static void lanes(double[] flops, double[] deviceBytes, double[] linkBytes, int i, VectorMask<Double> m,
+      DoubleVector ip, DoubleVector im, DoubleVector il, DoubleVector launch, DoubleVector zero, DoubleVector inf,
+      DoubleVector memoryClass, DoubleVector linkClass, double[] time, double[] attained, double[] intensity,
+      double[] bound) {
+    final VectorSpecies<Double> s = Holder.SPECIES;
+    DoubleVector f = DoubleVector.fromArray(s, flops, i, m);
+    DoubleVector db = DoubleVector.fromArray(s, deviceBytes, i, m);
+    DoubleVector lb = DoubleVector.fromArray(s, linkBytes, i, m);
+    DoubleVector tc = f.mul(ip);
+    DoubleVector tm = db.mul(im);
+    DoubleVector tl = lb.mul(il);
+    DoubleVector tml = tm.max(tl);
+    DoubleVector t = tc.max(tml).add(launch);
+    t.intoArray(time, i, m);
+    // attained = f / t, 0 where t == 0
+    DoubleVector att = f.div(t).blend(zero, t.compare(VectorOperators.LE, zero));
+    att.intoArray(attained, i, m);
+    // intensity = f / b; +inf where b == 0 and f > 0; 0 where both are 0
+    DoubleVector b = db.add(lb);
+    VectorMask<Double> noBytes = b.compare(VectorOperators.LE, zero);
+    DoubleVector special = inf.blend(zero, f.compare(VectorOperators.LE, zero));
+    f.div(b).blend(special, noBytes).intoArray(intensity, i, m);
+    // bound: compute (0) unless a memory level takes longer; then memory (1) unless the link takes longer (2)
+    DoubleVector memOrLink = memoryClass.blend(linkClass, tm.compare(VectorOperators.LT, tl));
+    zero.blend(memOrLink, tc.compare(VectorOperators.LT, tml)).intoArray(bound, i, m);
+  }
+}

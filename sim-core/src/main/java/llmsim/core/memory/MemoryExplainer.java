@@ -1,0 +1,50 @@
+package llmsim.core.memory;
+
+import llmsim.core.hw.SystemSpec;
+import llmsim.core.model.ModelSpec;
+import llmsim.core.task.Offload;
+import llmsim.core.util.Units;
+
+/** Says in words whether a task fits, what offload it needs, and how far it could grow. */
+public final class MemoryExplainer {
+  private MemoryExplainer() {}
+
+  public static String explain(SystemSpec s, ModelSpec m, MemoryPlan chosen, MemoryPlan withoutOffload) {
+    StringBuilder sb = new StringBuilder();
+    String where = s.unifiedMemory()
+        ? String.format(java.util.Locale.US, "the GPU may use %s (%.0f%% of %s unified memory)",
+            Units.gib(chosen.capacityBytes()), s.gpuMemoryShare() * 100, Units.gib(s.device().memoryCapacityBytes()))
+        : "the device has " + Units.gib(chosen.capacityBytes());
+    if (withoutOffload.fits()) {
+      sb.append(String.format("%s fits %s: it needs %s and %s.", m.name(), s.id(), Units.gib(withoutOffload.totalBytes()), where));
+    } else {
+      sb.append(String.format("%s does not fit %s without offload: it needs %s and %s (short by %s).", m.name(),
+          s.id(), Units.gib(withoutOffload.totalBytes()), where, Units.gib(withoutOffload.shortfallBytes())));
+      if (chosen.offload() != Offload.NONE && chosen.fits()) {
+        sb.append(' ').append(offloadSentence(s, chosen));
+      } else if (!chosen.fits()) {
+        sb.append(chosen.offload() == Offload.NONE ? " No offload helps here; results assume the memory were there."
+            : " Even with offload=" + chosen.offload().key() + " it needs " + Units.gib(chosen.totalBytes())
+            + " on the device and " + Units.gib(chosen.hostBytes()) + " in host memory ("
+            + Units.gib(chosen.hostCapacityBytes()) + " there); results assume the memory were there.");
+      }
+    }
+    if (chosen.fits()) {
+      sb.append(String.format(" Largest batch that fits: %d; largest context at this batch: %d tokens%s.",
+          chosen.maxBatch(), chosen.maxContext(), chosen.maxContext() >= m.maxContext() ? " (the model's maximum)" : ""));
+    }
+    return sb.toString();
+  }
+
+  private static String offloadSentence(SystemSpec s, MemoryPlan p) {
+    String link = s.hostLink().name();
+    return switch (p.offload()) {
+      case OPTIMIZER -> "With offload=optimizer (ZeRO-Offload) it fits: " + Units.gib(p.hostBytes())
+          + " of optimizer state and fp32 gradients live in host memory, gradients and updated weights cross "
+          + link + " every step.";
+      case WEIGHTS -> "With offload=weights it fits: " + Units.gib(p.hostBytes()) + " stay in host memory and every layer's weights stream over "
+          + link + " each step, " + MemoryPlanner.PREFETCH_LAYERS + " layers resident at a time.";
+      default -> "";
+    };
+  }
+}
