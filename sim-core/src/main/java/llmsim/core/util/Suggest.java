@@ -26,8 +26,13 @@ public final class Suggest {
       return null;
     }
     String best = n.get(0);
-    int d = distance(wrong.toLowerCase(Locale.ROOT), best.toLowerCase(Locale.ROOT));
-    return d <= Math.max(2, Math.min(wrong.length(), best.length()) / 3) ? best : null;
+    String w = wrong.toLowerCase(Locale.ROOT);
+    String b = best.toLowerCase(Locale.ROOT);
+    if (b.length() >= 3 && (w.startsWith(b) || b.startsWith(w))) {
+      return best;
+    }
+    int d = distance(w, b);
+    return d <= Math.max(2, Math.max(wrong.length(), best.length()) / 3) ? best : null;
   }
 
   private static int score(String w, String c) {

@@ -1,0 +1,151 @@
+package llmsim.cli;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** One test per bad-input case: the message names file, line and rule; exit code 2; no stack trace. */
+class BadInputTest {
+  @TempDir Path dir;
+
+  static final String DEVICE = String.join("\n",
+      "kind: device",
+      "id: my-gpu",
+      "name: My GPU",
+      "vendor: Me",
+      "peak_dense_tflops:",
+      "  fp16: 100",
+      "  source: my datasheet",
+      "memory:",
+      "  capacity_gib: 48",
+      "  bandwidth_gb_per_s: 900",
+      "  type: GDDR6",
+      "  source: my datasheet",
+      "cache:",
+      "  on_chip_mib: 6",
+      "  source: my datasheet",
+      "power:",
+      "  tdp_w: 300",
+      "  source: my datasheet",
+      "default_system:",
+      "  host: i9-13900ks",
+      "  host_link: pcie4-x16",
+      "");
+
+  Path write(String name, String text) throws IOException {
+    Path p = dir.resolve(name);
+    Files.writeString(p, text);
+    return p;
+  }
+
+  CliRunner validate(String text) throws IOException {
+    return CliRunner.run("hardware", "validate", write("gpu.yaml", text).toString());
+  }
+
+  static void assertBadInput(CliRunner r, String... fragments) {
+    assertThat(r.code()).as(r.err()).isEqualTo(2);
+    for (String f : fragments) {
+      assertThat(r.err()).contains(f);
+    }
+    assertThat(r.err()).doesNotContain("\tat ").doesNotContain("Exception");
+  }
+
+  @Test
+  void goodUserDevice_validatesAndWorksWherever_anIdDoes() throws IOException {
+    Path p = write("gpu.yaml", DEVICE);
+    CliRunner r = CliRunner.run("hardware", "validate", p.toString());
+    assertThat(r.code()).as(r.err()).isZero();
+    assertThat(r.out()).contains("ok (device my-gpu)");
+    CliRunner m = CliRunner.run("memory", "--model", "llama-7b", "--hardware", p.toString(), "--format", "json");
+    assertThat(m.code()).as(m.err()).isZero();
+    assertThat(m.out()).contains("\"hardware\" : \"my-gpu\"");
+  }
+
+  @Test
+  void misspeltKey_saysDidYouMean() throws IOException {
+    assertBadInput(validate(DEVICE.replace("  tdp_w: 300", "  tdp_watts: 300")),
+        "gpu.yaml:17:3: unknown field 'power.tdp_watts' (did you mean 'tdp_w'?)");
+  }
+
+  @Test
+  void missingField_isNamed() throws IOException {
+    assertBadInput(validate(DEVICE.replace("vendor: Me\n", "")), "gpu.yaml:1:1: missing required field 'vendor'");
+  }
+
+  @Test
+  void zeroBandwidth_isImpossible() throws IOException {
+    assertBadInput(validate(DEVICE.replace("bandwidth_gb_per_s: 900", "bandwidth_gb_per_s: 0")),
+        "gpu.yaml:10:23: 'memory.bandwidth_gb_per_s' must be > 0, was 0");
+  }
+
+  @Test
+  void negativeBandwidth_isImpossible() throws IOException {
+    assertBadInput(validate(DEVICE.replace("bandwidth_gb_per_s: 900", "bandwidth_gb_per_s: -900")),
+        "gpu.yaml:10:23: 'memory.bandwidth_gb_per_s' must be > 0, was -900");
+  }
+
+  @Test
+  void stringWhereNumberBelongs_isAnError_notCoerced() throws IOException {
+    assertBadInput(validate(DEVICE.replace("bandwidth_gb_per_s: 900", "bandwidth_gb_per_s: 900 GB/s")),
+        "gpu.yaml:10:23: 'memory.bandwidth_gb_per_s' must be a number, was a string \"900 GB/s\"");
+  }
+
+  @Test
+  void duplicateKey_isAnError() throws IOException {
+    assertBadInput(validate(DEVICE + "vendor: Other\n"), "gpu.yaml:22:1: duplicate key 'vendor' (first at line 4)");
+  }
+
+  @Test
+  void yamlThatDoesNotParse_givesItsPosition() throws IOException {
+    assertBadInput(validate(DEVICE.replace("  fp16: 100", "  fp16: [100")), "gpu.yaml:", "does not parse");
+  }
+
+  @Test
+  void unknownHostInAUserFile_namesTheNearest() throws IOException {
+    assertBadInput(validate(DEVICE.replace("host: i9-13900ks", "host: i9-13900k")),
+        "gpu.yaml:20:9: unknown host 'i9-13900k' (nearest: i9-13900ks");
+  }
+
+  @Test
+  void everyErrorAtOnce() throws IOException {
+    CliRunner r = validate(DEVICE.replace("bandwidth_gb_per_s: 900", "bandwidth_gb_per_s: 0").replace("tdp_w: 300", "tdp_w: \"300\""));
+    assertBadInput(r, "gpu.yaml:10:23:", "gpu.yaml:17:10:");
+  }
+
+  @Test
+  void unknownHardwareId_namesTheNearestIds() {
+    assertBadInput(CliRunner.run("memory", "--model", "llama-7b", "--hardware", "h100-sxn"),
+        "--hardware: unknown hardware 'h100-sxn' (nearest: h100-sxm");
+  }
+
+  @Test
+  void unknownModelId_namesTheNearestIds() {
+    assertBadInput(CliRunner.run("memory", "--model", "lama-7b", "--hardware", "m2-ultra"),
+        "--model: unknown model 'lama-7b' (nearest: llama-7b");
+  }
+
+  @Test
+  void badFlagValue_namesTheFlagAndTheAllowedValues() {
+    assertBadInput(CliRunner.run("memory", "--model", "llama-7b", "--hardware", "m2-ultra", "--weights", "q5_k"),
+        "--weights: 'q5_k' is not allowed (allowed: f32, f16, bf16, fp8, int8, int4, q8_0, q4_0, nf4)");
+    assertBadInput(CliRunner.run("memory", "--model", "llama-7b", "--hardware", "m2-ultra", "--format", "xml"),
+        "--format", "table, json, csv");
+  }
+
+  @Test
+  void nonsensicalNumber_isRefused() {
+    assertBadInput(CliRunner.run("memory", "--model", "llama-7b", "--hardware", "m2-ultra", "--batch", "0"),
+        "--batch must be > 0, was 0");
+    assertBadInput(CliRunner.run("memory", "--model", "llama-7b", "--hardware", "m2-ultra", "--batch", "two"),
+        "--batch");
+  }
+
+  @Test
+  void unknownOption_suggestsTheNearest() {
+    assertBadInput(CliRunner.run("memory", "--model", "llama-7b", "--hardwre", "m2-ultra"), "--hardwre", "--hardware");
+  }
+}

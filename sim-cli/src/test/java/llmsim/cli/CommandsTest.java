@@ -1,0 +1,72 @@
+package llmsim.cli;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import org.junit.jupiter.api.Test;
+
+class CommandsTest {
+  static final ObjectMapper JSON = new ObjectMapper();
+
+  @Test
+  void bareCommand_printsUsage() {
+    CliRunner r = CliRunner.run();
+    assertThat(r.code()).isZero();
+    assertThat(r.out()).contains("Usage: llmsim").contains("hardware").contains("memory");
+  }
+
+  @Test
+  void version_namesTheKernel() {
+    assertThat(CliRunner.run("--version").out()).contains("roofline kernel: ");
+  }
+
+  @Test
+  void hardwareList_showsTheArticlesColumns() {
+    CliRunner r = CliRunner.run("hardware", "list");
+    assertThat(r.code()).isZero();
+    assertThat(r.out()).contains("m2-ultra ").contains("13900ks-rtx4090").contains("13900ks-a100").contains("13900ks-h100");
+  }
+
+  @Test
+  void hardwareShow_printsSourcesNextToNumbers() throws Exception {
+    CliRunner r = CliRunner.run("hardware", "show", "h100-sxm", "--format", "json");
+    JsonNode j = JSON.readTree(r.out());
+    assertThat(j.at("/device/memory_bandwidth_bytes_per_s").asDouble()).isEqualTo(3.35e12);
+    assertThat(j.at("/device/peak_dense/source").asText()).contains("datasheet");
+    assertThat(j.at("/host_link/measured_source").asText()).contains("E10");
+  }
+
+  @Test
+  void hardwareSchema_printsTheShippedJsonSchema() throws Exception {
+    JsonNode j = JSON.readTree(CliRunner.run("hardware", "schema", "device").out());
+    assertThat(j.at("/title").asText()).isEqualTo("llmsim device");
+  }
+
+  @Test
+  void modelsList_andShow() throws Exception {
+    assertThat(CliRunner.run("models", "list").out()).contains("llama-65b").contains("bloom-176b").contains("chatglm2-6b");
+    JsonNode j = JSON.readTree(CliRunner.run("models", "show", "llama-7b", "--format", "json").out());
+    assertThat(j.at("/parameters").asLong()).isEqualTo(6738415616L);
+  }
+
+  @Test
+  void memory_llama65bInference_fitsM2UltraNotH100_andSaysSo() throws Exception {
+    CliRunner r = CliRunner.run("memory", "--model", "llama-65b", "--hardware", "m2-ultra,13900ks-h100", "--task", "inference");
+    assertThat(r.code()).as(r.err()).isZero();
+    assertThat(r.out()).contains("LLaMA 65B fits m2-ultra").contains("LLaMA 65B does not fit 13900ks-h100 without offload");
+    JsonNode j = JSON.readTree(CliRunner.run("memory", "--model", "llama-65b", "--hardware", "m2-ultra,13900ks-h100",
+        "--task", "inference", "--offload", "none", "--format", "json").out());
+    double weights = j.get(0).at("/memory/weights_bytes").asDouble();
+    assertThat(weights).isEqualTo(2.0 * 65285660672L); // f16: 2 bytes per parameter, ~130 GB
+    assertThat(j.get(0).get("fits").asBoolean()).isTrue();
+    assertThat(j.get(1).get("fits").asBoolean()).isFalse();
+    assertThat(j.get(1).at("/memory/shortfall_bytes").asDouble()).isPositive();
+  }
+
+  @Test
+  void memory_csv_hasOneColumnPerSystem() {
+    String csv = CliRunner.run("memory", "--model", "llama-7b", "--hardware", "m2-ultra,rtx4090", "--format", "csv").out();
+    assertThat(csv.lines().findFirst().orElseThrow()).isEqualTo("GiB,m2-ultra,rtx4090");
+  }
+}

@@ -1,0 +1,53 @@
+package llmsim.core.testing;
+
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import llmsim.core.hw.Device;
+import llmsim.core.hw.Efficiency;
+import llmsim.core.hw.Host;
+import llmsim.core.hw.Link;
+import llmsim.core.hw.LinkKind;
+import llmsim.core.hw.Precision;
+import llmsim.core.hw.SystemSpec;
+import llmsim.core.model.FfnKind;
+import llmsim.core.model.ModelSpec;
+import llmsim.core.model.NormKind;
+import llmsim.core.util.Units;
+
+/** Hand-built hardware and models for core tests (core cannot read the catalog). */
+public final class Fixtures {
+  private Fixtures() {}
+
+  public static ModelSpec llama7b() {
+    return new ModelSpec("llama-7b", "LLaMA 7B", "llama", List.of(), 32, 4096, 32, 32, 128, 11008, FfnKind.SWIGLU,
+        32000, false, 2048, NormKind.RMSNORM, false, false, false, false, 2, 6738415616.0, "test");
+  }
+
+  public static ModelSpec llama65b() {
+    return new ModelSpec("llama-65b", "LLaMA 65B", "llama", List.of(), 80, 8192, 64, 64, 128, 22016, FfnKind.SWIGLU,
+        32000, false, 2048, NormKind.RMSNORM, false, false, false, false, 2, 65285660672.0, "test");
+  }
+
+  /** An H100-PCIe-like card: 756 TFLOP/s bf16, 80 GiB at 2 TB/s, on PCIe 5.0 (55 GB/s measured). */
+  public static SystemSpec discrete() {
+    Device d = new Device("gpu", "Test GPU 80GB", "test", List.of(),
+        Map.of(Precision.FP16, 756e12, Precision.BF16, 756e12, Precision.FP32, 51e12), "test",
+        80 * Units.GIB, 2.0e12, "HBM", "test", 50 * Units.MIB, "test", 350, "test", 1, Optional.empty(),
+        new Efficiency(0.8, "test", 0.9, "test", true));
+    Host h = new Host("host", "Test host", List.of(), 1, 24, "24", 128 * Units.GIB, 89.6e9, "test", 2.4e12, "test");
+    Link l = new Link("pcie5", "PCIe 5.0 x16", List.of(), LinkKind.PCIE, 63e9, "test", 55e9, "test", 1e-6, "test");
+    return new SystemSpec("discrete", "Test discrete", List.of(), h, d, 1, l, Optional.empty(), 1.0, "test", Optional.empty());
+  }
+
+  /** An M2-Ultra-like SoC: 27.2 TFLOP/s fp16, 192 GiB unified at 800 GB/s, GPU share 0.75. */
+  public static SystemSpec unified() {
+    Device d = new Device("soc", "Test SoC 192GB", "test", List.of(),
+        Map.of(Precision.FP16, 27.2e12, Precision.FP32, 27.2e12), "test",
+        192 * Units.GIB, 800e9, "LPDDR5", "test", 96 * Units.MIB, "test", 370, "test", 1, Optional.empty(),
+        new Efficiency(0.75, "test", 0.775, "test", true));
+    Host h = new Host("soc-cpu", "Test SoC CPU", List.of(), 1, 24, "16P+8E", 192 * Units.GIB, 800e9, "test", 1.8e12, "test");
+    Link l = new Link("unified", "unified", List.of(), LinkKind.UNIFIED, 800e9, "test", 620e9, "test", 0, "test");
+    return new SystemSpec("unified", "Test unified", List.of(), h, d, 1, l, Optional.empty(), 0.75, "test", Optional.empty());
+  }
+}
