@@ -1,0 +1,98 @@
+package llmsim.core.engine;
+
+import java.util.List;
+import llmsim.core.kernel.RooflineKernel;
+
+/**
+ * Every op's standalone roofline cost, evaluated in bulk by the kernel, one call per cost group over
+ * the group's ops gathered into contiguous arrays. The components (compute, memory and link time
+ * without launch) are what the engine scales when a pool is shared.
+ */
+public final class Costs {
+  final double[] tCompute;
+  final double[] tMemory;
+  final double[] tLink;
+  /** Standalone service time including launch overhead. */
+  public final double[] time;
+  /** FLOP/s attained standalone. */
+  public final double[] attained;
+  /** FLOP per byte over all bytes the op moves. */
+  public final double[] intensity;
+  /** {@link RooflineKernel#COMPUTE}, {@link RooflineKernel#MEMORY} or {@link RooflineKernel#LINK}. */
+  public final double[] bound;
+  private final int[] memPool;
+  private final int[] linkPool;
+
+  private Costs(int n) {
+    tCompute = new double[n];
+    tMemory = new double[n];
+    tLink = new double[n];
+    time = new double[n];
+    attained = new double[n];
+    intensity = new double[n];
+    bound = new double[n];
+    memPool = new int[n];
+    linkPool = new int[n];
+  }
+
+  int memPool(int op) {
+    return memPool[op];
+  }
+
+  int linkPool(int op) {
+    return linkPool[op];
+  }
+
+  static Costs evaluate(RooflineKernel kernel, OpTable ops, List<CostGroup> groups) {
+    int n = ops.size();
+    Costs c = new Costs(n);
+    int g = groups.size();
+    int[] start = new int[g + 1];
+    int[] grp = ops.groups();
+    for (int i = 0; i < n; i++) {
+      start[grp[i] + 1]++;
+    }
+    for (int k = 0; k < g; k++) {
+      start[k + 1] += start[k];
+    }
+    int[] order = new int[n];
+    int[] fill = start.clone();
+    for (int i = 0; i < n; i++) {
+      order[fill[grp[i]]++] = i;
+    }
+    double[] f = gather(ops.flops(), order);
+    double[] mb = gather(ops.memBytes(), order);
+    double[] lb = gather(ops.linkBytes(), order);
+    double[] t = new double[n];
+    double[] a = new double[n];
+    double[] in = new double[n];
+    double[] b = new double[n];
+    for (int k = 0; k < g; k++) {
+      CostGroup cg = groups.get(k);
+      RooflineKernel.Coefficients co = RooflineKernel.Coefficients.of(cg.effectivePeakFlops(),
+          cg.effectiveMemBandwidth(), cg.effectiveLinkBandwidth(), cg.launchSeconds());
+      kernel.evaluate(f, mb, lb, start[k], start[k + 1], co, t, a, in, b);
+      for (int j = start[k]; j < start[k + 1]; j++) {
+        int op = order[j];
+        c.time[op] = t[j];
+        c.attained[op] = a[j];
+        c.intensity[op] = in[j];
+        c.bound[op] = b[j];
+        c.tCompute[op] = f[j] * co.invPeakFlops();
+        c.tMemory[op] = mb[j] * co.invDeviceBandwidth();
+        c.tLink[op] = lb[j] * co.invLinkBandwidth();
+        c.memPool[op] = mb[j] > 0 ? cg.memPool() : -1;
+        c.linkPool[op] = lb[j] > 0 ? cg.linkPool() : -1;
+      }
+    }
+    return c;
+  }
+
+  private static double[] gather(double[] src, int[] order) {
+    double[] out = new double[order.length];
+    for (int j = 0; j < order.length; j++) {
+      out[j] = src[order[j]];
+    }
+    return out;
+  }
+}

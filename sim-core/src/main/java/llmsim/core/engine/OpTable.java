@@ -1,0 +1,126 @@
+package llmsim.core.engine;
+
+import java.util.Arrays;
+
+/** Ops in structure-of-arrays form, growable while a simulation is built. */
+final class OpTable {
+  private String[] names = new String[64];
+  private OpKind[] kinds = new OpKind[64];
+  private int[] streams = new int[64];
+  private int[] groups = new int[64];
+  private double[] flops = new double[64];
+  private double[] memBytes = new double[64];
+  private double[] linkBytes = new double[64];
+  private int[][] deps = new int[64][];
+  private int size;
+
+  int add(String name, OpKind kind, int stream, int group, double f, double mb, double lb, int[] d) {
+    if (size == names.length) {
+      int c = size * 2;
+      names = Arrays.copyOf(names, c);
+      kinds = Arrays.copyOf(kinds, c);
+      streams = Arrays.copyOf(streams, c);
+      groups = Arrays.copyOf(groups, c);
+      flops = Arrays.copyOf(flops, c);
+      memBytes = Arrays.copyOf(memBytes, c);
+      linkBytes = Arrays.copyOf(linkBytes, c);
+      deps = Arrays.copyOf(deps, c);
+    }
+    names[size] = name;
+    kinds[size] = kind;
+    streams[size] = stream;
+    groups[size] = group;
+    flops[size] = f;
+    memBytes[size] = mb;
+    linkBytes[size] = lb;
+    deps[size] = d.length == 0 ? d : d.clone();
+    return size++;
+  }
+
+  int size() {
+    return size;
+  }
+
+  String name(int i) {
+    return names[i];
+  }
+
+  int stream(int i) {
+    return streams[i];
+  }
+
+  int group(int i) {
+    return groups[i];
+  }
+
+  int[] depCounts() {
+    int[] c = new int[size];
+    for (int i = 0; i < size; i++) {
+      c[i] = deps[i].length;
+    }
+    return c;
+  }
+
+  int[][] dependents() {
+    int[] count = new int[size];
+    for (int i = 0; i < size; i++) {
+      for (int d : deps[i]) {
+        count[d]++;
+      }
+    }
+    int[][] out = new int[size][];
+    for (int i = 0; i < size; i++) {
+      out[i] = new int[count[i]];
+    }
+    int[] fill = new int[size];
+    for (int i = 0; i < size; i++) {
+      for (int d : deps[i]) {
+        out[d][fill[d]++] = i;
+      }
+    }
+    return out;
+  }
+
+  int[][] streamQueues(int streamCount) {
+    int[] count = new int[streamCount];
+    for (int i = 0; i < size; i++) {
+      count[streams[i]]++;
+    }
+    int[][] q = new int[streamCount][];
+    for (int s = 0; s < streamCount; s++) {
+      q[s] = new int[count[s]];
+    }
+    int[] fill = new int[streamCount];
+    for (int i = 0; i < size; i++) {
+      q[streams[i]][fill[streams[i]]++] = i;
+    }
+    return q;
+  }
+
+  /** Immutable view for the trace. */
+  Ops freeze() {
+    return new Ops(Arrays.copyOf(names, size), Arrays.copyOf(kinds, size), Arrays.copyOf(streams, size),
+        Arrays.copyOf(groups, size), Arrays.copyOf(flops, size), Arrays.copyOf(memBytes, size),
+        Arrays.copyOf(linkBytes, size));
+  }
+
+  double[] flops() {
+    return flops;
+  }
+
+  double[] memBytes() {
+    return memBytes;
+  }
+
+  double[] linkBytes() {
+    return linkBytes;
+  }
+
+  int[] groups() {
+    return groups;
+  }
+
+  /** The op columns after the build (arrays are owned by the trace; do not modify). */
+  public record Ops(String[] names, OpKind[] kinds, int[] streams, int[] groups, double[] flops, double[] memBytes,
+      double[] linkBytes) {}
+}

@@ -1,0 +1,280 @@
+package llmsim.core.engine;
+
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import llmsim.core.kernel.Kernels;
+import llmsim.core.kernel.RooflineKernel;
+
+/**
+ * A discrete-event simulation of one step. Build it (pools, streams, cost groups, ops with their
+ * dependencies), then {@link #run()} once. Single-threaded and deterministic.
+ *
+ * <p>Ops run in submission order within a stream and overlap across streams. An op holds its stream
+ * for its launch overhead, then flows: its progress rate is {@code 1 / max(t_compute, t_memory x n_mem,
+ * t_link x n_link)}, where {@code n} counts the ops flowing on the same pool at that moment, so
+ * concurrent transfers on one link direction, or GPU and CPU ops on one unified-memory pool, share the
+ * bandwidth fairly and are re-shared whenever one starts or ends.
+ *
+ * <p>Event order is (time, priority, sequence): at equal times completions (priority 0) run before
+ * flow starts (priority 1), so a freed resource is seen by what starts at the same instant.
+ */
+public final class Simulation {
+  private static final int COMPLETE = 0;
+  private static final int FLOW = 1;
+
+  private final List<String> poolNames = new ArrayList<>();
+  private final List<String> streamNames = new ArrayList<>();
+  private final List<Lane> streamLanes = new ArrayList<>();
+  private final List<CostGroup> groups = new ArrayList<>();
+  private final RooflineKernel kernel;
+  final OpTable ops = new OpTable();
+
+  public Simulation() {
+    this(Kernels.get());
+  }
+
+  public Simulation(RooflineKernel kernel) {
+    this.kernel = kernel;
+  }
+
+  public int addPool(String name) {
+    poolNames.add(name);
+    return poolNames.size() - 1;
+  }
+
+  public int addStream(String name, Lane lane) {
+    streamNames.add(name);
+    streamLanes.add(lane);
+    return streamNames.size() - 1;
+  }
+
+  public int addGroup(CostGroup g) {
+    if (g.memPool() >= poolNames.size() || g.linkPool() >= poolNames.size()) {
+      throw new IllegalArgumentException("cost group " + g.name() + " names an unknown pool");
+    }
+    groups.add(g);
+    return groups.size() - 1;
+  }
+
+  /** Add an op; returns its id. {@code deps} must be ids of ops already added. */
+  public int addOp(String name, OpKind kind, int stream, int group, double flops, double memBytes, double linkBytes,
+      int... deps) {
+    if (stream < 0 || stream >= streamNames.size()) {
+      throw new IllegalArgumentException("op " + name + ": unknown stream " + stream);
+    }
+    if (group < 0 || group >= groups.size()) {
+      throw new IllegalArgumentException("op " + name + ": unknown cost group " + group);
+    }
+    if (!(flops >= 0) || !(memBytes >= 0) || !(linkBytes >= 0)) {
+      throw new IllegalArgumentException("op " + name + ": flops and bytes must be >= 0");
+    }
+    int id = ops.add(name, kind, stream, group, flops, memBytes, linkBytes, deps);
+    for (int d : deps) {
+      if (d < 0 || d >= id) {
+        throw new IllegalArgumentException("op " + name + ": dependency " + d + " is not an earlier op");
+      }
+    }
+    return id;
+  }
+
+  public int opCount() {
+    return ops.size();
+  }
+
+  /** Run to completion and return the trace. */
+  public Trace run() {
+    int n = ops.size();
+    Costs costs = Costs.evaluate(kernel, ops, groups);
+    Runner r = new Runner(n, costs);
+    r.start();
+    return new Trace(List.copyOf(streamNames), List.copyOf(streamLanes), List.copyOf(poolNames), ops.freeze(),
+        costs, r.start, r.end, r.now, kernel.name(), r.events);
+  }
+
+  /** The event loop and run-time state. */
+  private final class Runner {
+    final Costs c;
+    final EventQueue queue;
+    final double[] start;
+    final double[] end;
+    final double[] remaining;
+    final double[] rate;
+    final double[] last;
+    final double[] due;
+    final int[] pendingDeps;
+    final int[][] dependents;
+    final int[][] streamQueue;
+    final int[] streamHead;
+    final boolean[] streamBusy;
+    final int[][] poolActive;
+    final int[] poolSize;
+    final int[] stamp;
+    int stampCounter;
+    double now;
+    long events;
+
+    Runner(int n, Costs costs) {
+      this.c = costs;
+      queue = new EventQueue(Math.max(16, streamNames.size() * 4));
+      start = new double[n];
+      end = new double[n];
+      remaining = new double[n];
+      rate = new double[n];
+      last = new double[n];
+      due = new double[n];
+      Arrays.fill(due, Double.NaN);
+      pendingDeps = ops.depCounts();
+      dependents = ops.dependents();
+      streamQueue = ops.streamQueues(streamNames.size());
+      streamHead = new int[streamNames.size()];
+      streamBusy = new boolean[streamNames.size()];
+      poolActive = new int[poolNames.size()][4];
+      poolSize = new int[poolNames.size()];
+      stamp = new int[n];
+    }
+
+    void start() {
+      for (int s = 0; s < streamNames.size(); s++) {
+        tryStart(s);
+      }
+      while (!queue.isEmpty()) {
+        now = queue.peekTime();
+        int payload = queue.pop();
+        events++;
+        int op = payload >>> 1;
+        if ((payload & 1) == FLOW) {
+          beginFlow(op);
+        } else if (due[op] == now) {
+          complete(op);
+        }
+      }
+      for (int s = 0; s < streamQueue.length; s++) {
+        if (streamHead[s] < streamQueue[s].length) {
+          throw new IllegalStateException("deadlock: stream " + streamNames.get(s) + " stuck at op "
+              + ops.name(streamQueue[s][streamHead[s]]) + " (a dependency is queued behind it on the same stream?)");
+        }
+      }
+    }
+
+    void tryStart(int s) {
+      if (streamBusy[s] || streamHead[s] >= streamQueue[s].length) {
+        return;
+      }
+      int op = streamQueue[s][streamHead[s]];
+      if (pendingDeps[op] > 0) {
+        return;
+      }
+      streamBusy[s] = true;
+      start[op] = now;
+      remaining[op] = 1.0;
+      double launch = groups.get(ops.group(op)).launchSeconds();
+      if (launch > 0) {
+        queue.push(now + launch, FLOW, (op << 1) | FLOW);
+      } else {
+        beginFlow(op);
+      }
+    }
+
+    void beginFlow(int op) {
+      last[op] = now;
+      int mp = c.memPool(op);
+      int lp = c.linkPool(op);
+      if (mp >= 0) {
+        join(mp, op);
+      }
+      if (lp >= 0) {
+        join(lp, op);
+      }
+      reshare(op, mp, lp);
+    }
+
+    void complete(int op) {
+      remaining[op] = 0;
+      due[op] = Double.NaN;
+      end[op] = now;
+      int mp = c.memPool(op);
+      int lp = c.linkPool(op);
+      if (mp >= 0) {
+        leave(mp, op);
+      }
+      if (lp >= 0) {
+        leave(lp, op);
+      }
+      reshare(-1, mp, lp);
+      int s = ops.stream(op);
+      streamBusy[s] = false;
+      streamHead[s]++;
+      for (int d : dependents[op]) {
+        if (--pendingDeps[d] == 0) {
+          tryStart(ops.stream(d));
+        }
+      }
+      tryStart(s);
+    }
+
+    /** Recompute the rate of {@code op} and of every op flowing on the pools it touched. */
+    void reshare(int op, int mp, int lp) {
+      int mark = ++stampCounter;
+      if (op >= 0) {
+        stamp[op] = mark;
+        rerate(op);
+      }
+      if (mp >= 0) {
+        for (int i = 0; i < poolSize[mp]; i++) {
+          int o = poolActive[mp][i];
+          if (stamp[o] != mark) {
+            stamp[o] = mark;
+            rerate(o);
+          }
+        }
+      }
+      if (lp >= 0) {
+        for (int i = 0; i < poolSize[lp]; i++) {
+          int o = poolActive[lp][i];
+          if (stamp[o] != mark) {
+            stamp[o] = mark;
+            rerate(o);
+          }
+        }
+      }
+    }
+
+    void rerate(int op) {
+      remaining[op] = Math.max(0, remaining[op] - rate[op] * (now - last[op]));
+      last[op] = now;
+      int mp = c.memPool(op);
+      int lp = c.linkPool(op);
+      double t = Math.max(c.tCompute[op], Math.max(c.tMemory[op] * (mp >= 0 ? poolSize[mp] : 1),
+          c.tLink[op] * (lp >= 0 ? poolSize[lp] : 1)));
+      double when;
+      if (t <= 0) {
+        rate[op] = 0;
+        when = now;
+      } else {
+        rate[op] = 1.0 / t;
+        when = now + remaining[op] * t;
+      }
+      due[op] = when;
+      queue.push(when, COMPLETE, (op << 1) | COMPLETE);
+    }
+
+    void join(int pool, int op) {
+      if (poolSize[pool] == poolActive[pool].length) {
+        poolActive[pool] = Arrays.copyOf(poolActive[pool], poolSize[pool] * 2);
+      }
+      poolActive[pool][poolSize[pool]++] = op;
+    }
+
+    void leave(int pool, int op) {
+      int[] a = poolActive[pool];
+      for (int i = 0; i < poolSize[pool]; i++) {
+        if (a[i] == op) {
+          System.arraycopy(a, i + 1, a, i, poolSize[pool] - i - 1);
+          poolSize[pool]--;
+          return;
+        }
+      }
+    }
+  }
+}

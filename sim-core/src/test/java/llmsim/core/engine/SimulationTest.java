@@ -1,0 +1,153 @@
+package llmsim.core.engine;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.within;
+
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+
+class SimulationTest {
+  static final double PEAK = 100e12;
+  static final double MEM_BW = 1e12;
+  static final double LINK_BW = 50e9;
+
+  Simulation sim;
+  int devicePool;
+  int linkPool;
+  int gpuGroup;
+  int copyGroup;
+
+  void setUp(double launch) {
+    sim = new Simulation();
+    devicePool = sim.addPool("device memory");
+    linkPool = sim.addPool("PCIe H2D");
+    gpuGroup = sim.addGroup(new CostGroup("gpu", PEAK, devicePool, MEM_BW, -1, 1, launch));
+    copyGroup = sim.addGroup(new CostGroup("copy", 1, -1, 1, linkPool, LINK_BW, 0));
+  }
+
+  @Test
+  void opsInSeriesOnOneStream_takeTheSum() {
+    setUp(5e-6);
+    int s = sim.addStream("compute", Lane.COMPUTE);
+    double f1 = 2e12;      // compute-bound: 2e12 / 1e14 = 20 ms
+    double b2 = 5e9;       // memory-bound: 5e9 / 1e12 = 5 ms
+    sim.addOp("a", OpKind.MLP, s, gpuGroup, f1, 1e6, 0);
+    sim.addOp("b", OpKind.MLP, s, gpuGroup, 1e6, b2, 0);
+    Trace t = sim.run();
+    double expected = (f1 / PEAK + 5e-6) + (b2 / MEM_BW + 5e-6);
+    assertThat(t.makespan()).isCloseTo(expected, within(1e-12));
+    assertThat(t.timeByBound().get(Bound.COMPUTE)).isCloseTo(f1 / PEAK + 5e-6, within(1e-12));
+    assertThat(t.timeByBound().get(Bound.DEVICE_MEMORY)).isCloseTo(b2 / MEM_BW + 5e-6, within(1e-12));
+  }
+
+  @Test
+  void independentOpsOnSeparateResources_takeTheMax() {
+    setUp(0);
+    int compute = sim.addStream("compute", Lane.COMPUTE);
+    int h2d = sim.addStream("h2d", Lane.H2D);
+    double flops = 3e12;   // 30 ms
+    double bytes = 1e9;    // 1e9 / 50e9 = 20 ms
+    sim.addOp("gemm", OpKind.MLP, compute, gpuGroup, flops, 0, 0);
+    sim.addOp("copy", OpKind.TRANSFER, h2d, copyGroup, 0, 0, bytes);
+    Trace t = sim.run();
+    assertThat(t.makespan()).isCloseTo(Math.max(flops / PEAK, bytes / LINK_BW), within(1e-12));
+  }
+
+  @Test
+  void twoEqualTransfersSharingOneLinkDirection_takeTwiceAsLongAsOne() {
+    setUp(0);
+    int a = sim.addStream("h2d-a", Lane.H2D);
+    int b = sim.addStream("h2d-b", Lane.H2D);
+    double bytes = 2e9;
+    sim.addOp("x", OpKind.TRANSFER, a, copyGroup, 0, 0, bytes);
+    sim.addOp("y", OpKind.TRANSFER, b, copyGroup, 0, 0, bytes);
+    Trace t = sim.run();
+    double alone = bytes / LINK_BW;
+    assertThat(t.makespan()).isCloseTo(2 * alone, within(1e-12));
+    assertThat(t.end()[0]).isCloseTo(2 * alone, within(1e-12));
+    assertThat(t.end()[1]).isCloseTo(2 * alone, within(1e-12));
+  }
+
+  @Test
+  void bandwidthIsResharedWhenATransferEnds() {
+    setUp(0);
+    int a = sim.addStream("h2d-a", Lane.H2D);
+    int b = sim.addStream("h2d-b", Lane.H2D);
+    sim.addOp("small", OpKind.TRANSFER, a, copyGroup, 0, 0, 1e9);
+    sim.addOp("large", OpKind.TRANSFER, b, copyGroup, 0, 0, 3e9);
+    Trace t = sim.run();
+    // both at half rate until the small one is done (2 x 1e9/50e9 = 40 ms), then the large one alone:
+    // it has 2e9 left at the full 50 GB/s = 40 ms more. Total bytes / bandwidth = 80 ms.
+    assertThat(t.end()[0]).isCloseTo(2 * 1e9 / LINK_BW, within(1e-12));
+    assertThat(t.end()[1]).isCloseTo(4e9 / LINK_BW, within(1e-12));
+  }
+
+  @Test
+  void linkBoundOffloadStep_takesBytesOverEffectiveLinkBandwidth() {
+    setUp(0);
+    int compute = sim.addStream("compute", Lane.COMPUTE);
+    int h2d = sim.addStream("h2d", Lane.H2D);
+    int layers = 10;
+    double layerBytes = 1e9;            // 20 ms per layer over the link
+    double layerFlops = 1e11;           // 1 ms per layer of compute
+    int prevCompute = -1;
+    int[] copy = new int[layers];
+    for (int l = 0; l < layers; l++) {
+      copy[l] = l >= 2 ? sim.addOp("w" + l, OpKind.TRANSFER, h2d, copyGroup, 0, 0, layerBytes, computeOf(l - 2))
+          : sim.addOp("w" + l, OpKind.TRANSFER, h2d, copyGroup, 0, 0, layerBytes);
+      prevCompute = prevCompute < 0
+          ? sim.addOp("layer" + l, OpKind.MLP, compute, gpuGroup, layerFlops, 0, 0, copy[l])
+          : sim.addOp("layer" + l, OpKind.MLP, compute, gpuGroup, layerFlops, 0, 0, copy[l], prevCompute);
+      computeIds[l] = prevCompute;
+    }
+    Trace t = sim.run();
+    // the link never idles: all bytes cross it back to back, then the last layer computes
+    double expected = layers * layerBytes / LINK_BW + layerFlops / PEAK;
+    assertThat(t.makespan()).isCloseTo(expected, within(1e-12));
+    Map<Bound, Double> byBound = t.timeByBound();
+    assertThat(byBound.get(Bound.HOST_LINK)).isGreaterThan(0.9 * t.makespan());
+  }
+
+  private final int[] computeIds = new int[64];
+
+  private int computeOf(int l) {
+    return computeIds[l];
+  }
+
+  @Test
+  void unifiedPool_gpuAndCpuSlowEachOther() {
+    sim = new Simulation();
+    int unified = sim.addPool("unified memory");
+    int gpu = sim.addGroup(new CostGroup("gpu", PEAK, unified, 600e9, -1, 1, 0));
+    int cpu = sim.addGroup(new CostGroup("cpu", 1e12, unified, 600e9, -1, 1, 0));
+    int cs = sim.addStream("compute", Lane.COMPUTE);
+    int hs = sim.addStream("cpu", Lane.CPU);
+    double bytes = 60e9; // 100 ms alone
+    sim.addOp("gpu-read", OpKind.MLP, cs, gpu, 0, bytes, 0);
+    sim.addOp("cpu-read", OpKind.OPTIMIZER, hs, cpu, 0, bytes, 0);
+    Trace t = sim.run();
+    assertThat(t.makespan()).isCloseTo(2 * bytes / 600e9, within(1e-12));
+  }
+
+  @Test
+  void dependencyAcrossStreams_isWaitedFor() {
+    setUp(0);
+    int compute = sim.addStream("compute", Lane.COMPUTE);
+    int h2d = sim.addStream("h2d", Lane.H2D);
+    int copy = sim.addOp("input", OpKind.TRANSFER, h2d, copyGroup, 0, 0, 1e9);
+    int op = sim.addOp("use", OpKind.MLP, compute, gpuGroup, 1e12, 0, 0, copy);
+    Trace t = sim.run();
+    assertThat(t.start()[op]).isCloseTo(1e9 / LINK_BW, within(1e-15));
+    assertThat(t.makespan()).isCloseTo(1e9 / LINK_BW + 1e12 / PEAK, within(1e-12));
+  }
+
+  @Test
+  void busyTimePerStream_sumsItsOps() {
+    setUp(1e-6);
+    int s = sim.addStream("compute", Lane.COMPUTE);
+    sim.addOp("a", OpKind.MLP, s, gpuGroup, 1e12, 0, 0);
+    sim.addOp("b", OpKind.MLP, s, gpuGroup, 1e12, 0, 0);
+    Trace t = sim.run();
+    assertThat(t.busySeconds()[0]).isCloseTo(2 * (1e12 / PEAK + 1e-6), within(1e-12));
+  }
+}
