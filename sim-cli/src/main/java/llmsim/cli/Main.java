@@ -21,6 +21,8 @@ import picocli.CommandLine.Spec;
       HardwareCommand.class,
       ModelsCommand.class,
       MemoryCommand.class,
+      SimulateCommand.class,
+      CompareCommand.class,
       CommandLine.HelpCommand.class
     },
     footer = {"", "Exit codes: 0 ok, 1 failure, 2 bad input (the message names the file, line and rule)."})

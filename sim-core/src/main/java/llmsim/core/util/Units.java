@@ -15,8 +15,18 @@ public final class Units {
     return String.format(Locale.US, "%.1f GiB", bytes / GIB);
   }
 
+  /** Decimal bytes with a unit that keeps the number readable (kB, MB, GB, TB). */
   public static String gb(double bytes) {
-    return String.format(Locale.US, "%.1f GB", bytes / GB);
+    if (bytes >= 1e12) {
+      return String.format(Locale.US, "%.2f TB", bytes / 1e12);
+    }
+    if (bytes >= 1e9 || bytes == 0) {
+      return String.format(Locale.US, "%.1f GB", bytes / GB);
+    }
+    if (bytes >= 1e6) {
+      return String.format(Locale.US, "%.1f MB", bytes / 1e6);
+    }
+    return String.format(Locale.US, "%.1f kB", bytes / 1e3);
   }
 
   public static String bandwidth(double bytesPerSecond) {

@@ -1,0 +1,36 @@
+package llmsim.cli;
+
+import java.nio.file.Path;
+import java.util.List;
+import java.util.concurrent.Callable;
+import llmsim.core.workload.StepResult;
+import llmsim.hw.scenario.ScenarioFile;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Spec;
+
+/** {@code llmsim compare}: one scenario on several systems side by side. */
+@Command(name = "compare", description = {
+    "One scenario on several systems side by side: step time, tokens/s, MFU/MBU, time by bound, fit and offload.",
+    "Example: llmsim compare --model llama-65b --task train --hardware m2-ultra,13900ks-h100"})
+final class CompareCommand implements Callable<Integer> {
+  @Spec CommandSpec spec;
+  @Mixin ScenarioOptions scenario;
+  @Mixin Output output;
+
+  @Option(names = "--scenario", paramLabel = "FILE", description = "Read the scenario from a .yaml file; flags override it.")
+  Path scenarioFile;
+
+  @Override
+  public Integer call() {
+    ScenarioFile.Raw file = scenarioFile == null ? null : ScenarioFile.read(scenarioFile);
+    List<StepResult> results = SimulateCommand.run(scenario.resolve(file, true));
+    SimulateCommand printer = new SimulateCommand();
+    printer.spec = spec;
+    printer.output = output;
+    printer.print(results, false);
+    return 0;
+  }
+}

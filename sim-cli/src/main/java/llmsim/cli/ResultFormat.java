@@ -1,0 +1,91 @@
+package llmsim.cli;
+
+import static llmsim.cli.Output.num;
+
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.function.Function;
+import llmsim.core.engine.Bound;
+import llmsim.core.kernel.Kernels;
+import llmsim.core.util.Units;
+import llmsim.core.workload.StepResult;
+
+/** Step results as JSON objects (stable snake_case keys) and as a side-by-side table. */
+final class ResultFormat {
+  private ResultFormat() {}
+
+  static Map<String, Object> json(StepResult r) {
+    Map<String, Object> m = new LinkedHashMap<>();
+    m.put("hardware", r.system().id());
+    m.put("model", r.model().id());
+    m.put("task", r.task().kind().key());
+    m.put("software", r.software().id());
+    m.put("precision", r.task().precision().key());
+    m.put("weights", r.task().weights().key());
+    m.put("batch", r.task().batch());
+    m.put("step_time_s", finite(r.stepTimeSeconds()));
+    m.put("tokens_per_s", finite(r.tokensPerSecond()));
+    m.put("prefill_tokens_per_s", finite(r.prefillTokensPerSecond()));
+    m.put("decode_tokens_per_s", finite(r.decodeTokensPerSecond()));
+    m.put("ttft_s", finite(r.ttftSeconds()));
+    m.put("tpot_s", finite(r.tpotSeconds()));
+    m.put("mfu", finite(r.mfu()));
+    m.put("mbu", finite(r.mbu()));
+    m.put("model_flops", r.modelFlops());
+    m.put("hardware_flops", r.hardwareFlops());
+    m.put("link_bytes", r.linkBytes());
+    m.put("fits", r.memory().fits());
+    m.put("offload", r.memory().offload().key());
+    m.put("memory", MemoryCommand.memoryJson(r.memory()));
+    Map<String, Object> byBound = new LinkedHashMap<>();
+    for (Bound b : Bound.values()) {
+      byBound.put(b.key(), r.timeByBound().get(b));
+    }
+    m.put("time_by_bound_s", byBound);
+    m.put("bound", r.bound().key());
+    m.put("explanation", r.explanation());
+    m.put("ops", r.trace().size());
+    m.put("events", r.trace().events());
+    m.put("kernel", Kernels.get().name());
+    return m;
+  }
+
+  static Double finite(double v) {
+    return Double.isFinite(v) ? v : null;
+  }
+
+  static TextTable table(List<StepResult> results) {
+    List<String> header = new ArrayList<>(List.of("metric"));
+    results.forEach(r -> header.add(r.system().id()));
+    TextTable t = new TextTable(header);
+    boolean inference = !results.isEmpty() && !results.get(0).task().kind().training();
+    row(t, results, inference ? "total time (prefill + decode)" : "step time", r -> Units.seconds(r.stepTimeSeconds()));
+    row(t, results, inference ? "generated tokens/s" : "tokens/s", r -> num(r.tokensPerSecond(), 1));
+    if (inference) {
+      row(t, results, "TTFT", r -> Units.seconds(r.ttftSeconds()));
+      row(t, results, "TPOT", r -> Double.isNaN(r.tpotSeconds()) ? "-" : Units.seconds(r.tpotSeconds()));
+      row(t, results, "prefill tokens/s", r -> num(r.prefillTokensPerSecond(), 1));
+      row(t, results, "decode tokens/s", r -> Double.isNaN(r.decodeTokensPerSecond()) ? "-" : num(r.decodeTokensPerSecond(), 1));
+      row(t, results, "MBU (decode)", r -> Double.isNaN(r.mbu()) ? "-" : Units.percent(r.mbu()));
+    }
+    row(t, results, "MFU", r -> Units.percent(r.mfu()));
+    for (Bound b : Bound.values()) {
+      row(t, results, "time bound by " + b.key().replace('_', ' '), r -> Units.seconds(r.timeByBound().get(b))
+          + " (" + Units.percent(r.timeByBound().get(b) / r.stepTimeSeconds()) + ")");
+    }
+    row(t, results, "bound", r -> r.bound().key());
+    row(t, results, "bytes over host link", r -> Units.gb(r.linkBytes()));
+    row(t, results, "memory on device", r -> Units.gib(r.memory().totalBytes()) + " / " + Units.gib(r.memory().capacityBytes()));
+    row(t, results, "fits", r -> r.memory().fits() ? "yes" : "NO");
+    row(t, results, "offload", r -> r.memory().offload().key());
+    return t;
+  }
+
+  private static void row(TextTable t, List<StepResult> rs, String label, Function<StepResult, String> f) {
+    List<String> cells = new ArrayList<>(List.of(label));
+    rs.forEach(r -> cells.add(f.apply(r)));
+    t.row(cells);
+  }
+}

@@ -1,0 +1,66 @@
+package llmsim.cli;
+
+import java.io.PrintWriter;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.concurrent.Callable;
+import llmsim.core.hw.SystemSpec;
+import llmsim.core.model.ModelSpec;
+import llmsim.core.workload.Simulator;
+import llmsim.core.workload.StepResult;
+import llmsim.hw.catalog.Catalog;
+import llmsim.hw.scenario.ScenarioFile;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Parameters;
+import picocli.CommandLine.Spec;
+
+/** {@code llmsim simulate [SCENARIO.yaml] [flags]}: one scenario, event by event. */
+@Command(name = "simulate", description = {
+    "Simulate one training step or one inference run, event by event, and say what bounds it.",
+    "Keys of SCENARIO.yaml are the flags with underscores (batch, seq_len, ...); flags override the file.",
+    "Example: llmsim simulate --model llama-7b --hardware m2-ultra --task inference --generate-tokens 128"})
+class SimulateCommand implements Callable<Integer> {
+  @Spec CommandSpec spec;
+  @Mixin ScenarioOptions scenario;
+  @Mixin Output output;
+
+  @Parameters(arity = "0..1", paramLabel = "SCENARIO", description = "A scenario .yaml file (optional; flags alone also work).")
+  Path scenarioFile;
+
+  @Override
+  public Integer call() {
+    ScenarioFile.Raw file = scenarioFile == null ? null : ScenarioFile.read(scenarioFile);
+    List<StepResult> results = run(scenario.resolve(file, true));
+    print(results, results.size() == 1);
+    return 0;
+  }
+
+  static List<StepResult> run(ScenarioOptions.Resolved r) {
+    Catalog c = Catalog.bundled();
+    ModelSpec model = c.model(r.model(), "--model");
+    List<SystemSpec> systems = r.hardware().stream().map(h -> c.system(h, "--hardware")).toList();
+    return systems.stream().map(s -> Simulator.simulate(s, model, r.task(), r.software())).toList();
+  }
+
+  void print(List<StepResult> results, boolean single) {
+    PrintWriter out = spec.commandLine().getOut();
+    switch (output.format) {
+      case json -> out.print(Json.write(single ? ResultFormat.json(results.get(0))
+          : results.stream().map(ResultFormat::json).toList()));
+      case csv -> out.print(ResultFormat.table(results).csv());
+      case table -> {
+        StepResult first = results.get(0);
+        out.printf("%s, %s, batch %d, %s, software %s%n%n", first.model().name(), first.task().kind().key(),
+            first.task().batch(), first.task().kind().training()
+                ? "seq_len " + first.task().seqLen() + " x " + first.task().microBatches() + " micro-batch(es), " + first.task().precision().key()
+                : first.task().promptTokens() + " prompt + " + first.task().generateTokens() + " generated tokens, weights " + first.task().weights().key(),
+            first.software().id());
+        out.print(ResultFormat.table(results).render());
+        out.println();
+        results.forEach(r -> out.println(r.system().id() + ": " + r.explanation()));
+      }
+    }
+  }
+}

@@ -1,0 +1,71 @@
+package llmsim.core.workload;
+
+import java.util.Locale;
+import llmsim.core.engine.Bound;
+import llmsim.core.hw.SystemSpec;
+import llmsim.core.memory.MemoryPlan;
+import llmsim.core.task.Offload;
+import llmsim.core.util.Units;
+
+/** A sentence or two per result: what bounds it, and what would move it. */
+final class Explainer {
+  private Explainer() {}
+
+  static String explain(StepResult r, MemoryPlan withoutOffload) {
+    SystemSpec s = r.system();
+    double share = r.timeByBound().get(r.bound()) / r.stepTimeSeconds();
+    String pct = String.format(Locale.US, "%.0f%%", share * 100);
+    StringBuilder sb = new StringBuilder();
+    switch (r.bound()) {
+      case HOST_LINK -> {
+        double effective = s.hostLink().measuredBytesPerSecondPerDirection();
+        sb.append(String.format(Locale.US, "Bound by the %s link (%s of the step): %s cross it every %s at an effective %s.",
+            s.hostLink().name(), pct, Units.gb(r.linkBytes()), r.task().kind().training() ? "step" : "run",
+            Units.bandwidth(effective)));
+        if (r.memory().offload() != Offload.NONE) {
+          sb.append(String.format(Locale.US, " A device with %s or more of memory would keep everything resident and remove this.",
+              Units.gib(withoutOffload.totalBytes())));
+        }
+      }
+      case DEVICE_MEMORY -> {
+        double bw = s.device().memoryBandwidthBytesPerSecond() * s.deviceCount();
+        if (!r.task().kind().training() && !Double.isNaN(r.decodeBytesPerToken())) {
+          sb.append(String.format(Locale.US, "Bound by %s bandwidth (%s of the run): each decode step reads %s of weights and KV cache"
+                  + " (%.0f%% of the %s peak is used, MBU). More bandwidth, or a smaller weight format such as q4_0, would move it.",
+              s.unifiedMemory() ? "unified-memory" : "device-memory", pct, Units.gb(r.decodeBytesPerToken()), r.mbu() * 100,
+              Units.bandwidth(bw)));
+        } else {
+          sb.append(String.format(Locale.US, "Bound by %s bandwidth (%s of the step): memory-bound ops (element-wise, attention at"
+                  + " small batch, the optimizer) outweigh the GEMMs. A larger batch or fused kernels would move it.",
+              s.unifiedMemory() ? "unified-memory" : "device-memory", pct));
+        }
+      }
+      case COMPUTE -> sb.append(String.format(Locale.US, "Bound by compute (%s of the step): MFU %.0f%% of the %s dense %s peak."
+              + " More FLOP/s or a lower precision would move it; more memory bandwidth would not.",
+          pct, r.mfu() * 100, Units.tflops(s.device().peakFlops(r.task().precision()) * s.deviceCount()),
+          r.task().precision().key()));
+      case HOST -> sb.append(String.format(Locale.US, "Bound by the host (%s of the step): the optimizer step runs on the CPU over %s of host memory"
+              + " bandwidth. A device with %s or more would keep the optimizer on the GPU.",
+          pct, Units.bandwidth(s.host().memoryBandwidthBytesPerSecond()), Units.gib(withoutOffload.totalBytes())));
+    }
+    if (s.unifiedMemory()) {
+      sb.append(" Nothing crosses a link: CPU and GPU share one unified memory.");
+    } else if (r.bound() != Bound.HOST_LINK && r.linkBytes() > 0) {
+      sb.append(String.format(Locale.US, " %s cross %s.", Units.gb(r.linkBytes()), s.hostLink().name()));
+    }
+    MemoryPlan p = r.memory();
+    if (!p.fits()) {
+      sb.append(" It does not fit").append(p.offload() == Offload.NONE ? "" : " even with offload=" + p.offload().key())
+          .append(": ");
+      if (!p.fitsDevice()) {
+        sb.append("device memory is short by ").append(Units.gib(p.shortfallBytes()));
+      }
+      if (!p.fitsHost()) {
+        sb.append(p.fitsDevice() ? "" : ", ").append("host memory needs ").append(Units.gib(p.hostBytes()))
+            .append(" and has ").append(Units.gib(p.hostCapacityBytes()));
+      }
+      sb.append("; the time assumes the memory were there.");
+    }
+    return sb.toString();
+  }
+}

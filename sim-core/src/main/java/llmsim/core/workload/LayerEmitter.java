@@ -1,0 +1,155 @@
+package llmsim.core.workload;
+
+import llmsim.core.engine.OpKind;
+import llmsim.core.model.FfnKind;
+import llmsim.core.model.ModelSpec;
+
+/**
+ * Emits one transformer layer's ops, forward or backward, for {@code tokens} query tokens attending
+ * over {@code keys} keys per sequence. GEMM FLOPs are 2 x tokens x in x out; the attention core is
+ * 2 x batch x queries x keys x q_dim for the scores and as much again for attention x V. A backward
+ * GEMM costs twice its forward (input and weight gradients), once when the weights are frozen.
+ */
+final class LayerEmitter {
+  final StepContext ctx;
+  final ModelSpec m;
+  final double actBytes;
+  final double weightBytesPerParam;
+  final boolean quantised;
+  final boolean flash;
+  final int loraRank;
+  /** Matmul FLOPs (GEMMs and the attention core) of recomputed forward passes: hardware, not model, FLOPs. */
+  double recomputeFlops;
+  /** Matmul FLOPs of every pass; element-wise FLOPs are costed but, as in MFU conventions, not counted. */
+  double totalFlops;
+
+  LayerEmitter(StepContext ctx, ModelSpec m, double actBytes, double weightBytesPerParam, boolean quantised,
+      boolean flash, int loraRank) {
+    this.ctx = ctx;
+    this.m = m;
+    this.actBytes = actBytes;
+    this.weightBytesPerParam = weightBytesPerParam;
+    this.quantised = quantised;
+    this.flash = flash;
+    this.loraRank = loraRank;
+  }
+
+  /** Ops a forward layer emits (used to spread the profile's per-layer launch count). */
+  static int opsPerLayer(ModelSpec m, boolean flash, boolean lora) {
+    int norms = m.normsPerLayer();
+    int attention = flash ? 1 : 3;
+    return norms + 1 + attention + 1 + 1 + 3 + 1 + (lora ? 2 : 0);
+  }
+
+  /** Forward pass of layer {@code l}; returns the id of its last op. {@code first} waits on {@code deps}. */
+  int forward(String prefix, long batch, long queries, long keys, boolean recompute, int... deps) {
+    Pass p = new Pass(prefix, batch * queries, recompute ? 1 : 0, deps);
+    double tokens = batch * (double) queries;
+    double h = m.hidden();
+    double q = m.qDim();
+    double kv = m.kvDim();
+    double f = m.ffnHidden();
+    p.elementwise("attn_norm", OpKind.NORM_ELEMENTWISE, 2 * tokens * h * actBytes, 5 * tokens * h);
+    p.gemm("qkv_proj", OpKind.ATTENTION, h, q + 2 * kv, 1);
+    if (loraRank > 0) {
+      p.adapter("lora_q", h, q);
+      p.adapter("lora_v", h, kv);
+    }
+    double attnFlops = 4.0 * batch * queries * keys * q;
+    double kvRead = 2.0 * batch * keys * kv * actBytes;
+    if (flash) {
+      p.op("attention", OpKind.ATTENTION, ctx.gemm, attnFlops, tokens * q * actBytes * 2 + kvRead);
+    } else {
+      double scores = (double) batch * m.heads() * queries * keys * actBytes;
+      p.op("attn_scores", OpKind.ATTENTION, ctx.gemm, attnFlops / 2, tokens * q * actBytes + kvRead / 2 + scores);
+      p.op("softmax", OpKind.ATTENTION, ctx.elementwise, 5.0 * scores / actBytes, 2 * scores);
+      p.op("attn_v", OpKind.ATTENTION, ctx.gemm, attnFlops / 2, scores + kvRead / 2 + tokens * q * actBytes);
+    }
+    p.gemm("o_proj", OpKind.ATTENTION, q, h, 1);
+    p.elementwise("residual_1", OpKind.NORM_ELEMENTWISE, 3 * tokens * h * actBytes, tokens * h);
+    if (m.normsPerLayer() > 1) {
+      p.elementwise("mlp_norm", OpKind.NORM_ELEMENTWISE, 2 * tokens * h * actBytes, 5 * tokens * h);
+    }
+    int upMatrices = m.ffnKind() == FfnKind.SWIGLU ? 2 : 1;
+    p.gemm(upMatrices == 2 ? "gate_up_proj" : "fc1", OpKind.MLP, h, upMatrices * f, 1);
+    p.elementwise(upMatrices == 2 ? "swiglu" : "gelu", OpKind.MLP, (upMatrices + 1) * tokens * f * actBytes, 8 * tokens * f);
+    p.gemm(upMatrices == 2 ? "down_proj" : "fc2", OpKind.MLP, f, h, 1);
+    return p.elementwise("residual_2", OpKind.NORM_ELEMENTWISE, 3 * tokens * h * actBytes, tokens * h);
+  }
+
+  /** Backward of one layer: every forward op again, GEMMs at 2x (1x for frozen weights), element-wise at 2x bytes. */
+  int backward(String prefix, long batch, long seq, long keys, boolean frozen, int... deps) {
+    Pass p = new Pass(prefix, batch * seq, 0, deps);
+    double tokens = batch * (double) seq;
+    double h = m.hidden();
+    double q = m.qDim();
+    double kv = m.kvDim();
+    double f = m.ffnHidden();
+    double g = frozen ? 1 : 2;
+    int upMatrices = m.ffnKind() == FfnKind.SWIGLU ? 2 : 1;
+    p.elementwise("residual_2.bwd", OpKind.NORM_ELEMENTWISE, 3 * tokens * h * actBytes, tokens * h);
+    p.gemm(upMatrices == 2 ? "down_proj.bwd" : "fc2.bwd", OpKind.MLP, f, h, g);
+    p.elementwise(upMatrices == 2 ? "swiglu.bwd" : "gelu.bwd", OpKind.MLP, 2 * (upMatrices + 1) * tokens * f * actBytes, 16 * tokens * f);
+    p.gemm(upMatrices == 2 ? "gate_up_proj.bwd" : "fc1.bwd", OpKind.MLP, h, upMatrices * f, g);
+    if (m.normsPerLayer() > 1) {
+      p.elementwise("mlp_norm.bwd", OpKind.NORM_ELEMENTWISE, 4 * tokens * h * actBytes, 10 * tokens * h);
+    }
+    p.gemm("o_proj.bwd", OpKind.ATTENTION, q, h, g);
+    double attnFlops = 2 * 4.0 * batch * seq * keys * q;
+    p.op("attention.bwd", OpKind.ATTENTION, ctx.gemm, attnFlops, 2 * (tokens * q * actBytes * 2 + 2.0 * batch * keys * kv * actBytes));
+    if (loraRank > 0) {
+      p.adapter("lora_v.bwd", h, kv, 2);
+      p.adapter("lora_q.bwd", h, q, 2);
+    }
+    p.gemm("qkv_proj.bwd", OpKind.ATTENTION, h, q + 2 * kv, g);
+    return p.elementwise("attn_norm.bwd", OpKind.NORM_ELEMENTWISE, 4 * tokens * h * actBytes, 10 * tokens * h);
+  }
+
+  /** One pass through a layer: ops chained in order on the compute stream. */
+  private final class Pass {
+    final String prefix;
+    final double tokens;
+    final int recompute;
+    int[] deps;
+
+    Pass(String prefix, double tokens, int recompute, int[] deps) {
+      this.prefix = prefix;
+      this.tokens = tokens;
+      this.recompute = recompute;
+      this.deps = deps;
+    }
+
+    int op(String name, OpKind kind, int group, double flops, double bytes) {
+      int id = ctx.sim.addOp(prefix + name, kind, ctx.compute, group, flops, bytes, 0, deps);
+      deps = new int[] {id};
+      if (group != ctx.elementwise) {
+        totalFlops += flops;
+        if (recompute == 1) {
+          recomputeFlops += flops;
+        }
+      }
+      return id;
+    }
+
+    int gemm(String name, OpKind kind, double in, double out, double factor) {
+      double weights = in * out * weightBytesPerParam;
+      double bytes = factor * (weights + tokens * (in + out) * actBytes);
+      return op(name, kind, ctx.gemmGroup(quantised), factor * 2 * tokens * in * out, bytes);
+    }
+
+    int adapter(String name, double in, double out) {
+      return adapter(name, in, out, 1);
+    }
+
+    int adapter(String name, double in, double out, double factor) {
+      double r = loraRank;
+      double flops = factor * 2 * tokens * r * (in + out);
+      double bytes = factor * (4 * r * (in + out) + tokens * (in + out + 2 * r) * actBytes);
+      return op(name, OpKind.ATTENTION, ctx.gemm, flops, bytes);
+    }
+
+    int elementwise(String name, OpKind kind, double bytes, double flops) {
+      return op(name, kind, ctx.elementwise, flops, bytes);
+    }
+  }
+}

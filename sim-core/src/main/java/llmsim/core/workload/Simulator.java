@@ -1,0 +1,78 @@
+package llmsim.core.workload;
+
+import java.util.Map;
+import llmsim.core.engine.Bound;
+import llmsim.core.engine.Trace;
+import llmsim.core.hw.SystemSpec;
+import llmsim.core.kernel.Kernels;
+import llmsim.core.kernel.RooflineKernel;
+import llmsim.core.memory.MemoryPlan;
+import llmsim.core.memory.MemoryPlanner;
+import llmsim.core.model.ModelSpec;
+import llmsim.core.software.SoftwareProfile;
+import llmsim.core.task.Offload;
+import llmsim.core.task.Task;
+
+/** Plans memory, builds the op DAG, runs the engine and derives the metrics. */
+public final class Simulator {
+  private Simulator() {}
+
+  public static StepResult simulate(SystemSpec s, ModelSpec m, Task t, SoftwareProfile sw) {
+    return simulate(s, m, t, sw, Kernels.get());
+  }
+
+  public static StepResult simulate(SystemSpec s, ModelSpec m, Task t, SoftwareProfile sw, RooflineKernel kernel) {
+    MemoryPlan plan = MemoryPlanner.plan(s, m, t, sw);
+    MemoryPlan bare = t.offload() == Offload.NONE ? plan : MemoryPlanner.place(s, m, t, sw, Offload.NONE);
+    WorkloadBuilder w = new WorkloadBuilder(s, m, t, sw, plan, kernel);
+    if (t.kind().training()) {
+      w.buildTrainingStep();
+    } else {
+      w.buildInference();
+    }
+    Trace trace = w.ctx.sim.run();
+    double step = trace.makespan();
+    double hardwareFlops = w.layers.totalFlops;
+    double modelFlops = hardwareFlops - w.layers.recomputeFlops;
+    double peak = w.ctx.peakFlops;
+    double linkBytes = 0;
+    for (double b : trace.ops().linkBytes()) {
+      linkBytes += b;
+    }
+    double ttft = Double.NaN;
+    double tpot = Double.NaN;
+    double prefillRate = Double.NaN;
+    double decodeRate = Double.NaN;
+    double mbu = Double.NaN;
+    double bytesPerToken = Double.NaN;
+    double tokensPerSecond;
+    if (t.kind().training()) {
+      tokensPerSecond = t.tokensPerStep() / step;
+    } else {
+      ttft = trace.end()[w.prefillEnd];
+      prefillRate = (double) t.batch() * t.promptTokens() / ttft;
+      tokensPerSecond = t.generateTokens() == 0 ? 0 : (double) t.batch() * t.generateTokens() / step;
+      int steps = w.tokenEnds.length;
+      if (steps > 0) {
+        tpot = (trace.end()[w.tokenEnds[steps - 1]] - ttft) / steps;
+        decodeRate = t.batch() / tpot;
+        double bytes = 0;
+        double[] mem = trace.ops().memBytes();
+        double[] link = trace.ops().linkBytes();
+        for (int i = w.prefillEnd + 1; i < trace.size(); i++) {
+          bytes += mem[i] + link[i];
+        }
+        bytesPerToken = bytes / steps;
+        mbu = bytesPerToken / tpot / (s.device().memoryBandwidthBytesPerSecond() * s.deviceCount());
+      }
+    }
+    Map<Bound, Double> byBound = trace.timeByBound();
+    Bound bound = byBound.entrySet().stream().max(Map.Entry.comparingByValue()).orElseThrow().getKey();
+    double mfu = modelFlops / (step * peak);
+    StepResult partial = new StepResult(s, m, t, sw, plan, trace, step, tokensPerSecond, prefillRate, decodeRate,
+        ttft, tpot, modelFlops, hardwareFlops, mfu, mbu, linkBytes, bytesPerToken, byBound, bound, "");
+    String why = Explainer.explain(partial, bare);
+    return new StepResult(s, m, t, sw, plan, trace, step, tokensPerSecond, prefillRate, decodeRate, ttft, tpot,
+        modelFlops, hardwareFlops, mfu, mbu, linkBytes, bytesPerToken, byBound, bound, why);
+  }
+}

@@ -1,0 +1,74 @@
+package llmsim.core.workload;
+
+import llmsim.core.engine.CostGroup;
+import llmsim.core.engine.Lane;
+import llmsim.core.engine.Simulation;
+import llmsim.core.hw.Device;
+import llmsim.core.hw.Precision;
+import llmsim.core.hw.SystemSpec;
+import llmsim.core.kernel.RooflineKernel;
+import llmsim.core.software.SoftwareProfile;
+import llmsim.core.task.Task;
+
+/**
+ * The resources of one system for one software profile: memory pools, link directions, streams and
+ * the cost groups ops are charged to. On unified memory the host and device pools are one pool, and
+ * there is no copy engine: nothing crosses a link.
+ */
+final class StepContext {
+  /** Fraction of the host memory bandwidth a CPU optimizer sustains (STREAM-like; docs/CALIBRATION.md). */
+  static final double HOST_STREAM_EFFICIENCY = 0.7;
+
+  final Simulation sim;
+  final SystemSpec system;
+  final SoftwareProfile software;
+  final boolean unified;
+  final int devicePool;
+  final int hostPool;
+  final int compute;
+  final int h2d;
+  final int d2h;
+  final int cpu;
+  final int gemm;
+  final int gemmQuantised;
+  final int elementwise;
+  final int copyIn;
+  final int copyOut;
+  final int cpuGroup;
+  final double peakFlops;
+
+  StepContext(SystemSpec system, Task task, SoftwareProfile sw, RooflineKernel kernel, int opsPerLayer) {
+    this.sim = new Simulation(kernel);
+    this.system = system;
+    this.software = sw;
+    this.unified = system.unifiedMemory();
+    Device d = system.device();
+    Precision p = task.precision();
+    peakFlops = d.peakFlops(p) * system.deviceCount();
+    devicePool = sim.addPool(unified ? "unified memory" : "device memory");
+    hostPool = unified ? devicePool : sim.addPool("host memory");
+    int h2dPool = unified ? -1 : sim.addPool("host link H2D");
+    int d2hPool = unified ? -1 : sim.addPool("host link D2H");
+    compute = sim.addStream("GPU compute", Lane.COMPUTE);
+    h2d = unified ? -1 : sim.addStream("H2D copy", Lane.H2D);
+    d2h = unified ? -1 : sim.addStream("D2H copy", Lane.D2H);
+    cpu = sim.addStream("CPU", Lane.CPU);
+    double memBw = d.memoryBandwidthBytesPerSecond() * system.deviceCount() * d.efficiency().memoryStreaming() * sw.streamScale();
+    double gemmPeak = peakFlops * d.efficiency().gemm() * sw.gemmScale();
+    double launch = sw.launchSeconds() * sw.kernelsPerLayer() / Math.max(1, opsPerLayer);
+    gemm = sim.addGroup(new CostGroup("gemm", gemmPeak, devicePool, memBw, -1, 1, launch));
+    gemmQuantised = sim.addGroup(new CostGroup("gemm (block-quantised weights)", gemmPeak, devicePool,
+        memBw * sw.dequantScale(), -1, 1, launch));
+    elementwise = sim.addGroup(new CostGroup("element-wise", gemmPeak, devicePool, memBw, -1, 1, launch));
+    double link = system.hostLink().measuredBytesPerSecondPerDirection();
+    double latency = system.hostLink().latencySeconds();
+    copyIn = unified ? -1 : sim.addGroup(new CostGroup("H2D copy", 1, -1, 1, h2dPool, link, latency));
+    copyOut = unified ? -1 : sim.addGroup(new CostGroup("D2H copy", 1, -1, 1, d2hPool, link, latency));
+    double hostBw = system.host().memoryBandwidthBytesPerSecond() * HOST_STREAM_EFFICIENCY;
+    cpuGroup = sim.addGroup(new CostGroup("CPU", system.host().cpuPeakFlopsFp32(), hostPool, hostBw, -1, 1, 0));
+  }
+
+  int gemmGroup(boolean quantisedWeights) {
+    return quantisedWeights ? gemmQuantised : gemm;
+  }
+}

@@ -1,0 +1,43 @@
+package llmsim.core.workload;
+
+import java.util.Map;
+import llmsim.core.engine.Bound;
+import llmsim.core.engine.Trace;
+import llmsim.core.hw.SystemSpec;
+import llmsim.core.memory.MemoryPlan;
+import llmsim.core.model.ModelSpec;
+import llmsim.core.software.SoftwareProfile;
+import llmsim.core.task.Task;
+
+/**
+ * One simulated step (training) or run (inference) on one system, with the metrics users ask for.
+ * Times in seconds, rates per second, fractions in [0, 1]. Inference-only fields are NaN for training.
+ *
+ * @param stepTimeSeconds the makespan: one optimizer step, or prefill plus all decode steps
+ * @param tokensPerSecond training tokens per second, or generated tokens per second for inference
+ * @param mfu model FLOPs (recomputation excluded) / (time x dense peak at the compute precision)
+ * @param mbu decode bytes per token / (TPOT x peak memory bandwidth)
+ * @param linkBytes bytes that crossed the host link during the step (both directions)
+ */
+public record StepResult(
+    SystemSpec system,
+    ModelSpec model,
+    Task task,
+    SoftwareProfile software,
+    MemoryPlan memory,
+    Trace trace,
+    double stepTimeSeconds,
+    double tokensPerSecond,
+    double prefillTokensPerSecond,
+    double decodeTokensPerSecond,
+    double ttftSeconds,
+    double tpotSeconds,
+    double modelFlops,
+    double hardwareFlops,
+    double mfu,
+    double mbu,
+    double linkBytes,
+    double decodeBytesPerToken,
+    Map<Bound, Double> timeByBound,
+    Bound bound,
+    String explanation) {}

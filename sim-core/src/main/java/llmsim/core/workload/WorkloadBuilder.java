@@ -1,0 +1,218 @@
+package llmsim.core.workload;
+
+import llmsim.core.engine.OpKind;
+import llmsim.core.hw.SystemSpec;
+import llmsim.core.kernel.RooflineKernel;
+import llmsim.core.memory.MemoryPlan;
+import llmsim.core.memory.Footprint;
+import llmsim.core.model.ModelSpec;
+import llmsim.core.software.SoftwareProfile;
+import llmsim.core.task.Offload;
+import llmsim.core.task.Task;
+import llmsim.core.task.TaskKind;
+import llmsim.core.task.WeightFormat;
+
+/**
+ * Turns (system, model, task, software, memory plan) into a DAG of ops on a {@link StepContext}:
+ * a training step (micro-batches, backward, recomputation, optimizer, offload traffic) or an
+ * inference run (prefill, then one decode step per generated token).
+ */
+final class WorkloadBuilder {
+  /** AdamW on the GPU: read bf16 grad, fp32 master, m, v (14 B); write master, m, v, bf16 weight (14 B). */
+  static final double ADAM_GPU_BYTES_PER_PARAM = 28;
+  /** AdamW on the CPU (ZeRO-Offload): fp32 gradients on the host, so 16 B read and 14 B written. */
+  static final double ADAM_CPU_BYTES_PER_PARAM = 30;
+  static final double ADAM_FLOPS_PER_PARAM = 12;
+  /**
+   * bitsandbytes NF4 (QLoRA) dequantises each weight to bf16 in memory before the GEMM: the 4-bit
+   * read, a 2-byte write and a 2-byte read per weight and pass.
+   */
+  static final double NF4_DEQUANT_EXTRA_BYTES = 4;
+
+  final StepContext ctx;
+  final LayerEmitter layers;
+  final ModelSpec m;
+  final Task t;
+  final MemoryPlan plan;
+  final boolean streamWeights;
+  final boolean cpuOptimizer;
+  final double layerWeightBytes;
+  /** Op ids that end each phase, for metrics: prefill end, and the end of every decode step. */
+  int prefillEnd = -1;
+  int[] tokenEnds = new int[0];
+
+  WorkloadBuilder(SystemSpec s, ModelSpec m, Task t, SoftwareProfile sw, MemoryPlan plan, RooflineKernel kernel) {
+    this.m = m;
+    this.t = t;
+    this.plan = plan;
+    boolean lora = t.kind() == TaskKind.FINETUNE_LORA || t.kind() == TaskKind.FINETUNE_QLORA;
+    this.ctx = new StepContext(s, t, sw, kernel, LayerEmitter.opsPerLayer(m, sw.flashAttention(), lora));
+    this.streamWeights = plan.offload() == Offload.WEIGHTS && !ctx.unified;
+    this.cpuOptimizer = t.kind().training() && (plan.offload() == Offload.OPTIMIZER || plan.offload() == Offload.WEIGHTS);
+    double actBytes = t.precision().bytes();
+    boolean trainsBase = t.kind().training() && !t.kind().frozenBase();
+    double wBytes = trainsBase ? t.precision().bytes() : t.weights().bytesPerWeight();
+    if (t.weights() == WeightFormat.NF4 && !trainsBase) {
+      wBytes += NF4_DEQUANT_EXTRA_BYTES;
+    }
+    boolean quantised = !trainsBase && t.weights().dequantised();
+    this.layers = new LayerEmitter(ctx, m, actBytes, wBytes, quantised, sw.flashAttention(), lora ? t.loraRank() : 0);
+    double storedPerParam = trainsBase ? t.precision().bytes() : t.weights().bytesPerWeight();
+    this.layerWeightBytes = (m.parametersPerLayer()) * storedPerParam;
+  }
+
+  // ---------------------------------------------------------------- training
+
+  void buildTrainingStep() {
+    long b = t.batch();
+    long s = t.seqLen();
+    long keys = s + (t.kind() == TaskKind.PTUNING_V2 ? t.prefixTokens() : 0);
+    boolean frozen = t.kind().frozenBase();
+    int last = -1;
+    int[] gradOut = new int[m.layers()];
+    for (int mb = 0; mb < t.microBatches(); mb++) {
+      String p = t.microBatches() > 1 ? "mb" + mb + "." : "";
+      int input = copyIn(p + "input_batch", b * s * 8.0, last);
+      int prev = ctx.sim.addOp(p + "embedding", OpKind.OUTPUT, ctx.compute, ctx.elementwise, 0,
+          b * s * m.hidden() * 2.0 * t.precision().bytes(), 0, deps(input, last));
+      int[] fwdEnd = new int[m.layers()];
+      int[] copies = new int[m.layers()];
+      for (int l = 0; l < m.layers(); l++) {
+        int w = streamWeights ? copyIn(p + "L" + l + ".weights", layerWeightBytes, l >= 2 ? fwdEnd[l - 2] : -1) : -1;
+        copies[l] = w;
+        prev = layers.forward(p + "L" + l + ".", b, s, keys, false, deps(prev, w));
+        fwdEnd[l] = prev;
+      }
+      prev = lmHead(p, b * s, prev, 1);
+      prev = lmHead(p + "bwd.", b * s, prev, frozen ? 1 : 2);
+      int[] bwdEnd = new int[m.layers()];
+      for (int l = m.layers() - 1; l >= 0; l--) {
+        int back = m.layers() - 1 - l;
+        int w = streamWeights ? copyIn(p + "L" + l + ".weights.bwd", layerWeightBytes,
+            back >= 2 ? bwdEnd[l + 2] : fwdEnd[m.layers() - 1]) : -1;
+        if (t.activationCheckpointing()) {
+          prev = layers.forward(p + "L" + l + ".recompute.", b, s, keys, true, deps(prev, w));
+          w = -1;
+        }
+        prev = layers.backward(p + "L" + l + ".", b, s, keys, frozen, deps(prev, w));
+        bwdEnd[l] = prev;
+        if (cpuOptimizer) {
+          gradOut[l] = copyOut(p + "L" + l + ".grads", trainableBytesPerLayer(2), prev);
+        }
+      }
+      last = prev;
+    }
+    optimizerStep(last, gradOut);
+  }
+
+  private void optimizerStep(int last, int[] gradOut) {
+    double trainable = trainableParameters();
+    if (!cpuOptimizer) {
+      ctx.sim.addOp("optimizer.adamw", OpKind.OPTIMIZER, ctx.compute, ctx.elementwise,
+          ADAM_FLOPS_PER_PARAM * trainable, ADAM_GPU_BYTES_PER_PARAM * trainable, 0, last);
+      return;
+    }
+    double perLayer = trainable / m.layers();
+    int prevCpu = -1;
+    for (int l = m.layers() - 1; l >= 0; l--) {
+      int g = gradOut[l];
+      prevCpu = ctx.sim.addOp("L" + l + ".adamw(cpu)", OpKind.OPTIMIZER, ctx.cpu, ctx.cpuGroup,
+          ADAM_FLOPS_PER_PARAM * perLayer, ADAM_CPU_BYTES_PER_PARAM * perLayer, 0, deps(g, prevCpu));
+      if (!streamWeights) {
+        copyIn("L" + l + ".updated_weights", perLayer * t.precision().bytes(), prevCpu);
+      }
+    }
+  }
+
+  private double trainableParameters() {
+    return Footprint.of(m, t, true).trainableParameters();
+  }
+
+  private double trainableBytesPerLayer(double bytesPerParam) {
+    return trainableParameters() / m.layers() * bytesPerParam;
+  }
+
+  private int lmHead(String p, double tokens, int dep, double factor) {
+    double h = m.hidden();
+    double v = m.vocab();
+    double wBytes = t.kind().training() && !t.kind().frozenBase() ? t.precision().bytes() : 2;
+    double actBytes = t.precision().bytes();
+    int id = ctx.sim.addOp(p + "lm_head", OpKind.OUTPUT, ctx.compute, ctx.gemm, factor * 2 * tokens * h * v,
+        factor * (h * v * wBytes + tokens * (h + v) * actBytes), 0, deps(dep));
+    layers.totalFlops += factor * 2 * tokens * h * v;
+    return id;
+  }
+
+  // ---------------------------------------------------------------- inference
+
+  void buildInference() {
+    long b = t.batch();
+    long prompt = t.promptTokens();
+    int input = copyIn("prompt", b * prompt * 4.0, -1);
+    int prev = ctx.sim.addOp("embedding", OpKind.OUTPUT, ctx.compute, ctx.elementwise, 0,
+        b * prompt * m.hidden() * 2.0 * 2, 0, deps(input));
+    prev = passThroughLayers("prefill.", b, prompt, prompt, prev);
+    prev = lmHead("prefill.", b, prev, 1);
+    prev = sample("prefill.", b, prev);
+    prefillEnd = prev;
+    int steps = Math.max(0, t.generateTokens() - 1);
+    tokenEnds = new int[steps];
+    for (int k = 0; k < steps; k++) {
+      String p = "t" + (k + 1) + ".";
+      prev = ctx.sim.addOp(p + "embedding", OpKind.OUTPUT, ctx.compute, ctx.elementwise, 0,
+          b * m.hidden() * 2.0 * 2, 0, prev);
+      prev = passThroughLayers(p, b, 1, prompt + k + 1, prev);
+      prev = lmHead(p, b, prev, 1);
+      prev = sample(p, b, prev);
+      tokenEnds[k] = prev;
+    }
+  }
+
+  private int passThroughLayers(String p, long b, long queries, long keys, int prev) {
+    int[] ends = new int[m.layers()];
+    for (int l = 0; l < m.layers(); l++) {
+      int w = streamWeights ? copyIn(p + "L" + l + ".weights", layerWeightBytes, l >= 2 ? ends[l - 2] : prev) : -1;
+      prev = layers.forward(p + "L" + l + ".", b, queries, keys, false, deps(prev, w));
+      ends[l] = prev;
+    }
+    return prev;
+  }
+
+  /** Logits go to the host for sampling (a small D2H copy on a discrete card; nothing on unified memory). */
+  private int sample(String p, long b, int prev) {
+    return ctx.unified ? prev : copyOut(p + "logits_to_host", b * m.vocab() * 4.0, prev);
+  }
+
+  // ---------------------------------------------------------------- helpers
+
+  private int copyIn(String name, double bytes, int dep) {
+    if (ctx.unified) {
+      return dep;
+    }
+    return ctx.sim.addOp(name, OpKind.TRANSFER, ctx.h2d, ctx.copyIn, 0, 0, bytes, deps(dep));
+  }
+
+  private int copyOut(String name, double bytes, int dep) {
+    if (ctx.unified) {
+      return dep;
+    }
+    return ctx.sim.addOp(name, OpKind.TRANSFER, ctx.d2h, ctx.copyOut, 0, 0, bytes, deps(dep));
+  }
+
+  static int[] deps(int... ids) {
+    int n = 0;
+    for (int id : ids) {
+      if (id >= 0) {
+        n++;
+      }
+    }
+    int[] out = new int[n];
+    int k = 0;
+    for (int id : ids) {
+      if (id >= 0) {
+        out[k++] = id;
+      }
+    }
+    return out;
+  }
+}
