@@ -1,0 +1,115 @@
+package llmsim.cli;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+class SimulateCommandTest {
+  static final ObjectMapper JSON = new ObjectMapper();
+  static final List<String> KEYS = List.of("step_time_s", "tokens_per_s", "prefill_tokens_per_s", "decode_tokens_per_s",
+      "ttft_s", "tpot_s", "mfu", "mbu", "fits", "offload", "memory", "time_by_bound_s", "bound", "explanation", "kernel");
+
+  @TempDir Path dir;
+
+  static JsonNode json(String... args) throws IOException {
+    CliRunner r = CliRunner.run(args);
+    assertThat(r.code()).as(r.err()).isZero();
+    return JSON.readTree(r.out());
+  }
+
+  @Test
+  void llama65bTraining_needsOffloadOnH100_andCrossesNoLinkOnM2Ultra() throws IOException {
+    JsonNode j = json("compare", "--model", "llama-65b", "--task", "train", "--hardware", "m2-ultra,13900ks-h100",
+        "--activation-checkpointing", "--format", "json");
+    JsonNode mac = j.get(0);
+    JsonNode h100 = j.get(1);
+    assertThat(mac.get("hardware").asText()).isEqualTo("m2-ultra");
+    assertThat(mac.get("link_bytes").asDouble()).isZero();
+    assertThat(mac.at("/time_by_bound_s/host_link").asDouble()).isZero();
+    assertThat(mac.get("explanation").asText()).contains("Nothing crosses a link");
+    assertThat(h100.get("offload").asText()).isNotEqualTo("none");
+    // weights stream in for forward and backward (2 x 2 bytes x params) and bf16 gradients go out (2 bytes x params)
+    double params = 65285660672.0;
+    double layerParams = params - 2 * 32000.0 * 8192 - 8192;
+    assertThat(h100.get("link_bytes").asDouble()).isGreaterThan(3 * 2 * layerParams);
+    assertThat(h100.at("/time_by_bound_s/host_link").asDouble() + h100.at("/time_by_bound_s/host").asDouble())
+        .as("the offload path (link and host CPU) dominates").isGreaterThan(0.5 * h100.get("step_time_s").asDouble());
+    assertThat(h100.get("explanation").asText()).containsAnyOf("PCIe 5.0", "host");
+  }
+
+  @Test
+  void llama65bLoraFineTune_onH100_isBoundByTheHostLink() throws IOException {
+    JsonNode h100 = json("simulate", "--model", "llama-65b", "--task", "finetune-lora", "--hardware", "13900ks-h100",
+        "--format", "json");
+    assertThat(h100.get("offload").asText()).isEqualTo("weights");
+    assertThat(h100.get("bound").asText()).isEqualTo("host_link");
+    assertThat(h100.get("explanation").asText()).startsWith("Bound by the PCIe 5.0 x16 link");
+  }
+
+  @Test
+  void jsonHasTheDocumentedKeys() throws IOException {
+    JsonNode r = json("simulate", "--model", "llama-7b", "--hardware", "m2-ultra", "--format", "json");
+    for (String k : KEYS) {
+      assertThat(r.has(k)).as(k).isTrue();
+    }
+    assertThat(r.get("memory").has("kv_cache_bytes")).isTrue();
+    assertThat(r.get("time_by_bound_s").has("device_memory")).isTrue();
+  }
+
+  @Test
+  void sameScenarioTwice_givesByteIdenticalJson() {
+    String[] args = {"compare", "--model", "llama-13b", "--hardware", "m2-ultra,13900ks-rtx4090", "--task", "inference",
+        "--format", "json"};
+    assertThat(CliRunner.run(args).out()).isEqualTo(CliRunner.run(args).out());
+  }
+
+  @Test
+  void scenarioFile_isReadAndFlagsOverrideIt() throws IOException {
+    Path f = dir.resolve("s.yaml");
+    Files.writeString(f, "kind: scenario\nhardware: m2-ultra\nmodel: llama-7b\ntask: inference\nbatch: 2\n");
+    JsonNode r = json("simulate", f.toString(), "--batch", "4", "--format", "json");
+    assertThat(r.get("batch").asInt()).isEqualTo(4);
+    assertThat(r.get("hardware").asText()).isEqualTo("m2-ultra");
+  }
+
+  @Test
+  void scenarioFile_withUnknownKey_isABadInput() throws IOException {
+    Path f = dir.resolve("s.yaml");
+    Files.writeString(f, "kind: scenario\nhardware: m2-ultra\nmodel: llama-7b\nbatch_size: 2\n");
+    CliRunner r = CliRunner.run("simulate", f.toString());
+    assertThat(r.code()).isEqualTo(2);
+    assertThat(r.err()).contains("s.yaml:4:1: unknown field 'batch_size' (did you mean 'batch'?)");
+  }
+
+  @Test
+  void scenarioFile_withImpossibleValue_isABadInput() throws IOException {
+    Path f = dir.resolve("s.yaml");
+    Files.writeString(f, "kind: scenario\nhardware: m2-ultra\nmodel: llama-7b\ntask: trian\nbatch: 0\n");
+    CliRunner r = CliRunner.run("simulate", f.toString());
+    assertThat(r.code()).isEqualTo(2);
+    assertThat(r.err()).contains("s.yaml:4:7: 'task' must be one of").contains("(did you mean 'train'?)")
+        .contains("s.yaml:5:8: 'batch' must be >= 1, was 0");
+  }
+
+  @Test
+  void bundledExamples_run() {
+    for (String f : List.of("../examples/llama65b-train.yaml", "../examples/llama7b-decode.yaml")) {
+      CliRunner r = CliRunner.run("simulate", f);
+      assertThat(r.code()).as(f + ": " + r.err()).isZero();
+    }
+  }
+
+  @Test
+  void offloadOptimizerForInference_isRefused() {
+    CliRunner r = CliRunner.run("simulate", "--model", "llama-7b", "--hardware", "rtx4090", "--offload", "optimizer");
+    assertThat(r.code()).isEqualTo(2);
+    assertThat(r.err()).contains("--offload: 'optimizer' is not allowed");
+  }
+}
