@@ -23,6 +23,7 @@ import picocli.CommandLine.Spec;
       MemoryCommand.class,
       SimulateCommand.class,
       CompareCommand.class,
+      ValidateCommand.class,
       CommandLine.HelpCommand.class
     },
     footer = {"", "Exit codes: 0 ok, 1 failure, 2 bad input (the message names the file, line and rule)."})

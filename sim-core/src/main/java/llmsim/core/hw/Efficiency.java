@@ -11,7 +11,18 @@ import llmsim.core.util.Checks;
  * @param memorySource where {@code memoryStreaming} came from
  * @param measured false when these are the documented defaults rather than a measurement
  */
-public record Efficiency(double gemm, String gemmSource, double memoryStreaming, String memorySource, boolean measured) {
+public record Efficiency(double gemm, String gemmSource, double memoryStreaming, String memorySource, boolean measured,
+    double gemmFp8, String gemmFp8Source) {
+
+  /** Without a separate fp8 figure: fp8 GEMMs reach the same fraction as 16-bit ones. */
+  public Efficiency(double gemm, String gemmSource, double memoryStreaming, String memorySource, boolean measured) {
+    this(gemm, gemmSource, memoryStreaming, memorySource, measured, gemm, gemmSource);
+  }
+
+  /** GEMM fraction at a precision: the fp8 figure for fp8 and int8 when measured, else the 16-bit one. */
+  public double gemmAt(Precision p) {
+    return p == Precision.FP8 || p == Precision.INT8 ? gemmFp8 : gemm;
+  }
 
   /** Defaults for a device without its own microbenchmark; see docs/CALIBRATION.md. */
   public static final double DEFAULT_GEMM = 0.75;
@@ -23,5 +34,6 @@ public record Efficiency(double gemm, String gemmSource, double memoryStreaming,
     Checks.fraction("memory streaming efficiency", memoryStreaming);
     Checks.notBlank("gemm efficiency source", gemmSource);
     Checks.notBlank("memory efficiency source", memorySource);
+    Checks.fraction("fp8 gemm efficiency", gemmFp8);
   }
 }

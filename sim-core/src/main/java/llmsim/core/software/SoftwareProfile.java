@@ -13,6 +13,9 @@ import llmsim.core.util.Checks;
  * @param launchSeconds fixed cost per kernel launch (CPU dispatch + GPU launch latency)
  * @param kernelsPerLayer kernels one transformer layer launches in a forward pass
  * @param flashAttention whether attention scores are never materialised in memory
+ * @param scoreBytesPerElement without flash attention: bytes moved per attention-score element by the
+ *     whole score chain of the forward pass (QK^T write, scale, mask, softmax with its casts, the read
+ *     by attention x V), counted from the framework's code path (docs/CALIBRATION.md)
  * @param workspaceBytes device memory the framework holds beyond tensors (context, allocator, buffers)
  * @param dequantScale fraction of streaming efficiency kept when weights are in a block-quantised format
  */
@@ -25,6 +28,7 @@ public record SoftwareProfile(
     double launchSeconds,
     int kernelsPerLayer,
     boolean flashAttention,
+    double scoreBytesPerElement,
     double workspaceBytes,
     double dequantScale,
     String source) {
@@ -37,6 +41,7 @@ public record SoftwareProfile(
     Checks.nonNegative("launch overhead (s)", launchSeconds);
     Checks.positive("kernels per layer", kernelsPerLayer);
     Checks.nonNegative("workspace (bytes)", workspaceBytes);
+    Checks.positive("score bytes per element", scoreBytesPerElement);
     Checks.fraction("dequant scale", dequantScale);
   }
 }

@@ -11,36 +11,55 @@ import llmsim.core.util.Units;
 public final class SoftwareProfiles {
   private SoftwareProfiles() {}
 
-  /** PyTorch eager with Hugging Face transformers/PEFT: cuBLAS GEMMs, SDPA flash attention. */
+  /**
+   * PyTorch eager with Hugging Face transformers/PEFT: cuBLAS GEMMs (the GEMM fraction is the device's
+   * mamf-finder figure, which also runs torch.matmul), SDPA flash attention (transformers >= 4.36).
+   * About 48 kernels per LLaMA layer in eager mode, 12 us each of CPU dispatch.
+   */
   public static final SoftwareProfile PYTORCH = new SoftwareProfile(
-      "pytorch", "PyTorch eager (Hugging Face transformers / PEFT), SDPA attention",
-      List.of("hf", "transformers", "peft"), 1.0, 1.0, 10e-6, 24, true, 1.0 * Units.GIB, 1.0,
+      "pytorch", "PyTorch eager (Hugging Face transformers / PEFT), SDPA flash attention",
+      List.of("hf", "transformers", "peft"), 1.0, 1.0, 12e-6, 48, true, 8, 1.0 * Units.GIB, 1.0,
       "docs/CALIBRATION.md#pytorch");
 
-  /** llama.cpp (ggml) with the Metal or CUDA backend; one kernel per ggml graph node. */
+  /**
+   * As {@link #PYTORCH}, with the eager attention transformers used before SDPA: QK^T written in bf16 (2 B),
+   * divided by sqrt(d) (4 B), plus the mask (6 B), softmax upcast to fp32 (6 B), cast back (6 B), read by
+   * attention x V (2 B): 26 bytes per score element.
+   */
+  public static final SoftwareProfile HF_EAGER = new SoftwareProfile(
+      "hf-eager", "PyTorch eager with Hugging Face eager attention (transformers < 4.36, no FlashAttention)",
+      List.of("pytorch-eager-attention"), 1.0, 1.0, 12e-6, 48, false, 26, 1.0 * Units.GIB, 1.0,
+      "docs/CALIBRATION.md#hf-eager");
+
+  /**
+   * llama.cpp (ggml) with the Metal or CUDA backend before CUDA graphs (2024-05) and flash attention
+   * (2024-04): one kernel per graph node, about 24 per LLaMA layer; KQ written in f32 (4 B), the fused
+   * scale+mask+softmax (ggml_soft_max_ext, 2023-12) reads and writes it (8 B), KQV reads it (4 B):
+   * 16 bytes per score element.
+   */
   public static final SoftwareProfile LLAMA_CPP = new SoftwareProfile(
-      "llama.cpp", "llama.cpp / ggml (Metal or CUDA backend), batch-1 oriented kernels",
-      List.of("llamacpp", "ggml"), 1.0, 1.0, 5e-6, 16, true, 0.5 * Units.GIB, 1.0,
+      "llama.cpp", "llama.cpp / ggml (Metal or CUDA backend), one kernel launch per graph node",
+      List.of("llamacpp", "ggml"), 1.0, 1.0, 4e-6, 24, false, 16, 0.5 * Units.GIB, 1.0,
       "docs/CALIBRATION.md#llamacpp");
 
-  /** TensorRT-LLM: fused kernels, CUDA graphs, in-flight KV cache. */
+  /** TensorRT-LLM: fused attention and MLP kernels. */
   public static final SoftwareProfile TENSORRT_LLM = new SoftwareProfile(
-      "tensorrt-llm", "NVIDIA TensorRT-LLM (fused kernels, CUDA graphs)",
-      List.of("trt-llm", "tensorrt"), 1.0, 1.0, 2e-6, 8, true, 1.0 * Units.GIB, 1.0,
+      "tensorrt-llm", "NVIDIA TensorRT-LLM (fused attention plugin, fused GEMM epilogues)",
+      List.of("trt-llm", "tensorrt"), 1.0, 1.0, 4e-6, 10, true, 8, 1.0 * Units.GIB, 1.0,
       "docs/CALIBRATION.md#tensorrt-llm");
 
   /** Megatron-LM / NeMo: fused kernels for large-scale training. */
   public static final SoftwareProfile MEGATRON = new SoftwareProfile(
       "megatron", "Megatron-LM (fused kernels, flash attention)",
-      List.of("megatron-lm", "nemo"), 1.0, 1.0, 5e-6, 12, true, 2.0 * Units.GIB, 1.0,
+      List.of("megatron-lm", "nemo"), 1.0, 1.0, 4e-6, 14, true, 8, 2.0 * Units.GIB, 1.0,
       "docs/CALIBRATION.md#megatron");
 
   /** Apple MLX. */
   public static final SoftwareProfile MLX = new SoftwareProfile(
-      "mlx", "Apple MLX (Metal)", List.of(), 1.0, 1.0, 5e-6, 16, true, 0.5 * Units.GIB, 1.0,
+      "mlx", "Apple MLX (Metal)", List.of(), 1.0, 1.0, 4e-6, 16, true, 8, 0.5 * Units.GIB, 1.0,
       "docs/CALIBRATION.md#mlx");
 
-  public static final List<SoftwareProfile> ALL = List.of(PYTORCH, LLAMA_CPP, TENSORRT_LLM, MEGATRON, MLX);
+  public static final List<SoftwareProfile> ALL = List.of(PYTORCH, HF_EAGER, LLAMA_CPP, TENSORRT_LLM, MEGATRON, MLX);
 
   public static Optional<SoftwareProfile> find(String idOrAlias) {
     for (SoftwareProfile p : ALL) {

@@ -17,6 +17,7 @@ final class LayerEmitter {
   final double weightBytesPerParam;
   final boolean quantised;
   final boolean flash;
+  final double scoreBytesPerElement;
   final int loraRank;
   /** Matmul FLOPs (GEMMs and the attention core) of recomputed forward passes: hardware, not model, FLOPs. */
   double recomputeFlops;
@@ -24,13 +25,14 @@ final class LayerEmitter {
   double totalFlops;
 
   LayerEmitter(StepContext ctx, ModelSpec m, double actBytes, double weightBytesPerParam, boolean quantised,
-      boolean flash, int loraRank) {
+      boolean flash, double scoreBytesPerElement, int loraRank) {
     this.ctx = ctx;
     this.m = m;
     this.actBytes = actBytes;
     this.weightBytesPerParam = weightBytesPerParam;
     this.quantised = quantised;
     this.flash = flash;
+    this.scoreBytesPerElement = scoreBytesPerElement;
     this.loraRank = loraRank;
   }
 
@@ -60,10 +62,12 @@ final class LayerEmitter {
     if (flash) {
       p.op("attention", OpKind.ATTENTION, ctx.gemm, attnFlops, tokens * q * actBytes * 2 + kvRead);
     } else {
-      double scores = (double) batch * m.heads() * queries * keys * actBytes;
-      p.op("attn_scores", OpKind.ATTENTION, ctx.gemm, attnFlops / 2, tokens * q * actBytes + kvRead / 2 + scores);
-      p.op("softmax", OpKind.ATTENTION, ctx.elementwise, 5.0 * scores / actBytes, 2 * scores);
-      p.op("attn_v", OpKind.ATTENTION, ctx.gemm, attnFlops / 2, scores + kvRead / 2 + tokens * q * actBytes);
+      // the score chain moves scoreBytesPerElement per element: 2 written by QK^T, 2 read by attention x V,
+      // the rest by the scale/mask/softmax kernels between them
+      double elements = (double) batch * m.heads() * queries * keys;
+      p.op("attn_scores", OpKind.ATTENTION, ctx.gemm, attnFlops / 2, tokens * q * actBytes + kvRead / 2 + 2 * elements);
+      p.op("softmax", OpKind.ATTENTION, ctx.elementwise, 5.0 * elements, (scoreBytesPerElement - 4) * elements);
+      p.op("attn_v", OpKind.ATTENTION, ctx.gemm, attnFlops / 2, 2 * elements + kvRead / 2 + tokens * q * actBytes);
     }
     p.gemm("o_proj", OpKind.ATTENTION, q, h, 1);
     p.elementwise("residual_1", OpKind.NORM_ELEMENTWISE, 3 * tokens * h * actBytes, tokens * h);
@@ -96,7 +100,9 @@ final class LayerEmitter {
     }
     p.gemm("o_proj.bwd", OpKind.ATTENTION, q, h, g);
     double attnFlops = 2 * 4.0 * batch * seq * keys * q;
-    p.op("attention.bwd", OpKind.ATTENTION, ctx.gemm, attnFlops, 2 * (tokens * q * actBytes * 2 + 2.0 * batch * keys * kv * actBytes));
+    double scoreBytes = flash ? 0 : 2 * scoreBytesPerElement * batch * m.heads() * (double) seq * keys;
+    p.op("attention.bwd", OpKind.ATTENTION, ctx.gemm, attnFlops,
+        2 * (tokens * q * actBytes * 2 + 2.0 * batch * keys * kv * actBytes) + scoreBytes);
     if (loraRank > 0) {
       p.adapter("lora_v.bwd", h, kv, 2);
       p.adapter("lora_q.bwd", h, q, 2);

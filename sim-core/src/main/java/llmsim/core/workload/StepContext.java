@@ -54,7 +54,7 @@ final class StepContext {
     d2h = unified ? -1 : sim.addStream("D2H copy", Lane.D2H);
     cpu = sim.addStream("CPU", Lane.CPU);
     double memBw = d.memoryBandwidthBytesPerSecond() * system.deviceCount() * d.efficiency().memoryStreaming() * sw.streamScale();
-    double gemmPeak = peakFlops * d.efficiency().gemm() * sw.gemmScale();
+    double gemmPeak = peakFlops * d.efficiency().gemmAt(p) * sw.gemmScale();
     double launch = sw.launchSeconds() * sw.kernelsPerLayer() / Math.max(1, opsPerLayer);
     gemm = sim.addGroup(new CostGroup("gemm", gemmPeak, devicePool, memBw, -1, 1, launch));
     gemmQuantised = sim.addGroup(new CostGroup("gemm (block-quantised weights)", gemmPeak, devicePool,

@@ -56,7 +56,8 @@ final class WorkloadBuilder {
       wBytes += NF4_DEQUANT_EXTRA_BYTES;
     }
     boolean quantised = !trainsBase && t.weights().dequantised();
-    this.layers = new LayerEmitter(ctx, m, actBytes, wBytes, quantised, sw.flashAttention(), lora ? t.loraRank() : 0);
+    this.layers = new LayerEmitter(ctx, m, actBytes, wBytes, quantised, sw.flashAttention(), sw.scoreBytesPerElement(),
+        lora ? t.loraRank() : 0);
     double storedPerParam = trainsBase ? t.precision().bytes() : t.weights().bytesPerWeight();
     this.layerWeightBytes = (m.parametersPerLayer()) * storedPerParam;
   }

@@ -20,7 +20,7 @@ import org.junit.jupiter.api.Test;
 /** Each expectation is derived here from the inputs and the physics, not from the program's output. */
 class SimulatorPhysicsTest {
   /** No launch overhead and no framework factors: the closed forms hold exactly. */
-  static final SoftwareProfile IDEAL = new SoftwareProfile("ideal", "test", List.of(), 1, 1, 0, 1, true, 0, 1, "test");
+  static final SoftwareProfile IDEAL = new SoftwareProfile("ideal", "test", List.of(), 1, 1, 0, 1, true, 8, 0, 1, "test");
 
   final ModelSpec llama7b = Fixtures.llama7b();
   final SystemSpec mac = Fixtures.unified();

@@ -59,7 +59,9 @@ final class Binder {
     String gemmSource = e.flatMap(x -> x.optStr("gemm_source")).orElse(defaultNote);
     String memSource = e.flatMap(x -> x.optStr("memory_source")).orElse(defaultNote);
     boolean measured = e.isPresent() && e.get().get("gemm").isPresent() && e.get().get("memory_streaming").isPresent();
-    return new Efficiency(gemm, gemmSource, mem, memSource, measured);
+    double fp8 = e.map(x -> x.num("gemm_fp8", gemm)).orElse(gemm);
+    String fp8Source = e.flatMap(x -> x.optStr("gemm_fp8_source")).orElse(gemmSource);
+    return new Efficiency(gemm, gemmSource, mem, memSource, measured, fp8, fp8Source);
   }
 
   static Optional<Price> price(Node n) {

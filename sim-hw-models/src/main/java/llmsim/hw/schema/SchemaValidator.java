@@ -25,7 +25,7 @@ import llmsim.hw.yaml.TreeReader;
  */
 public final class SchemaValidator {
 
-  public static final List<String> KINDS = List.of("device", "host", "link", "system", "model", "scenario");
+  public static final List<String> KINDS = List.of("device", "host", "link", "system", "model", "scenario", "case");
 
   private final Node schema;
 

@@ -1,0 +1,108 @@
+package llmsim.cli;
+
+import static llmsim.cli.Output.num;
+
+import java.io.PrintWriter;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.Callable;
+import llmsim.core.util.Units;
+import llmsim.hw.validation.ValidationCase;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Parameters;
+import picocli.CommandLine.Spec;
+
+/** {@code llmsim validate [PATH...]}: predicted vs published measurements, with the error. */
+@Command(name = "validate", description = {
+    "Run the validation cases (published measurements) and print predicted vs measured with the signed error,",
+    "then the median absolute error, MAPE and worst cases per category and overall.",
+    "Default PATH: validation/cases of this checkout."})
+final class ValidateCommand implements Callable<Integer> {
+  @Spec CommandSpec spec;
+  @Mixin Output output;
+
+  @Parameters(arity = "0..*", paramLabel = "PATH", description = "Case files or folders of *.yaml cases.")
+  List<Path> paths;
+
+  @Override
+  public Integer call() {
+    List<ValidationCase> cases = ValidationCase.readAll(paths == null || paths.isEmpty() ? List.of(defaultCases()) : paths);
+    List<ValidationRunner.Outcome> outcomes = ValidationRunner.run(cases);
+    List<ValidationStats> stats = ValidationStats.summarise(outcomes);
+    print(outcomes, stats);
+    return 0;
+  }
+
+  static Path defaultCases() {
+    String home = System.getProperty("llmsim.home");
+    Path p = home == null ? Path.of("validation", "cases") : Path.of(home, "validation", "cases");
+    if (!Files.isDirectory(p)) {
+      throw new BadFlagException("PATH: no validation cases at " + p + "; give the folder of case files");
+    }
+    return p;
+  }
+
+  private void print(List<ValidationRunner.Outcome> outcomes, List<ValidationStats> stats) {
+    PrintWriter out = spec.commandLine().getOut();
+    TextTable t = new TextTable(List.of("case", "category", "metric", "predicted", "measured", "unit", "error", "confidence"));
+    List<Map<String, Object>> json = new ArrayList<>();
+    for (ValidationRunner.Outcome o : outcomes) {
+      var c = o.c();
+      t.row(List.of(c.id(), c.category(), o.ran() ? c.metric() : "skipped", o.ran() ? num(o.predicted(), sig(o.predicted())) : "-",
+          num(c.measured(), sig(c.measured())), c.unit(), o.ran() ? signed(o.signedError()) : "-", c.confidence()));
+      Map<String, Object> m = new LinkedHashMap<>();
+      m.put("id", c.id());
+      m.put("category", c.category());
+      m.put("metric", c.metric());
+      m.put("unit", c.unit());
+      m.put("measured", c.measured());
+      m.put("predicted", ResultFormat.finite(o.predicted()));
+      m.put("signed_error", o.ran() ? o.signedError() : null);
+      m.put("confidence", c.confidence());
+      m.put("skipped", o.skipped());
+      m.put("source", c.source());
+      json.add(m);
+    }
+    switch (output.format) {
+      case json -> {
+        Map<String, Object> root = new LinkedHashMap<>();
+        root.put("cases", json);
+        root.put("summary", stats.stream().map(ValidationStats::json).toList());
+        out.print(Json.write(root));
+      }
+      case csv -> out.print(t.csv());
+      case table -> {
+        out.print(t.render());
+        out.println();
+        TextTable s = new TextTable(List.of("group", "cases run", "median |error|", "MAPE", "worst"));
+        for (ValidationStats st : stats) {
+          s.row(List.of(st.group(), String.valueOf(st.cases()), pct(st.medianAbsError()), pct(st.mape()),
+              String.join(", ", st.worst().stream().map(o -> o.c().id() + " " + signed(o.signedError())).toList())));
+        }
+        out.print(s.render());
+        long skipped = outcomes.stream().filter(o -> !o.ran()).count();
+        out.println();
+        out.println(skipped + " case(s) skipped:");
+        outcomes.stream().filter(o -> !o.ran()).forEach(o -> out.println("  " + o.c().id() + ": " + o.skipped()));
+      }
+    }
+  }
+
+  private static String pct(double fraction) {
+    return Double.isNaN(fraction) ? "-" : Units.percent(fraction);
+  }
+
+  private static int sig(double v) {
+    return v >= 100 ? 1 : v >= 10 ? 2 : 3;
+  }
+
+  static String signed(double e) {
+    return String.format(java.util.Locale.US, "%+.1f%%", e * 100);
+  }
+}

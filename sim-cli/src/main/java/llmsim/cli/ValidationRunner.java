@@ -1,0 +1,100 @@
+package llmsim.cli;
+
+import java.util.ArrayList;
+import java.util.List;
+import llmsim.core.hw.Device;
+import llmsim.core.hw.Link;
+import llmsim.core.hw.Precision;
+import llmsim.core.workload.StepResult;
+import llmsim.hw.catalog.Catalog;
+import llmsim.hw.validation.ValidationCase;
+import llmsim.hw.yaml.InputException;
+import llmsim.hw.yaml.Problem;
+
+/** Predicts each case's metric in the case's unit; skipped cases keep their reason. */
+final class ValidationRunner {
+  private ValidationRunner() {}
+
+  /** One case's outcome; {@code predicted} is NaN for a skipped case. */
+  record Outcome(ValidationCase c, double predicted, String skipped) {
+    double signedError() {
+      return (predicted - c.measured()) / c.measured();
+    }
+
+    boolean ran() {
+      return skipped == null;
+    }
+  }
+
+  static List<Outcome> run(List<ValidationCase> cases) {
+    List<Outcome> out = new ArrayList<>();
+    for (ValidationCase c : cases) {
+      if (c.skip().isPresent()) {
+        out.add(new Outcome(c, Double.NaN, c.skip().get()));
+        continue;
+      }
+      try {
+        double si = c.micro().isPresent() ? micro(c) : endToEnd(c);
+        out.add(new Outcome(c, toUnit(si, c), null));
+      } catch (BadFlagException | IllegalArgumentException e) {
+        throw new InputException(new Problem(c.file(), c.line(), 1, e.getMessage()));
+      } catch (InputException e) {
+        List<Problem> ps = e.problems().stream().map(p -> p.line() > 0 ? p
+            : new Problem(c.file(), c.line(), 1, p.file() + ": " + p.message())).toList();
+        throw new InputException(ps);
+      }
+    }
+    return out;
+  }
+
+  private static double endToEnd(ValidationCase c) {
+    ScenarioOptions.Resolved r = new ScenarioOptions().resolve(c.scenario().orElseThrow(), true);
+    if (r.hardware().size() != 1) {
+      throw new IllegalArgumentException("a case's scenario names exactly one hardware id");
+    }
+    StepResult s = SimulateCommand.run(r).get(0);
+    return switch (c.metric()) {
+      case "prefill_tokens_per_s" -> s.prefillTokensPerSecond();
+      case "decode_tokens_per_s" -> s.decodeTokensPerSecond();
+      case "tokens_per_s" -> s.tokensPerSecond();
+      case "ttft_s" -> s.ttftSeconds();
+      case "tpot_s" -> s.tpotSeconds();
+      case "step_time_s" -> s.stepTimeSeconds();
+      default -> throw new IllegalArgumentException("metric '" + c.metric() + "' does not apply to a scenario");
+    };
+  }
+
+  private static double micro(ValidationCase c) {
+    ValidationCase.Micro m = c.micro().orElseThrow();
+    Catalog cat = Catalog.bundled();
+    switch (m.measure()) {
+      case "gemm": {
+        Device d = cat.system(m.hardware(), "hardware").device();
+        Precision p = Precision.fromKey(m.precision());
+        double share = m.dies() > 0 ? (double) m.dies() / d.dies() : 1.0;
+        return d.peakFlops(p) * share * d.efficiency().gemmAt(p);
+      }
+      case "memory": {
+        Device d = cat.system(m.hardware(), "hardware").device();
+        return d.memoryBandwidthBytesPerSecond() * d.efficiency().memoryStreaming();
+      }
+      default: {
+        String id = cat.canonical(m.link());
+        Link l = cat.links().stream().filter(x -> x.id().equals(id)).findFirst()
+            .orElseThrow(() -> new IllegalArgumentException("unknown link '" + m.link() + "'"));
+        return l.measuredBytesPerSecondPerDirection();
+      }
+    }
+  }
+
+  /** Convert an SI value to the case's unit. */
+  static double toUnit(double si, ValidationCase c) {
+    return switch (c.unit()) {
+      case "ms" -> si * 1e3;
+      case "TFLOP/s", "TFLOP/s/GPU" -> si / 1e12;
+      case "GFLOP/s" -> si / 1e9;
+      case "GB/s" -> si / 1e9;
+      default -> si;
+    };
+  }
+}

@@ -1,0 +1,89 @@
+package llmsim.cli;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import llmsim.hw.validation.ValidationCase;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** Runs the whole validation suite: a regression in fidelity fails CI. */
+class ValidationSuiteTest {
+  static final Path CASES = Path.of("..", "validation", "cases");
+
+  final List<ValidationRunner.Outcome> outcomes = ValidationRunner.run(ValidationCase.readAll(List.of(CASES)));
+
+  @Test
+  void everyPublishedMeasurement_hasACaseFile() throws IOException {
+    JsonNode published = new ObjectMapper().readTree(Path.of("..", "..", "shared", "validation", "published-measurements.json").toFile());
+    List<String> ids = outcomes.stream().map(o -> o.c().id()).toList();
+    for (JsonNode c : published) {
+      assertThat(ids).contains(c.get("id").asText());
+    }
+  }
+
+  @Test
+  void microbenchmarkCases_areEachWithinTenPercent() {
+    outcomes.stream().filter(o -> o.ran() && !o.c().endToEnd()).forEach(o ->
+        assertThat(Math.abs(o.signedError())).as(o.c().id()).isLessThanOrEqualTo(0.10));
+  }
+
+  @Test
+  void endToEndCases_medianAbsoluteErrorIsAtMostFifteenPercent() {
+    ValidationStats e2e = ValidationStats.of("end-to-end", outcomes.stream().filter(o -> o.c().endToEnd()).toList());
+    assertThat(e2e.cases()).isGreaterThanOrEqualTo(9);
+    assertThat(e2e.medianAbsError()).isLessThanOrEqualTo(0.15);
+  }
+
+  @Test
+  void multiDeviceCases_areReportedAsSkippedWithAReason() {
+    assertThat(outcomes.stream().filter(o -> o.c().id().startsWith("C")))
+        .allSatisfy(o -> assertThat(o.skipped()).contains("multi-"));
+  }
+
+  @Test
+  void statistics_matchAHandComputation() {
+    // three cases with errors +10%, -20%, +40%: median |e| = 20%, MAPE = 23.3%
+    ValidationCase c = outcomes.get(0).c();
+    List<ValidationRunner.Outcome> three = List.of(
+        new ValidationRunner.Outcome(withMeasured(c, 100), 110, null),
+        new ValidationRunner.Outcome(withMeasured(c, 100), 80, null),
+        new ValidationRunner.Outcome(withMeasured(c, 100), 140, null));
+    ValidationStats s = ValidationStats.of("x", three);
+    assertThat(s.medianAbsError()).isCloseTo(0.20, org.assertj.core.data.Offset.offset(1e-12));
+    assertThat(s.mape()).isCloseTo(0.70 / 3, org.assertj.core.data.Offset.offset(1e-12));
+    assertThat(s.worst().get(0).predicted()).isEqualTo(140);
+  }
+
+  static ValidationCase withMeasured(ValidationCase c, double measured) {
+    return new ValidationCase(c.file(), c.line(), c.id(), c.category(), c.scenario(), c.micro(), c.skip(), c.metric(),
+        measured, c.unit(), c.source(), c.quote(), c.confidence());
+  }
+
+  @TempDir Path dir;
+
+  @Test
+  void incompleteCaseFile_isABadInputWithItsLine() throws IOException {
+    Path f = dir.resolve("X1.yaml");
+    Files.writeString(f, "kind: case\nid: X1\ncategory: B-gpu-inference\nscenario:\n  hardware: rtx4090\n  model: llama-7b\n"
+        + "metric: tokens_per_sec\nmeasured:\n  value: 10\n  unit: tokens/s\nquote: q\nconfidence: high\n");
+    CliRunner r = CliRunner.run("validate", f.toString());
+    assertThat(r.code()).isEqualTo(2);
+    assertThat(r.err()).contains("X1.yaml:7:9: 'metric' must be one of").contains("did you mean 'tokens_per_s'?")
+        .contains("X1.yaml:1:1: missing required field 'source'");
+  }
+
+  @Test
+  void validateCommand_printsJsonWithASummary() throws IOException {
+    CliRunner r = CliRunner.run("validate", CASES.toString(), "--format", "json");
+    assertThat(r.code()).as(r.err()).isZero();
+    JsonNode j = new ObjectMapper().readTree(r.out());
+    assertThat(j.get("cases").size()).isEqualTo(outcomes.size());
+    assertThat(j.get("summary").findValuesAsText("group")).contains("end-to-end", "all", "E-microbench");
+  }
+}
