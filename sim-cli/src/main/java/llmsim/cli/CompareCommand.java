@@ -19,6 +19,7 @@ final class CompareCommand implements Callable<Integer> {
   @Spec CommandSpec spec;
   @Mixin ScenarioOptions scenario;
   @Mixin Output output;
+  @Mixin ReportOutput report;
 
   @Option(names = "--scenario", paramLabel = "FILE", description = "Read the scenario from a .yaml file; flags override it.")
   Path scenarioFile;
@@ -26,11 +27,17 @@ final class CompareCommand implements Callable<Integer> {
   @Override
   public Integer call() {
     ScenarioFile.Raw file = scenarioFile == null ? null : ScenarioFile.read(scenarioFile);
-    List<StepResult> results = SimulateCommand.run(scenario.resolve(file, true));
+    ScenarioOptions.Resolved r = scenario.resolve(file, true);
+    if (report.out != null) {
+      ReportOutput.prepare(report.out);
+    }
+    List<StepResult> results = SimulateCommand.run(r);
     SimulateCommand printer = new SimulateCommand();
     printer.spec = spec;
     printer.output = output;
+    printer.report = report;
     printer.print(results, false);
+    printer.writeReports(results);
     return 0;
   }
 }

@@ -24,6 +24,8 @@ import picocli.CommandLine.Spec;
       SimulateCommand.class,
       CompareCommand.class,
       ValidateCommand.class,
+      RooflineCommand.class,
+      SweepChartCommand.class,
       CommandLine.HelpCommand.class
     },
     footer = {"", "Exit codes: 0 ok, 1 failure, 2 bad input (the message names the file, line and rule)."})

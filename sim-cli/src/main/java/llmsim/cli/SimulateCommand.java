@@ -25,6 +25,7 @@ class SimulateCommand implements Callable<Integer> {
   @Spec CommandSpec spec;
   @Mixin ScenarioOptions scenario;
   @Mixin Output output;
+  @Mixin ReportOutput report;
 
   @Parameters(arity = "0..1", paramLabel = "SCENARIO", description = "A scenario .yaml file (optional; flags alone also work).")
   Path scenarioFile;
@@ -32,9 +33,22 @@ class SimulateCommand implements Callable<Integer> {
   @Override
   public Integer call() {
     ScenarioFile.Raw file = scenarioFile == null ? null : ScenarioFile.read(scenarioFile);
-    List<StepResult> results = run(scenario.resolve(file, true));
+    ScenarioOptions.Resolved r = scenario.resolve(file, true);
+    if (report.out != null) {
+      ReportOutput.prepare(report.out);
+    }
+    List<StepResult> results = run(r);
     print(results, results.size() == 1);
+    writeReports(results);
     return 0;
+  }
+
+  void writeReports(List<StepResult> results) {
+    if (report.out != null) {
+      List<java.nio.file.Path> files = ReportOutput.write(report.out, results, ResultFormat.table(results));
+      PrintWriter err = spec.commandLine().getErr();
+      err.println("wrote " + files.size() + " files to " + report.out + " (open report.html; trace.json in ui.perfetto.dev)");
+    }
   }
 
   static List<StepResult> run(ScenarioOptions.Resolved r) {

@@ -20,6 +20,14 @@ final class TextTable {
     return this;
   }
 
+  List<String> header() {
+    return header;
+  }
+
+  List<List<String>> rows() {
+    return List.copyOf(rows);
+  }
+
   String render() {
     int[] w = new int[header.size()];
     for (int i = 0; i < w.length; i++) {

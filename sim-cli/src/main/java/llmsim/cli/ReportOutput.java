@@ -1,0 +1,128 @@
+package llmsim.cli;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import llmsim.core.workload.StepResult;
+import llmsim.report.BoundsChart;
+import llmsim.report.ChartFiles;
+import llmsim.report.ChartStyle;
+import llmsim.report.ChromeTrace;
+import llmsim.report.HtmlReport;
+import llmsim.report.MemoryChart;
+import llmsim.report.TimelineChart;
+import llmsim.report.AtomicFiles;
+import llmsim.report.roofline.RooflineChart;
+import llmsim.report.roofline.RooflineData;
+import org.jfree.chart.JFreeChart;
+import picocli.CommandLine.Option;
+
+/** {@code --out DIR}: charts (PNG + SVG), trace.json and report.html for simulate and compare. */
+final class ReportOutput {
+  @Option(names = "--out", paramLabel = "DIR", description = "Also write timeline, memory, bounds and roofline charts (PNG and SVG), "
+      + "trace.json (Perfetto / chrome://tracing) and a self-contained report.html into DIR.")
+  Path out;
+
+  static final ChartStyle STYLE = ChartStyle.DEFAULT;
+
+  /** Creates the folder or fails with exit code 2, before any simulation runs. */
+  static Path prepare(Path dir) {
+    try {
+      Files.createDirectories(dir);
+    } catch (IOException | SecurityException e) {
+      throw new BadFlagException("--out: cannot create folder " + dir + " (" + e.getClass().getSimpleName()
+          + (e.getMessage() == null ? "" : ": " + e.getMessage()) + ")");
+    }
+    if (!Files.isWritable(dir)) {
+      throw new BadFlagException("--out: folder " + dir + " is not writable");
+    }
+    return dir;
+  }
+
+  /** Writes every file; returns the paths written, in a stable order. */
+  static List<Path> write(Path dir, List<StepResult> results, TextTable table) {
+    try {
+      List<Path> written = new ArrayList<>();
+      StepResult first = results.get(0);
+      String what = first.model().name() + ", " + first.task().kind().key();
+      List<HtmlReport.Image> images = new ArrayList<>();
+      for (StepResult r : results) {
+        String name = results.size() == 1 ? "timeline" : "timeline-" + safe(r.system().id());
+        JFreeChart c = TimelineChart.create("Simulated " + (r.task().kind().training() ? "step" : "run") + ": " + what
+            + " on " + r.system().id(), r.trace(), STYLE);
+        written.addAll(ChartFiles.write(c, dir, name, STYLE.width(), 150 + 90 * r.trace().streams().size()));
+        images.add(new HtmlReport.Image("Timeline: " + r.system().id(), ChartFiles.png(c, STYLE.width(), 150 + 90 * r.trace().streams().size())));
+      }
+      JFreeChart memory = MemoryChart.create("Memory: " + what, results.stream()
+          .map(r -> new MemoryChart.Entry(r.system().id(), r.memory())).toList(), STYLE);
+      written.addAll(ChartFiles.write(memory, dir, "memory", STYLE.width(), STYLE.height()));
+      images.add(new HtmlReport.Image("Memory on the device against usable capacity", ChartFiles.png(memory, STYLE.width(), STYLE.height())));
+      JFreeChart bounds = BoundsChart.create("Time by bound: " + what, results.stream()
+          .map(r -> new BoundsChart.Entry(r.system().id(), r.timeByBound())).toList(), STYLE);
+      written.addAll(ChartFiles.write(bounds, dir, "bounds", STYLE.width(), 200 + 110 * results.size()));
+      images.add(new HtmlReport.Image("Time by bound", ChartFiles.png(bounds, STYLE.width(), 200 + 110 * results.size())));
+      List<RooflineData> roofs = new ArrayList<>();
+      for (StepResult r : results) {
+        RooflineData d = RooflineData.of(r.system(), r.trace(), !r.task().kind().training(), prefillEnd(r));
+        roofs.add(d);
+        JFreeChart c = RooflineChart.create("Roofline: " + r.system().id() + " with " + what, List.of(d), STYLE);
+        written.addAll(ChartFiles.write(c, dir, "roofline-" + safe(r.system().id()), STYLE.width(), STYLE.height()));
+        images.add(new HtmlReport.Image("Roofline: " + r.system().id(), ChartFiles.png(c, STYLE.width(), STYLE.height())));
+      }
+      Path trace = dir.resolve("trace.json");
+      AtomicFiles.writeString(trace, ChromeTrace.write(results.stream()
+          .map(r -> new ChromeTrace.Process(r.system().id() + ": " + what, r.trace(), r.memory())).toList()));
+      written.add(trace);
+      List<String[]> why = results.stream().map(r -> new String[] {r.system().id(), r.explanation()}).toList();
+      List<List<String>> rows = new ArrayList<>(scenarioRows(first));
+      results.forEach(r -> rows.add(List.of("hardware " + r.system().id(), r.system().name())));
+      HtmlReport.Table scenario = new HtmlReport.Table("Scenario", List.of("key", "value"), rows);
+      HtmlReport.Table tab = new HtmlReport.Table("Results", table.header(), table.rows());
+      Path html = dir.resolve("report.html");
+      AtomicFiles.writeString(html, HtmlReport.render("llmsim: " + what, List.of(scenario, tab), why, images));
+      written.add(html);
+      return written;
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+  }
+
+  static int prefillEnd(StepResult r) {
+    if (r.task().kind().training()) {
+      return -1;
+    }
+    // the prefill phase ends where the TTFT is reached: the last op that ends at ttft
+    int last = -1;
+    for (int i = 0; i < r.trace().size(); i++) {
+      if (r.trace().end()[i] <= r.ttftSeconds()) {
+        last = i;
+      }
+    }
+    return last;
+  }
+
+  static List<List<String>> scenarioRows(StepResult r) {
+    var t = r.task();
+    List<List<String>> rows = new ArrayList<>();
+    rows.add(List.of("model", r.model().id() + " (" + r.model().name() + ")"));
+    rows.add(List.of("task", t.kind().key()));
+    rows.add(List.of("precision / weights", t.precision().key() + " / " + t.weights().key()));
+    rows.add(List.of("batch", String.valueOf(t.batch())));
+    if (t.kind().training()) {
+      rows.add(List.of("sequence length x micro-batches", t.seqLen() + " x " + t.microBatches()));
+      rows.add(List.of("activation checkpointing", String.valueOf(t.activationCheckpointing())));
+    } else {
+      rows.add(List.of("prompt + generated tokens", t.promptTokens() + " + " + t.generateTokens()));
+    }
+    rows.add(List.of("offload (requested)", t.offload().key()));
+    rows.add(List.of("software", r.software().id()));
+    return rows;
+  }
+
+  static String safe(String id) {
+    return id.replaceAll("[^A-Za-z0-9._-]", "_");
+  }
+}

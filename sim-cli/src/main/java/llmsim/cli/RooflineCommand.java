@@ -1,0 +1,68 @@
+package llmsim.cli;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.Callable;
+import llmsim.core.hw.SystemSpec;
+import llmsim.core.workload.StepResult;
+import llmsim.hw.catalog.Catalog;
+import llmsim.report.ChartFiles;
+import llmsim.report.roofline.RooflineChart;
+import llmsim.report.roofline.RooflineData;
+import org.jfree.chart.JFreeChart;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Spec;
+
+/** {@code llmsim roofline}: roofline charts per system and an overlay, with the workload's ops if one is given. */
+@Command(name = "roofline", description = {
+    "Roofline charts (PNG and SVG): compute ceilings per precision, the device-memory roof, the host-link roof",
+    "(PCIe or unified memory) and ridge points; with --model, the simulated ops grouped by kind at the FLOP/s they attained.",
+    "Example: llmsim roofline --hardware h100-sxm,m2-ultra --model llama-7b --task inference --out charts/"})
+final class RooflineCommand implements Callable<Integer> {
+  @Spec CommandSpec spec;
+  @Mixin ScenarioOptions scenario;
+
+  @Option(names = "--out", required = true, paramLabel = "DIR", description = "Folder for roofline-<id>.png/svg and roofline-overlay.png/svg.")
+  Path out;
+
+  @Override
+  public Integer call() {
+    if (scenario.hardware == null || scenario.hardware.isEmpty()) {
+      throw new BadFlagException("--hardware is required (for example h100-sxm,m2-ultra)");
+    }
+    ReportOutput.prepare(out);
+    Catalog c = Catalog.bundled();
+    List<RooflineData> data = new ArrayList<>();
+    if (scenario.model == null) {
+      for (String h : scenario.hardware) {
+        SystemSpec s = c.system(h, "--hardware");
+        data.add(RooflineData.of(s, null, false, -1));
+      }
+    } else {
+      for (StepResult r : SimulateCommand.run(scenario.resolve(null, true))) {
+        data.add(RooflineData.of(r.system(), r.trace(), !r.task().kind().training(), ReportOutput.prefillEnd(r)));
+      }
+    }
+    try {
+      List<Path> written = new ArrayList<>();
+      for (RooflineData d : data) {
+        JFreeChart chart = RooflineChart.create("Roofline: " + d.system(), List.of(d), ReportOutput.STYLE);
+        written.addAll(ChartFiles.write(chart, out, "roofline-" + ReportOutput.safe(d.system()),
+            ReportOutput.STYLE.width(), ReportOutput.STYLE.height()));
+      }
+      JFreeChart overlay = RooflineChart.create("Roofline overlay: " + String.join(", ", data.stream().map(RooflineData::system).toList()),
+          data, ReportOutput.STYLE);
+      written.addAll(ChartFiles.write(overlay, out, "roofline-overlay", ReportOutput.STYLE.width(), ReportOutput.STYLE.height()));
+      written.forEach(p -> spec.commandLine().getOut().println(p));
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+    return 0;
+  }
+}

@@ -1,0 +1,80 @@
+package llmsim.cli;
+
+import static llmsim.cli.Output.num;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.Callable;
+import llmsim.core.hw.SystemSpec;
+import llmsim.core.model.ModelSpec;
+import llmsim.core.task.Offload;
+import llmsim.core.workload.Simulator;
+import llmsim.core.workload.StepResult;
+import llmsim.hw.catalog.Catalog;
+import llmsim.report.ChartFiles;
+import llmsim.report.SweepChart;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Spec;
+
+/** {@code llmsim sweep-chart}: a metric against model size for several systems, marking where offload starts. */
+@Command(name = "sweep-chart", description = {
+    "Step time or tokens/s against model size on several systems: where an 80 GB card starts offloading and",
+    "a 192 GB M2 Ultra does not. Writes sweep.png and sweep.svg and prints the points.",
+    "Example: llmsim sweep-chart --hardware m2-ultra,13900ks-h100 --models llama-7b,llama-13b,llama-33b,llama-65b --task inference --out charts/"})
+final class SweepChartCommand implements Callable<Integer> {
+  @Spec CommandSpec spec;
+  @Mixin ScenarioOptions scenario;
+  @Mixin Output output;
+
+  @Option(names = "--models", required = true, split = ",", paramLabel = "M[,M...]", description = "Models to sweep, smallest to largest.")
+  List<String> models;
+
+  @Option(names = "--metric", defaultValue = "tokens_per_s", paramLabel = "KEY",
+      description = "tokens_per_s or step_time_s (default: ${DEFAULT-VALUE}).")
+  String metric;
+
+  @Option(names = "--out", required = true, paramLabel = "DIR", description = "Folder for sweep.png and sweep.svg.")
+  Path out;
+
+  @Override
+  public Integer call() {
+    if (!metric.equals("tokens_per_s") && !metric.equals("step_time_s")) {
+      throw new BadFlagException("--metric", metric, "tokens_per_s, step_time_s");
+    }
+    scenario.model = models.get(0);
+    ScenarioOptions.Resolved r = scenario.resolve(null, true);
+    ReportOutput.prepare(out);
+    Catalog c = Catalog.bundled();
+    List<ModelSpec> ms = models.stream().map(m -> c.model(m, "--models")).toList();
+    List<SystemSpec> systems = r.hardware().stream().map(h -> c.system(h, "--hardware")).toList();
+    List<SweepChart.Point> points = new ArrayList<>();
+    TextTable t = new TextTable(List.of("system", "model", "parameters (B)", metric, "offload", "fits"));
+    for (SystemSpec s : systems) {
+      for (ModelSpec m : ms) {
+        StepResult res = Simulator.simulate(s, m, r.task(), r.software());
+        double v = metric.equals("tokens_per_s") ? res.tokensPerSecond() : res.stepTimeSeconds();
+        points.add(new SweepChart.Point(s.id(), m.id(), m.parameterCount(), v, res.memory().offload() != Offload.NONE,
+            res.memory().fits()));
+        t.row(List.of(s.id(), m.id(), num(m.parameterCount() / 1e9, 2), num(v, 4), res.memory().offload().key(),
+            res.memory().fits() ? "yes" : "NO"));
+      }
+    }
+    String label = metric.equals("tokens_per_s") ? (r.task().kind().training() ? "training tokens/s" : "generated tokens/s")
+        : "step time (s)";
+    try {
+      ChartFiles.write(SweepChart.create(label + " vs model size: " + r.task().kind().key(), label,
+          systems.stream().map(SystemSpec::id).toList(), points, ReportOutput.STYLE), out, "sweep",
+          ReportOutput.STYLE.width(), ReportOutput.STYLE.height());
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+    spec.commandLine().getOut().print(output.format == Format.csv ? t.csv() : t.render());
+    return 0;
+  }
+}

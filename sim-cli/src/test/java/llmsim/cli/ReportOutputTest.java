@@ -1,0 +1,152 @@
+package llmsim.cli;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import java.awt.image.BufferedImage;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import javax.imageio.ImageIO;
+import javax.xml.parsers.DocumentBuilderFactory;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.w3c.dom.Document;
+
+class ReportOutputTest {
+  @TempDir static Path dir;
+  static Path out;
+  static JsonNode results;
+
+  @BeforeAll
+  static void simulate() throws IOException {
+    out = dir.resolve("report");
+    CliRunner r = CliRunner.run("compare", "--model", "llama-7b", "--task", "train", "--seq-len", "512",
+        "--hardware", "m2-ultra,13900ks-rtx4090", "--out", out.toString(), "--format", "json");
+    assertThat(r.code()).as(r.err()).isZero();
+    results = new ObjectMapper().readTree(r.out());
+  }
+
+  static Document svg(String name) throws Exception {
+    DocumentBuilderFactory f = DocumentBuilderFactory.newInstance();
+    f.setFeature("http://apache.org/xml/features/nonvalidating/load-external-dtd", false); // no network
+    return f.newDocumentBuilder().parse(out.resolve(name).toFile());
+  }
+
+  @Test
+  void everyChartKind_isWrittenAsParseableSvgNamingItsSeries() throws Exception {
+    Map<String, List<String>> expected = Map.of(
+        "memory.svg", List.of("weights", "optimizer state", "activations", "usable device capacity"),
+        "bounds.svg", List.of("compute", "device memory", "host link", "host"),
+        "timeline-m2-ultra.svg", List.of("GPU compute", "CPU"),
+        "timeline-13900ks-rtx4090.svg", List.of("H2D copy", "D2H copy"),
+        "roofline-13900ks-rtx4090.svg", List.of("fp16/bf16", "host link roof", "PCIe 4.0", "ridge"));
+    for (var e : expected.entrySet()) {
+      String text = svg(e.getKey()).getDocumentElement().getTextContent();
+      for (String series : e.getValue()) {
+        assertThat(text).as(e.getKey()).contains(series);
+      }
+    }
+  }
+
+  @Test
+  void everyPng_decodesWithTheExpectedSize() throws IOException {
+    Map<String, int[]> sizes = Map.of("memory.png", new int[] {1200, 750}, "roofline-m2-ultra.png", new int[] {1200, 750},
+        "bounds.png", new int[] {1200, 200 + 110 * 2}, "timeline-m2-ultra.png", new int[] {1200, 150 + 90 * 2});
+    for (var e : sizes.entrySet()) {
+      BufferedImage img = ImageIO.read(out.resolve(e.getKey()).toFile());
+      assertThat(img).as(e.getKey()).isNotNull();
+      assertThat(new int[] {img.getWidth(), img.getHeight()}).as(e.getKey()).containsExactly(e.getValue());
+    }
+  }
+
+  @Test
+  void svgOutput_isDeterministic() throws IOException {
+    Path again = dir.resolve("again");
+    CliRunner.run("compare", "--model", "llama-7b", "--task", "train", "--seq-len", "512",
+        "--hardware", "m2-ultra,13900ks-rtx4090", "--out", again.toString());
+    for (String f : List.of("memory.svg", "bounds.svg", "timeline-m2-ultra.svg", "roofline-m2-ultra.svg", "trace.json")) {
+      assertThat(Files.readString(again.resolve(f))).as(f).isEqualTo(Files.readString(out.resolve(f)));
+    }
+  }
+
+  @Test
+  void traceJson_hasChromeTraceFields_andSliceSumsEqualBusyTime() throws IOException {
+    JsonNode trace = new ObjectMapper().readTree(out.resolve("trace.json").toFile());
+    JsonNode events = trace.get("traceEvents");
+    assertThat(events.size()).isPositive();
+    Map<String, Double> busyMicros = new HashMap<>();
+    boolean counters = false;
+    for (JsonNode e : events) {
+      assertThat(e.has("ph") && e.has("pid") && e.has("name")).isTrue();
+      switch (e.get("ph").asText()) {
+        case "X" -> {
+          assertThat(e.has("ts") && e.has("dur") && e.has("tid")).isTrue();
+          busyMicros.merge(e.get("pid").asInt() + "/" + e.get("tid").asInt(), e.get("dur").asDouble(), Double::sum);
+        }
+        case "C" -> counters = true;
+        default -> { }
+      }
+    }
+    assertThat(counters).isTrue();
+    // the m2-ultra process (pid 1): its GPU compute track's slices sum to the compute stream's busy time,
+    // which for a step with nothing but GPU work on that stream is the step minus any idle gap
+    double computeBusy = busyMicros.get("1/1") / 1e6;
+    double step = results.get(0).get("step_time_s").asDouble();
+    assertThat(computeBusy).isLessThanOrEqualTo(step * (1 + 1e-9)).isGreaterThan(0.5 * step);
+  }
+
+  @Test
+  void traceSlices_sumToTheSimulationsBusySeconds() {
+    ScenarioOptions o = new ScenarioOptions();
+    o.model = "llama-7b";
+    o.hardware = List.of("13900ks-rtx4090");
+    o.task = "inference";
+    o.generateTokens = 4;
+    var r = SimulateCommand.run(o.resolve(null, true)).get(0);
+    String json = llmsim.report.ChromeTrace.write(List.of(new llmsim.report.ChromeTrace.Process("x", r.trace(), r.memory())));
+    double[] busy = r.trace().busySeconds();
+    try {
+      JsonNode events = new ObjectMapper().readTree(json).get("traceEvents");
+      double[] sums = new double[busy.length];
+      for (JsonNode e : events) {
+        if (e.get("ph").asText().equals("X")) {
+          sums[e.get("tid").asInt() - 1] += e.get("dur").asDouble() / 1e6;
+        }
+      }
+      for (int s = 0; s < busy.length; s++) {
+        assertThat(sums[s]).as(r.trace().streams().get(s)).isCloseTo(busy[s], org.assertj.core.data.Offset.offset(1e-9 + busy[s] * 1e-6));
+      }
+    } catch (IOException e) {
+      throw new AssertionError(e);
+    }
+  }
+
+  @Test
+  void reportHtml_isSelfContainedAndEscapesUserStrings() throws IOException {
+    Path gpu = dir.resolve("evil.yaml");
+    Files.writeString(gpu, BadInputTest.DEVICE.replace("name: My GPU", "name: \"<script>alert(1)</script> GPU\""));
+    Path evil = dir.resolve("evil-out");
+    CliRunner r = CliRunner.run("simulate", "--model", "llama-7b", "--hardware", gpu.toString(), "--out", evil.toString());
+    assertThat(r.code()).as(r.err()).isZero();
+    String html = Files.readString(evil.resolve("report.html"));
+    assertThat(html.contains("<script>")).as("raw <script> in report.html").isFalse();
+    assertThat(html.contains("&lt;script&gt;alert(1)&lt;/script&gt;")).as("escaped name in report.html").isTrue();
+    assertThat(html.contains("data:image/png;base64,")).isTrue();
+    assertThat(html.contains("src=\"http")).isFalse();
+  }
+
+  @Test
+  void outThatCannotBeCreated_isABadInput() throws IOException {
+    Path file = dir.resolve("plain-file");
+    Files.writeString(file, "x");
+    CliRunner r = CliRunner.run("simulate", "--model", "llama-7b", "--hardware", "m2-ultra", "--out", file.resolve("sub").toString());
+    assertThat(r.code()).isEqualTo(2);
+    assertThat(r.err()).contains("--out: cannot create folder");
+  }
+}

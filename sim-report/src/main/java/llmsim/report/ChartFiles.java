@@ -1,0 +1,78 @@
+package llmsim.report;
+
+import java.io.IOException;
+import java.io.OutputStreamWriter;
+import java.io.Writer;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import org.apache.batik.svggen.SVGGeneratorContext;
+import org.apache.batik.svggen.SVGGraphics2D;
+import org.apache.batik.svggen.SVGIDGenerator;
+import org.jfree.chart.ChartUtils;
+import org.jfree.chart.JFreeChart;
+import org.w3c.dom.DOMImplementation;
+import org.w3c.dom.Document;
+
+/** Writes a chart as PNG and as SVG (Apache Batik; deterministic ids), atomically. */
+public final class ChartFiles {
+  private ChartFiles() {}
+
+  /** Writes {@code name}.png and {@code name}.svg under {@code dir}; returns the two paths. */
+  public static List<Path> write(JFreeChart chart, Path dir, String name, int width, int height) throws IOException {
+    Path png = dir.resolve(name + ".png");
+    Path svg = dir.resolve(name + ".svg");
+    AtomicFiles.write(png, out -> ChartUtils.writeChartAsPNG(out, chart, width, height));
+    String svgText = svg(chart, width, height, name);
+    AtomicFiles.writeString(svg, svgText);
+    List<Path> out = new ArrayList<>();
+    out.add(png);
+    out.add(svg);
+    return out;
+  }
+
+  public static byte[] png(JFreeChart chart, int width, int height) throws IOException {
+    java.io.ByteArrayOutputStream out = new java.io.ByteArrayOutputStream();
+    ChartUtils.writeChartAsPNG(out, chart, width, height);
+    return out.toByteArray();
+  }
+
+  /** The chart as an SVG document; element ids are {@code prefix-N}, counted from 1 per document. */
+  public static String svg(JFreeChart chart, int width, int height, String prefix) throws IOException {
+    DOMImplementation dom;
+    try {
+      dom = javax.xml.parsers.DocumentBuilderFactory.newInstance().newDocumentBuilder().getDOMImplementation();
+    } catch (javax.xml.parsers.ParserConfigurationException e) {
+      throw new IOException(e);
+    }
+    Document doc = dom.createDocument("http://www.w3.org/2000/svg", "svg", null);
+    SVGGeneratorContext ctx = SVGGeneratorContext.createDefault(doc);
+    ctx.setComment("llmsim chart");
+    ctx.setEmbeddedFontsOn(false);
+    ctx.setIDGenerator(new DeterministicIds(prefix));
+    SVGGraphics2D g = new SVGGraphics2D(ctx, false);
+    g.setSVGCanvasSize(new java.awt.Dimension(width, height));
+    chart.draw(g, new java.awt.geom.Rectangle2D.Double(0, 0, width, height));
+    java.io.ByteArrayOutputStream bytes = new java.io.ByteArrayOutputStream();
+    try (Writer w = new OutputStreamWriter(bytes, StandardCharsets.UTF_8)) {
+      g.stream(w, true);
+    }
+    return bytes.toString(StandardCharsets.UTF_8);
+  }
+
+  /** A fixed prefix and a per-document counter, so the same chart gives the same file. */
+  private static final class DeterministicIds extends SVGIDGenerator {
+    private final String prefix;
+    private int next;
+
+    DeterministicIds(String prefix) {
+      this.prefix = prefix.replaceAll("[^A-Za-z0-9_-]", "_");
+    }
+
+    @Override
+    public String generateID(String kind) {
+      return prefix + "-" + kind + "-" + (++next);
+    }
+  }
+}

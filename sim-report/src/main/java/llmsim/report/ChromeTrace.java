@@ -1,0 +1,143 @@
+package llmsim.report;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import llmsim.core.engine.Lane;
+import llmsim.core.engine.Trace;
+import llmsim.core.memory.MemoryPlan;
+
+/**
+ * The step in the Chrome Trace Event format (ui.perfetto.dev and chrome://tracing open it): one
+ * track (tid) per stream with a complete ("X") slice per op, and counters ("C") for device memory in
+ * use and host-link bandwidth in use. Times in microseconds.
+ */
+public final class ChromeTrace {
+  private ChromeTrace() {}
+
+  /** One simulated system: a process in the trace. */
+  public record Process(String name, Trace trace, MemoryPlan plan) {}
+
+  public static String write(List<Process> processes) {
+    StringBuilder b = new StringBuilder(64 + processes.stream().mapToInt(p -> p.trace().size()).sum() * 160);
+    b.append("{\"displayTimeUnit\":\"ms\",\"otherData\":{\"generator\":\"llmsim\"},\"traceEvents\":[\n");
+    List<String> events = new ArrayList<>();
+    for (int pi = 0; pi < processes.size(); pi++) {
+      Process p = processes.get(pi);
+      int pid = pi + 1;
+      Trace t = p.trace();
+      events.add(meta("process_name", pid, 0, "{\"name\":" + Escape.json(p.name()) + "}"));
+      for (int s = 0; s < t.streams().size(); s++) {
+        events.add(meta("thread_name", pid, s + 1, "{\"name\":" + Escape.json(t.streams().get(s)) + "}"));
+        events.add(meta("thread_sort_index", pid, s + 1, "{\"sort_index\":" + s + "}"));
+      }
+      for (int i = 0; i < t.size(); i++) {
+        events.add(String.format(Locale.US,
+            "{\"name\":%s,\"cat\":%s,\"ph\":\"X\",\"pid\":%d,\"tid\":%d,\"ts\":%.6f,\"dur\":%.6f,"
+                + "\"args\":{\"flops\":%.6g,\"bytes\":%.6g,\"bound\":\"%s\"}}",
+            Escape.json(t.ops().names()[i]), Escape.json(t.ops().kinds()[i].label()), pid, t.ops().streams()[i] + 1,
+            t.start()[i] * 1e6, t.duration(i) * 1e6, t.ops().flops()[i],
+            t.ops().memBytes()[i] + t.ops().linkBytes()[i], t.opBound(i).key()));
+      }
+      linkCounter(t).forEach(c -> events.add(counter("host link in use", pid, c[0], "GB/s", c[1])));
+      memoryCounter(t, p.plan()).forEach(c -> events.add(counter("device memory in use", pid, c[0], "GiB", c[1])));
+    }
+    b.append(String.join(",\n", events)).append("\n]}\n");
+    return b.toString();
+  }
+
+  private static String meta(String name, int pid, int tid, String args) {
+    return "{\"name\":\"" + name + "\",\"ph\":\"M\",\"pid\":" + pid + ",\"tid\":" + tid + ",\"args\":" + args + "}";
+  }
+
+  private static String counter(String name, int pid, double ts, String key, double value) {
+    return String.format(Locale.US, "{\"name\":\"%s\",\"ph\":\"C\",\"pid\":%d,\"ts\":%.6f,\"args\":{\"%s\":%.6g}}",
+        name, pid, ts * 1e6, key, value);
+  }
+
+  /** Sum of the average rates (bytes / duration) of the transfers in flight, sampled at every start and end. */
+  static List<double[]> linkCounter(Trace t) {
+    List<double[]> edges = new ArrayList<>();
+    for (int i = 0; i < t.size(); i++) {
+      Lane lane = t.lanes().get(t.ops().streams()[i]);
+      if ((lane == Lane.H2D || lane == Lane.D2H) && t.duration(i) > 0) {
+        double rate = t.ops().linkBytes()[i] / t.duration(i) / 1e9;
+        edges.add(new double[] {t.start()[i], rate});
+        edges.add(new double[] {t.end()[i], -rate});
+      }
+    }
+    edges.sort((a, c) -> Double.compare(a[0], c[0]));
+    List<double[]> out = new ArrayList<>();
+    double level = 0;
+    for (double[] e : edges) {
+      level = Math.max(0, level + e[1]);
+      out.add(new double[] {e[0], level});
+    }
+    return out;
+  }
+
+  /**
+   * Device memory in use: the resident bytes (weights, gradients, optimizer, KV cache, workspace) plus the
+   * activations alive, which grow with every forward layer op and shrink with every backward one.
+   */
+  static List<double[]> memoryCounter(Trace t, MemoryPlan plan) {
+    double resident = plan.totalBytes() - plan.activationsBytes();
+    int forward = 0;
+    for (int i = 0; i < t.size(); i++) {
+      if (isForwardLayerOp(t, i)) {
+        forward++;
+      }
+    }
+    int microBatches = Math.max(1, countStartsWith(t, "lm_head"));
+    double perOp = forward == 0 ? 0 : plan.activationsBytes() * microBatches / forward;
+    List<double[]> out = new ArrayList<>();
+    double live = forward == 0 ? plan.activationsBytes() : 0;
+    out.add(new double[] {0, (resident + live) / (1L << 30)});
+    boolean training = t.size() > 0 && hasBackward(t);
+    for (int i = 0; i < t.size(); i++) {
+      if (!training) {
+        continue;
+      }
+      String n = t.ops().names()[i];
+      if (isForwardLayerOp(t, i)) {
+        live += perOp;
+      } else if (isLayerOp(n) && n.endsWith(".bwd")) {
+        live = Math.max(0, live - perOp);
+      } else {
+        continue;
+      }
+      out.add(new double[] {t.end()[i], (resident + live) / (1L << 30)});
+    }
+    return out;
+  }
+
+  /** Layer ops of a training step are named [mbN.]L{layer}.{op}[.bwd]; inference ops start with prefill. or tN. */
+  private static boolean isLayerOp(String n) {
+    return n.startsWith("L") || n.startsWith("mb") && n.contains(".L");
+  }
+
+  private static boolean isForwardLayerOp(Trace t, int i) {
+    String n = t.ops().names()[i];
+    return t.lanes().get(t.ops().streams()[i]) == Lane.COMPUTE && isLayerOp(n) && !n.endsWith(".bwd")
+        && !n.contains("recompute");
+  }
+
+  private static boolean hasBackward(Trace t) {
+    for (String n : t.ops().names()) {
+      if (n.endsWith(".bwd")) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  private static int countStartsWith(Trace t, String suffix) {
+    int c = 0;
+    for (String n : t.ops().names()) {
+      if (n.endsWith(suffix) && !n.contains("bwd")) {
+        c++;
+      }
+    }
+    return c;
+  }
+}

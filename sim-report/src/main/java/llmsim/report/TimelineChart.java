@@ -1,0 +1,119 @@
+package llmsim.report;
+
+import java.awt.Color;
+import java.util.EnumMap;
+import java.util.Map;
+import llmsim.core.engine.OpKind;
+import llmsim.core.engine.Trace;
+import org.jfree.chart.JFreeChart;
+import org.jfree.chart.axis.NumberAxis;
+import org.jfree.chart.axis.SymbolAxis;
+import org.jfree.chart.plot.PlotOrientation;
+import org.jfree.chart.plot.XYPlot;
+import org.jfree.chart.renderer.xy.StandardXYBarPainter;
+import org.jfree.chart.renderer.xy.XYBarRenderer;
+import org.jfree.data.xy.XYIntervalSeries;
+import org.jfree.data.xy.XYIntervalSeriesCollection;
+
+/**
+ * The simulated step as a timeline: one lane per stream, bars coloured by op kind. Ops shorter than a
+ * pixel are merged per lane into time bins (each bin takes the kind busiest in it), so a run of 100 000
+ * decode ops stays a readable chart and a small file.
+ */
+public final class TimelineChart {
+  /** Time bins per lane: about one per horizontal pixel. */
+  static final int BINS = 1200;
+
+  private TimelineChart() {}
+
+  public static JFreeChart create(String title, Trace t, ChartStyle style) {
+    double span = Math.max(t.makespan(), 1e-12);
+    double scale = span >= 1 ? 1 : 1e3;
+    String unit = span >= 1 ? "s" : "ms";
+    Map<OpKind, XYIntervalSeries> series = new EnumMap<>(OpKind.class);
+    for (OpKind k : OpKind.values()) {
+      series.put(k, new XYIntervalSeries(k.label()));
+    }
+    int lanes = t.streams().size();
+    for (int lane = 0; lane < lanes; lane++) {
+      double[][] busy = binBusy(t, lane, span);
+      int b = 0;
+      while (b < BINS) {
+        int kind = argmax(busy[b]);
+        if (kind < 0) {
+          b++;
+          continue;
+        }
+        int e = b + 1;
+        while (e < BINS && argmax(busy[e]) == kind) {
+          e++;
+        }
+        double x0 = span * b / BINS * scale;
+        double x1 = span * e / BINS * scale;
+        series.get(OpKind.values()[kind]).add(lane, lane - 0.35, lane + 0.35, x0, x0, x1);
+        b = e;
+      }
+    }
+    XYIntervalSeriesCollection data = new XYIntervalSeriesCollection();
+    XYBarRenderer r = new XYBarRenderer();
+    r.setUseYInterval(true);
+    r.setBarPainter(new StandardXYBarPainter());
+    r.setShadowVisible(false);
+    int i = 0;
+    for (OpKind k : OpKind.values()) {
+      if (series.get(k).getItemCount() > 0) {
+        data.addSeries(series.get(k));
+        r.setSeriesPaint(i++, style.kindColor(k));
+      }
+    }
+    SymbolAxis laneAxis = new SymbolAxis("resource", t.streams().toArray(new String[0]));
+    laneAxis.setTickLabelFont(style.tick());
+    laneAxis.setLabelFont(style.label());
+    laneAxis.setGridBandsVisible(false);
+    laneAxis.setRange(-0.6, lanes - 0.4);
+    NumberAxis time = new NumberAxis("simulated time (" + unit + ")");
+    time.setLabelFont(style.label());
+    time.setTickLabelFont(style.tick());
+    time.setRange(0, span * scale * 1.02);
+    XYPlot plot = new XYPlot(data, laneAxis, time, r);
+    plot.setOrientation(PlotOrientation.HORIZONTAL);
+    plot.setRangeGridlinePaint(new Color(0xdddddd));
+    return style.apply(new JFreeChart(title, style.title(), plot, true));
+  }
+
+  /** Busy seconds per bin and op kind for one lane. */
+  static double[][] binBusy(Trace t, int lane, double span) {
+    double[][] busy = new double[BINS][OpKind.values().length];
+    double width = span / BINS;
+    for (int op = 0; op < t.size(); op++) {
+      if (t.ops().streams()[op] != lane) {
+        continue;
+      }
+      double s = t.start()[op];
+      double e = t.end()[op];
+      int k = t.ops().kinds()[op].ordinal();
+      int b0 = Math.min(BINS - 1, (int) (s / width));
+      int b1 = Math.min(BINS - 1, (int) (e / width));
+      for (int b = b0; b <= b1; b++) {
+        double lo = Math.max(s, b * width);
+        double hi = Math.min(e, (b + 1) * width);
+        if (hi > lo) {
+          busy[b][k] += hi - lo;
+        }
+      }
+    }
+    return busy;
+  }
+
+  private static int argmax(double[] v) {
+    int best = -1;
+    double max = 0;
+    for (int i = 0; i < v.length; i++) {
+      if (v[i] > max) {
+        max = v[i];
+        best = i;
+      }
+    }
+    return best;
+  }
+}
