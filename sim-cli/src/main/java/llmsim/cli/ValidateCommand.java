@@ -30,12 +30,30 @@ final class ValidateCommand implements Callable<Integer> {
   @Parameters(arity = "0..*", paramLabel = "PATH", description = "Case files or folders of *.yaml cases.")
   List<Path> paths;
 
+  @picocli.CommandLine.Option(names = "--out", paramLabel = "DIR",
+      description = "Also draw predicted vs measured (log-log, y = x, +-20% bands) as validation.png and validation.svg.")
+  Path out;
+
   @Override
   public Integer call() {
     List<ValidationCase> cases = ValidationCase.readAll(paths == null || paths.isEmpty() ? List.of(defaultCases()) : paths);
+    if (out != null) {
+      ReportOutput.prepare(out);
+    }
     List<ValidationRunner.Outcome> outcomes = ValidationRunner.run(cases);
     List<ValidationStats> stats = ValidationStats.summarise(outcomes);
     print(outcomes, stats);
+    if (out != null) {
+      List<llmsim.report.ValidationChart.Point> pts = outcomes.stream().filter(ValidationRunner.Outcome::ran)
+          .map(o -> new llmsim.report.ValidationChart.Point(o.c().id(), o.c().category(), o.c().measured(), o.predicted()))
+          .toList();
+      try {
+        llmsim.report.ChartFiles.write(llmsim.report.ValidationChart.create("llmsim: predicted vs published measurements",
+            pts, ReportOutput.STYLE), out, "validation", ReportOutput.STYLE.width(), ReportOutput.STYLE.height());
+      } catch (java.io.IOException e) {
+        throw new java.io.UncheckedIOException(e);
+      }
+    }
     return 0;
   }
 

@@ -79,6 +79,15 @@ class ValidationSuiteTest {
   }
 
   @Test
+  void validateOut_drawsPredictedVsMeasured() throws IOException {
+    CliRunner r = CliRunner.run("validate", CASES.toString(), "--out", dir.resolve("v").toString());
+    assertThat(r.code()).as(r.err()).isZero();
+    java.awt.image.BufferedImage img = javax.imageio.ImageIO.read(dir.resolve("v/validation.png").toFile());
+    assertThat(img.getWidth()).isEqualTo(1200);
+    assertThat(Files.readString(dir.resolve("v/validation.svg"))).contains("predicted = measured").contains("E-microbench");
+  }
+
+  @Test
   void validateCommand_printsJsonWithASummary() throws IOException {
     CliRunner r = CliRunner.run("validate", CASES.toString(), "--format", "json");
     assertThat(r.code()).as(r.err()).isZero();
