@@ -1,0 +1,134 @@
+package llmsim.core.kernel;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.SplittableRandom;
+import java.util.stream.Stream;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.Arguments;
+import org.junit.jupiter.params.provider.MethodSource;
+import org.junit.jupiter.api.Test;
+
+/**
+ * One body run against every kernel implementation available in this JVM: the scalar reference, and
+ * the Panama kernel when the suite runs with --add-modules jdk.incubator.vector. Lane-wise results
+ * must be identical to the scalar definition, bit for bit.
+ */
+class RooflineKernelContractTest {
+  static final int[] SIZES = {0, 1, 7, 8, 9, 15, 16, 17, 63, 1021, 4099};
+  static final RooflineKernel.Coefficients CO = RooflineKernel.Coefficients.of(756e12 * 0.8, 2e12 * 0.9, 55e9, 4e-6);
+
+  static List<RooflineKernel> kernels() {
+    List<RooflineKernel> k = new ArrayList<>();
+    k.add(new ScalarRooflineKernel());
+    Kernels.loadPanama().ifPresent(k::add);
+    return k;
+  }
+
+  static Stream<Arguments> kernelsAndSizes() {
+    return kernels().stream().flatMap(k -> java.util.Arrays.stream(SIZES).mapToObj(n -> Arguments.of(k, n)));
+  }
+
+  record Out(double[] time, double[] attained, double[] intensity, double[] bound) {}
+
+  static Out run(RooflineKernel k, double[] f, double[] m, double[] l, int from, int to, RooflineKernel.Coefficients c) {
+    int n = f.length;
+    Out o = new Out(new double[n], new double[n], new double[n], new double[n]);
+    java.util.Arrays.fill(o.time, -7);
+    k.evaluate(f, m, l, from, to, c, o.time, o.attained, o.intensity, o.bound);
+    return o;
+  }
+
+  @ParameterizedTest(name = "{0} n={1}")
+  @MethodSource("kernelsAndSizes")
+  void agreesWithTheScalarDefinition_atEveryTailSize(RooflineKernel k, int n) {
+    SplittableRandom r = new SplittableRandom(n * 31L + 7);
+    double[] f = new double[n + 3];
+    double[] m = new double[n + 3];
+    double[] l = new double[n + 3];
+    for (int i = 0; i < f.length; i++) {
+      // magnitudes from tiny to huge, with exact zeros mixed in
+      f[i] = r.nextInt(5) == 0 ? 0 : Math.pow(10, r.nextDouble(-3, 18));
+      m[i] = r.nextInt(5) == 0 ? 0 : Math.pow(10, r.nextDouble(-3, 12));
+      l[i] = r.nextInt(3) == 0 ? 0 : Math.pow(10, r.nextDouble(-3, 10));
+    }
+    Out expected = reference(f, m, l, 1, n + 1);
+    Out got = run(k, f, m, l, 1, n + 1, CO);
+    assertThat(got.time).containsExactly(expected.time);
+    assertThat(got.attained).containsExactly(expected.attained);
+    assertThat(got.intensity).containsExactly(expected.intensity);
+    assertThat(got.bound).containsExactly(expected.bound);
+  }
+
+  @ParameterizedTest(name = "{0}")
+  @MethodSource("kernels")
+  void specialValues_followTheDefinition(RooflineKernel k) {
+    double[] f = {0, 0, 1e12, 0, 5e12, 1e-300, Double.MAX_VALUE / 1e20};
+    double[] m = {0, 1e9, 0, 0, 1e9, 1e-300, 1};
+    double[] l = {0, 0, 0, 1e9, 1e9, 0, 0};
+    RooflineKernel.Coefficients noLaunch = RooflineKernel.Coefficients.of(1e12, 1e12, 1e10, 0);
+    Out o = run(k, f, m, l, 0, f.length, noLaunch);
+    assertThat(o.time[0]).isZero();                    // nothing to do, no launch
+    assertThat(o.attained[0]).isZero();                // 0 / 0 is reported as 0
+    assertThat(o.intensity[0]).isZero();
+    assertThat(o.bound[1]).isEqualTo(RooflineKernel.MEMORY);
+    assertThat(o.intensity[1]).isZero();               // no FLOPs
+    assertThat(o.intensity[2]).isInfinite();           // FLOPs and no bytes
+    assertThat(o.bound[2]).isEqualTo(RooflineKernel.COMPUTE);
+    assertThat(o.bound[3]).isEqualTo(RooflineKernel.LINK);
+    assertThat(o.time[4]).isEqualTo(Math.max(5.0, Math.max(1e-3, 0.1)));
+    assertThat(o.time[6]).isFinite();
+    Out ref = reference(f, m, l, 0, f.length, noLaunch);
+    assertThat(o.time).containsExactly(ref.time);
+    assertThat(o.attained).containsExactly(ref.attained);
+    assertThat(o.intensity).containsExactly(ref.intensity);
+  }
+
+  @Test
+  void forcedPanama_loadsWhenTheModuleIsPresent_andFailsLoudlyWhenAbsent() {
+    boolean module = ModuleLayer.boot().findModule("jdk.incubator.vector").isPresent();
+    if (module) {
+      assertThat(Kernels.select("panama").name()).startsWith("panama");
+    } else {
+      assertThatThrownBy(() -> Kernels.select("panama")).isInstanceOf(IllegalStateException.class)
+          .hasMessageContaining("--add-modules jdk.incubator.vector");
+    }
+    assertThat(Kernels.select("scalar").name()).isEqualTo("scalar");
+    assertThatThrownBy(() -> Kernels.select("gpu")).hasMessageContaining("allowed: auto, scalar, panama");
+  }
+
+  @Test
+  void theExpectedKernelRan() {
+    // the build runs this suite twice: with the module (expect Panama) and without (expect scalar);
+    // -Dllmsim.test.expectKernel names which one this run must have
+    String expected = System.getProperty("llmsim.test.expectKernel");
+    if (expected != null) {
+      assertThat(Kernels.get().name()).startsWith(expected);
+    }
+  }
+
+  static Out reference(double[] f, double[] m, double[] l, int from, int to) {
+    return reference(f, m, l, from, to, CO);
+  }
+
+  /** The definition, written out independently of ScalarRooflineKernel. */
+  static Out reference(double[] f, double[] m, double[] l, int from, int to, RooflineKernel.Coefficients c) {
+    int n = f.length;
+    Out o = new Out(new double[n], new double[n], new double[n], new double[n]);
+    java.util.Arrays.fill(o.time, -7);
+    for (int i = from; i < to; i++) {
+      double tc = f[i] * c.invPeakFlops();
+      double tm = m[i] * c.invDeviceBandwidth();
+      double tl = l[i] * c.invLinkBandwidth();
+      o.time[i] = Math.max(Math.max(tc, tm), tl) + c.launchSeconds();
+      o.attained[i] = o.time[i] > 0 ? f[i] / o.time[i] : 0;
+      double bytes = m[i] + l[i];
+      o.intensity[i] = bytes > 0 ? f[i] / bytes : f[i] > 0 ? Double.POSITIVE_INFINITY : 0;
+      o.bound[i] = tc >= Math.max(tm, tl) ? 0 : tm >= tl ? 1 : 2;
+    }
+    return o;
+  }
+}
