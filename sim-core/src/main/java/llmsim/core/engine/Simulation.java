@@ -19,7 +19,7 @@ import llmsim.core.kernel.RooflineKernel;
  * <p>Event order is (time, priority, sequence): at equal times completions (priority 0) run before
  * flow starts (priority 1), so a freed resource is seen by what starts at the same instant.
  */
-public final class Simulation {
+public final class Simulation implements OpSink {
   private static final int COMPLETE = 0;
   private static final int FLOW = 1;
 
@@ -38,17 +38,20 @@ public final class Simulation {
     this.kernel = kernel;
   }
 
+  @Override
   public int addPool(String name) {
     poolNames.add(name);
     return poolNames.size() - 1;
   }
 
+  @Override
   public int addStream(String name, Lane lane) {
     streamNames.add(name);
     streamLanes.add(lane);
     return streamNames.size() - 1;
   }
 
+  @Override
   public int addGroup(CostGroup g) {
     if (g.memPool() >= poolNames.size() || g.linkPool() >= poolNames.size()) {
       throw new IllegalArgumentException("cost group " + g.name() + " names an unknown pool");
@@ -58,6 +61,7 @@ public final class Simulation {
   }
 
   /** Add an op; returns its id. {@code deps} must be ids of ops already added. */
+  @Override
   public int addOp(String name, OpKind kind, int stream, int group, double flops, double memBytes, double linkBytes,
       int... deps) {
     if (stream < 0 || stream >= streamNames.size()) {

@@ -31,16 +31,21 @@ public final class MemoryPlanner {
    * offload moves nothing off the shared pool) and the plan reports the shortfall.
    */
   public static MemoryPlan plan(SystemSpec system, ModelSpec model, Task task, SoftwareProfile software) {
+    return withLimits(system, model, task, software, choose(system, model, task, software).offload());
+  }
+
+  /** The plan {@link #plan} would choose, without the largest-batch and largest-context searches. */
+  public static MemoryPlan choose(SystemSpec system, ModelSpec model, Task task, SoftwareProfile software) {
     if (task.offload() != Offload.AUTO) {
-      return withLimits(system, model, task, software, task.offload());
+      return place(system, model, task, software, task.offload());
     }
     for (Offload o : candidates(system, task)) {
       MemoryPlan p = place(system, model, task, software, o);
       if (p.fits()) {
-        return withLimits(system, model, task, software, o);
+        return p;
       }
     }
-    return withLimits(system, model, task, software, system.unifiedMemory() ? Offload.NONE : Offload.WEIGHTS);
+    return place(system, model, task, software, system.unifiedMemory() ? Offload.NONE : Offload.WEIGHTS);
   }
 
   /** Offloads AUTO tries, least first. Unified memory has no link to stream weights over. */

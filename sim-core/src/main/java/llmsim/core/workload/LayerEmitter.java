@@ -11,6 +11,7 @@ import llmsim.core.model.ModelSpec;
  * GEMM costs twice its forward (input and weight gradients), once when the weights are frozen.
  */
 final class LayerEmitter {
+  private static final int[] NO_DEPS = {};
   final StepContext ctx;
   final ModelSpec m;
   final double actBytes;
@@ -44,7 +45,7 @@ final class LayerEmitter {
   }
 
   /** Forward pass of layer {@code l}; returns the id of its last op. {@code first} waits on {@code deps}. */
-  int forward(String prefix, long batch, long queries, long keys, boolean recompute, int... deps) {
+  int forward(String prefix, long batch, long queries, double keys, boolean recompute, int... deps) {
     Pass p = new Pass(prefix, batch * queries, recompute ? 1 : 0, deps);
     double tokens = batch * (double) queries;
     double h = m.hidden();
@@ -82,7 +83,7 @@ final class LayerEmitter {
   }
 
   /** Backward of one layer: every forward op again, GEMMs at 2x (1x for frozen weights), element-wise at 2x bytes. */
-  int backward(String prefix, long batch, long seq, long keys, boolean frozen, int... deps) {
+  int backward(String prefix, long batch, long seq, double keys, boolean frozen, int... deps) {
     Pass p = new Pass(prefix, batch * seq, 0, deps);
     double tokens = batch * (double) seq;
     double h = m.hidden();
@@ -126,12 +127,13 @@ final class LayerEmitter {
     }
 
     int op(String name, OpKind kind, int group, double flops, double bytes) {
-      int id = ctx.sim.addOp(prefix + name, kind, ctx.compute, group, flops, bytes, 0, deps);
-      deps = new int[] {id};
+      int id = ctx.sink.addOp(ctx.sink.keepsNames() ? prefix + name : name, kind, ctx.compute, group, flops, bytes, 0, deps);
+      deps = id < 0 ? NO_DEPS : new int[] {id};
       if (group != ctx.elementwise) {
-        totalFlops += flops;
+        double w = ctx.sink.weight();
+        totalFlops += flops * w;
         if (recompute == 1) {
-          recomputeFlops += flops;
+          recomputeFlops += flops * w;
         }
       }
       return id;

@@ -2,6 +2,7 @@ package llmsim.core.workload;
 
 import java.util.Map;
 import llmsim.core.engine.Bound;
+import llmsim.core.engine.Simulation;
 import llmsim.core.engine.Trace;
 import llmsim.core.hw.SystemSpec;
 import llmsim.core.kernel.Kernels;
@@ -24,13 +25,14 @@ public final class Simulator {
   public static StepResult simulate(SystemSpec s, ModelSpec m, Task t, SoftwareProfile sw, RooflineKernel kernel) {
     MemoryPlan plan = MemoryPlanner.plan(s, m, t, sw);
     MemoryPlan bare = t.offload() == Offload.NONE ? plan : MemoryPlanner.place(s, m, t, sw, Offload.NONE);
-    WorkloadBuilder w = new WorkloadBuilder(s, m, t, sw, plan, kernel);
+    Simulation sim = new Simulation(kernel);
+    WorkloadBuilder w = new WorkloadBuilder(s, m, t, sw, plan, sim);
     if (t.kind().training()) {
       w.buildTrainingStep();
     } else {
       w.buildInference();
     }
-    Trace trace = w.ctx.sim.run();
+    Trace trace = sim.run();
     double step = trace.makespan();
     double hardwareFlops = w.layers.totalFlops;
     double modelFlops = hardwareFlops - w.layers.recomputeFlops;

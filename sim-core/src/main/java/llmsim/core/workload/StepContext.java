@@ -2,11 +2,10 @@ package llmsim.core.workload;
 
 import llmsim.core.engine.CostGroup;
 import llmsim.core.engine.Lane;
-import llmsim.core.engine.Simulation;
+import llmsim.core.engine.OpSink;
 import llmsim.core.hw.Device;
 import llmsim.core.hw.Precision;
 import llmsim.core.hw.SystemSpec;
-import llmsim.core.kernel.RooflineKernel;
 import llmsim.core.software.SoftwareProfile;
 import llmsim.core.task.Task;
 
@@ -19,7 +18,7 @@ final class StepContext {
   /** Fraction of the host memory bandwidth a CPU optimizer sustains (STREAM-like; docs/CALIBRATION.md). */
   static final double HOST_STREAM_EFFICIENCY = 0.7;
 
-  final Simulation sim;
+  final OpSink sink;
   final SystemSpec system;
   final SoftwareProfile software;
   final boolean unified;
@@ -37,35 +36,35 @@ final class StepContext {
   final int cpuGroup;
   final double peakFlops;
 
-  StepContext(SystemSpec system, Task task, SoftwareProfile sw, RooflineKernel kernel, int opsPerLayer) {
-    this.sim = new Simulation(kernel);
+  StepContext(SystemSpec system, Task task, SoftwareProfile sw, OpSink sink, int opsPerLayer) {
+    this.sink = sink;
     this.system = system;
     this.software = sw;
     this.unified = system.unifiedMemory();
     Device d = system.device();
     Precision p = task.precision();
     peakFlops = d.peakFlops(p) * system.deviceCount();
-    devicePool = sim.addPool(unified ? "unified memory" : "device memory");
-    hostPool = unified ? devicePool : sim.addPool("host memory");
-    int h2dPool = unified ? -1 : sim.addPool("host link H2D");
-    int d2hPool = unified ? -1 : sim.addPool("host link D2H");
-    compute = sim.addStream("GPU compute", Lane.COMPUTE);
-    h2d = unified ? -1 : sim.addStream("H2D copy", Lane.H2D);
-    d2h = unified ? -1 : sim.addStream("D2H copy", Lane.D2H);
-    cpu = sim.addStream("CPU", Lane.CPU);
+    devicePool = sink.addPool(unified ? "unified memory" : "device memory");
+    hostPool = unified ? devicePool : sink.addPool("host memory");
+    int h2dPool = unified ? -1 : sink.addPool("host link H2D");
+    int d2hPool = unified ? -1 : sink.addPool("host link D2H");
+    compute = sink.addStream("GPU compute", Lane.COMPUTE);
+    h2d = unified ? -1 : sink.addStream("H2D copy", Lane.H2D);
+    d2h = unified ? -1 : sink.addStream("D2H copy", Lane.D2H);
+    cpu = sink.addStream("CPU", Lane.CPU);
     double memBw = d.memoryBandwidthBytesPerSecond() * system.deviceCount() * d.efficiency().memoryStreaming() * sw.streamScale();
     double gemmPeak = peakFlops * d.efficiency().gemmAt(p) * sw.gemmScale();
     double launch = sw.launchSeconds() * sw.kernelsPerLayer() / Math.max(1, opsPerLayer);
-    gemm = sim.addGroup(new CostGroup("gemm", gemmPeak, devicePool, memBw, -1, 1, launch));
-    gemmQuantised = sim.addGroup(new CostGroup("gemm (block-quantised weights)", gemmPeak, devicePool,
+    gemm = sink.addGroup(new CostGroup("gemm", gemmPeak, devicePool, memBw, -1, 1, launch));
+    gemmQuantised = sink.addGroup(new CostGroup("gemm (block-quantised weights)", gemmPeak, devicePool,
         memBw * sw.dequantScale(), -1, 1, launch));
-    elementwise = sim.addGroup(new CostGroup("element-wise", gemmPeak, devicePool, memBw, -1, 1, launch));
+    elementwise = sink.addGroup(new CostGroup("element-wise", gemmPeak, devicePool, memBw, -1, 1, launch));
     double link = system.hostLink().measuredBytesPerSecondPerDirection();
     double latency = system.hostLink().latencySeconds();
-    copyIn = unified ? -1 : sim.addGroup(new CostGroup("H2D copy", 1, -1, 1, h2dPool, link, latency));
-    copyOut = unified ? -1 : sim.addGroup(new CostGroup("D2H copy", 1, -1, 1, d2hPool, link, latency));
+    copyIn = unified ? -1 : sink.addGroup(new CostGroup("H2D copy", 1, -1, 1, h2dPool, link, latency));
+    copyOut = unified ? -1 : sink.addGroup(new CostGroup("D2H copy", 1, -1, 1, d2hPool, link, latency));
     double hostBw = system.host().memoryBandwidthBytesPerSecond() * HOST_STREAM_EFFICIENCY;
-    cpuGroup = sim.addGroup(new CostGroup("CPU", system.host().cpuPeakFlopsFp32(), hostPool, hostBw, -1, 1, 0));
+    cpuGroup = sink.addGroup(new CostGroup("CPU", system.host().cpuPeakFlopsFp32(), hostPool, hostBw, -1, 1, 0));
   }
 
   int gemmGroup(boolean quantisedWeights) {

@@ -2,7 +2,7 @@ package llmsim.core.workload;
 
 import llmsim.core.engine.OpKind;
 import llmsim.core.hw.SystemSpec;
-import llmsim.core.kernel.RooflineKernel;
+import llmsim.core.engine.OpSink;
 import llmsim.core.memory.MemoryPlan;
 import llmsim.core.memory.Footprint;
 import llmsim.core.model.ModelSpec;
@@ -41,12 +41,12 @@ final class WorkloadBuilder {
   int prefillEnd = -1;
   int[] tokenEnds = new int[0];
 
-  WorkloadBuilder(SystemSpec s, ModelSpec m, Task t, SoftwareProfile sw, MemoryPlan plan, RooflineKernel kernel) {
+  WorkloadBuilder(SystemSpec s, ModelSpec m, Task t, SoftwareProfile sw, MemoryPlan plan, OpSink sink) {
     this.m = m;
     this.t = t;
     this.plan = plan;
     boolean lora = t.kind() == TaskKind.FINETUNE_LORA || t.kind() == TaskKind.FINETUNE_QLORA;
-    this.ctx = new StepContext(s, t, sw, kernel, LayerEmitter.opsPerLayer(m, sw.flashAttention(), lora));
+    this.ctx = new StepContext(s, t, sw, sink, LayerEmitter.opsPerLayer(m, sw.flashAttention(), lora));
     this.streamWeights = plan.offload() == Offload.WEIGHTS && !ctx.unified;
     this.cpuOptimizer = t.kind().training() && (plan.offload() == Offload.OPTIMIZER || plan.offload() == Offload.WEIGHTS);
     double actBytes = t.precision().bytes();
@@ -69,60 +69,75 @@ final class WorkloadBuilder {
     long s = t.seqLen();
     long keys = s + (t.kind() == TaskKind.PTUNING_V2 ? t.prefixTokens() : 0);
     boolean frozen = t.kind().frozenBase();
+    OpSink sink = ctx.sink;
+    int n = m.layers();
     int last = -1;
-    int[] gradOut = new int[m.layers()];
-    for (int mb = 0; mb < t.microBatches(); mb++) {
-      String p = t.microBatches() > 1 ? "mb" + mb + "." : "";
+    int[] gradOut = new int[n];
+    sink.phase(0);
+    int microBatches = sink.repeat(t.microBatches());
+    for (int mb = 0; mb < microBatches; mb++) {
+      String p = t.microBatches() > 1 && sink.keepsNames() ? "mb" + mb + "." : "";
       int input = copyIn(p + "input_batch", b * s * 8.0, last);
-      int prev = ctx.sim.addOp(p + "embedding", OpKind.OUTPUT, ctx.compute, ctx.elementwise, 0,
+      int prev = sink.addOp(p + "embedding", OpKind.OUTPUT, ctx.compute, ctx.elementwise, 0,
           b * s * m.hidden() * 2.0 * t.precision().bytes(), 0, deps(input, last));
-      int[] fwdEnd = new int[m.layers()];
-      int[] copies = new int[m.layers()];
-      for (int l = 0; l < m.layers(); l++) {
-        int w = streamWeights ? copyIn(p + "L" + l + ".weights", layerWeightBytes, l >= 2 ? fwdEnd[l - 2] : -1) : -1;
-        copies[l] = w;
-        prev = layers.forward(p + "L" + l + ".", b, s, keys, false, deps(prev, w));
+      int[] fwdEnd = new int[n];
+      int forwardLayers = sink.repeat(n);
+      for (int l = 0; l < forwardLayers; l++) {
+        int w = streamWeights ? copyIn(layerName(p, l, ".weights"), layerWeightBytes, l >= 2 ? fwdEnd[l - 2] : -1) : -1;
+        prev = layers.forward(layerName(p, l, "."), b, s, keys, false, deps(prev, w));
         fwdEnd[l] = prev;
       }
+      sink.endRepeat();
       prev = lmHead(p, b * s, prev, 1);
       prev = lmHead(p + "bwd.", b * s, prev, frozen ? 1 : 2);
-      int[] bwdEnd = new int[m.layers()];
-      for (int l = m.layers() - 1; l >= 0; l--) {
-        int back = m.layers() - 1 - l;
-        int w = streamWeights ? copyIn(p + "L" + l + ".weights.bwd", layerWeightBytes,
-            back >= 2 ? bwdEnd[l + 2] : fwdEnd[m.layers() - 1]) : -1;
+      int[] bwdEnd = new int[n];
+      int backwardLayers = sink.repeat(n);
+      for (int l = n - 1; l >= n - backwardLayers; l--) {
+        int back = n - 1 - l;
+        int w = streamWeights ? copyIn(layerName(p, l, ".weights.bwd"), layerWeightBytes,
+            back >= 2 ? bwdEnd[l + 2] : fwdEnd[forwardLayers - 1]) : -1;
         if (t.activationCheckpointing()) {
-          prev = layers.forward(p + "L" + l + ".recompute.", b, s, keys, true, deps(prev, w));
+          prev = layers.forward(layerName(p, l, ".recompute."), b, s, keys, true, deps(prev, w));
           w = -1;
         }
-        prev = layers.backward(p + "L" + l + ".", b, s, keys, frozen, deps(prev, w));
+        prev = layers.backward(layerName(p, l, "."), b, s, keys, frozen, deps(prev, w));
         bwdEnd[l] = prev;
         if (cpuOptimizer) {
-          gradOut[l] = copyOut(p + "L" + l + ".grads", trainableBytesPerLayer(2), prev);
+          gradOut[l] = copyOut(layerName(p, l, ".grads"), trainableBytesPerLayer(2), prev);
         }
       }
+      sink.endRepeat();
       last = prev;
     }
+    sink.endRepeat();
     optimizerStep(last, gradOut);
+  }
+
+  /** "[prefix]L{l}{suffix}", or just the suffix when the sink keeps no names. */
+  private String layerName(String prefix, int l, String suffix) {
+    return ctx.sink.keepsNames() ? prefix + "L" + l + suffix : suffix;
   }
 
   private void optimizerStep(int last, int[] gradOut) {
     double trainable = trainableParameters();
     if (!cpuOptimizer) {
-      ctx.sim.addOp("optimizer.adamw", OpKind.OPTIMIZER, ctx.compute, ctx.elementwise,
+      ctx.sink.addOp("optimizer.adamw", OpKind.OPTIMIZER, ctx.compute, ctx.elementwise,
           ADAM_FLOPS_PER_PARAM * trainable, ADAM_GPU_BYTES_PER_PARAM * trainable, 0, last);
       return;
     }
     double perLayer = trainable / m.layers();
     int prevCpu = -1;
-    for (int l = m.layers() - 1; l >= 0; l--) {
+    int n = m.layers();
+    int reps = ctx.sink.repeat(n);
+    for (int l = n - 1; l >= n - reps; l--) {
       int g = gradOut[l];
-      prevCpu = ctx.sim.addOp("L" + l + ".adamw(cpu)", OpKind.OPTIMIZER, ctx.cpu, ctx.cpuGroup,
+      prevCpu = ctx.sink.addOp(layerName("", l, ".adamw(cpu)"), OpKind.OPTIMIZER, ctx.cpu, ctx.cpuGroup,
           ADAM_FLOPS_PER_PARAM * perLayer, ADAM_CPU_BYTES_PER_PARAM * perLayer, 0, deps(g, prevCpu));
       if (!streamWeights) {
-        copyIn("L" + l + ".updated_weights", perLayer * t.precision().bytes(), prevCpu);
+        copyIn(layerName("", l, ".updated_weights"), perLayer * t.precision().bytes(), prevCpu);
       }
     }
+    ctx.sink.endRepeat();
   }
 
   private double trainableParameters() {
@@ -138,9 +153,9 @@ final class WorkloadBuilder {
     double v = m.vocab();
     double wBytes = t.kind().training() && !t.kind().frozenBase() ? t.precision().bytes() : 2;
     double actBytes = t.precision().bytes();
-    int id = ctx.sim.addOp(p + "lm_head", OpKind.OUTPUT, ctx.compute, ctx.gemm, factor * 2 * tokens * h * v,
+    int id = ctx.sink.addOp(p + "lm_head", OpKind.OUTPUT, ctx.compute, ctx.gemm, factor * 2 * tokens * h * v,
         factor * (h * v * wBytes + tokens * (h + v) * actBytes), 0, deps(dep));
-    layers.totalFlops += factor * 2 * tokens * h * v;
+    layers.totalFlops += factor * 2 * tokens * h * v * ctx.sink.weight();
     return id;
   }
 
@@ -149,33 +164,42 @@ final class WorkloadBuilder {
   void buildInference() {
     long b = t.batch();
     long prompt = t.promptTokens();
+    OpSink sink = ctx.sink;
+    sink.phase(0);
     int input = copyIn("prompt", b * prompt * 4.0, -1);
-    int prev = ctx.sim.addOp("embedding", OpKind.OUTPUT, ctx.compute, ctx.elementwise, 0,
+    int prev = sink.addOp("embedding", OpKind.OUTPUT, ctx.compute, ctx.elementwise, 0,
         b * prompt * m.hidden() * 2.0 * 2, 0, deps(input));
     prev = passThroughLayers("prefill.", b, prompt, prompt, prev);
     prev = lmHead("prefill.", b, prev, 1);
     prev = sample("prefill.", b, prev);
     prefillEnd = prev;
     int steps = Math.max(0, t.generateTokens() - 1);
-    tokenEnds = new int[steps];
-    for (int k = 0; k < steps; k++) {
-      String p = "t" + (k + 1) + ".";
-      prev = ctx.sim.addOp(p + "embedding", OpKind.OUTPUT, ctx.compute, ctx.elementwise, 0,
-          b * m.hidden() * 2.0 * 2, 0, prev);
-      prev = passThroughLayers(p, b, 1, prompt + k + 1, prev);
+    sink.phase(1);
+    int reps = sink.repeat(steps);
+    tokenEnds = new int[reps];
+    for (int k = 0; k < reps; k++) {
+      String p = sink.keepsNames() ? "t" + (k + 1) + "." : "";
+      // a closed-form sum runs one step at the mean context: every decode op is linear in the context
+      double keys = reps < steps ? prompt + (steps + 1) / 2.0 : prompt + k + 1;
+      prev = sink.addOp(p + "embedding", OpKind.OUTPUT, ctx.compute, ctx.elementwise, 0,
+          b * m.hidden() * 2.0 * 2, 0, deps(prev));
+      prev = passThroughLayers(p, b, 1, keys, prev);
       prev = lmHead(p, b, prev, 1);
       prev = sample(p, b, prev);
       tokenEnds[k] = prev;
     }
+    sink.endRepeat();
   }
 
-  private int passThroughLayers(String p, long b, long queries, long keys, int prev) {
+  private int passThroughLayers(String p, long b, long queries, double keys, int prev) {
     int[] ends = new int[m.layers()];
-    for (int l = 0; l < m.layers(); l++) {
-      int w = streamWeights ? copyIn(p + "L" + l + ".weights", layerWeightBytes, l >= 2 ? ends[l - 2] : prev) : -1;
-      prev = layers.forward(p + "L" + l + ".", b, queries, keys, false, deps(prev, w));
+    int reps = ctx.sink.repeat(m.layers());
+    for (int l = 0; l < reps; l++) {
+      int w = streamWeights ? copyIn(layerName(p, l, ".weights"), layerWeightBytes, l >= 2 ? ends[l - 2] : prev) : -1;
+      prev = layers.forward(layerName(p, l, "."), b, queries, keys, false, deps(prev, w));
       ends[l] = prev;
     }
+    ctx.sink.endRepeat();
     return prev;
   }
 
@@ -190,14 +214,14 @@ final class WorkloadBuilder {
     if (ctx.unified) {
       return dep;
     }
-    return ctx.sim.addOp(name, OpKind.TRANSFER, ctx.h2d, ctx.copyIn, 0, 0, bytes, deps(dep));
+    return ctx.sink.addOp(name, OpKind.TRANSFER, ctx.h2d, ctx.copyIn, 0, 0, bytes, deps(dep));
   }
 
   private int copyOut(String name, double bytes, int dep) {
     if (ctx.unified) {
       return dep;
     }
-    return ctx.sim.addOp(name, OpKind.TRANSFER, ctx.d2h, ctx.copyOut, 0, 0, bytes, deps(dep));
+    return ctx.sink.addOp(name, OpKind.TRANSFER, ctx.d2h, ctx.copyOut, 0, 0, bytes, deps(dep));
   }
 
   static int[] deps(int... ids) {

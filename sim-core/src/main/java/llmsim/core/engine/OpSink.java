@@ -1,0 +1,39 @@
+package llmsim.core.engine;
+
+/**
+ * Where a workload builder sends its resources and ops: a {@link Simulation} (event by event), or a
+ * closed-form sum that costs the same ops through the same kernel without simulating time.
+ */
+public interface OpSink {
+  int addPool(String name);
+
+  int addStream(String name, Lane lane);
+
+  int addGroup(CostGroup g);
+
+  /** Add an op; returns its id, or -1 when the sink keeps no DAG. */
+  int addOp(String name, OpKind kind, int stream, int group, double flops, double memBytes, double linkBytes, int... deps);
+
+  /** Whether op names are kept (a closed-form sum skips building them). */
+  default boolean keepsNames() {
+    return true;
+  }
+
+  /**
+   * Loop count for a section the builder repeats {@code n} times: a simulation runs it n times; a
+   * closed-form sum runs it once with every op weighted n. Pair with {@link #endRepeat()}.
+   */
+  default int repeat(int n) {
+    return n;
+  }
+
+  default void endRepeat() {}
+
+  /** How many times each op added now counts (1 in a simulation; the product of open repeats in a sum). */
+  default double weight() {
+    return 1;
+  }
+
+  /** Marks the start of a phase (0 = prefill or step, 1 = decode) for per-phase totals. */
+  default void phase(int index) {}
+}

@@ -1,0 +1,91 @@
+package llmsim.core.workload;
+
+import llmsim.core.engine.Bound;
+import llmsim.core.engine.Simulation;
+import llmsim.core.engine.Trace;
+import llmsim.core.hw.SystemSpec;
+import llmsim.core.kernel.RooflineKernel;
+import llmsim.core.memory.MemoryPlan;
+import llmsim.core.memory.MemoryPlanner;
+import llmsim.core.model.ModelSpec;
+import llmsim.core.software.SoftwareProfile;
+import llmsim.core.task.Task;
+
+/**
+ * Sweep points, two ways over the same op list: {@link #analytic} sums the kernel's costs in closed
+ * form (no event simulation); {@link #simulated} runs the discrete-event engine. One instance per thread.
+ */
+public final class Estimator {
+  private final RooflineKernel kernel;
+  private final RooflineSum sum = new RooflineSum();
+
+  public Estimator(RooflineKernel kernel) {
+    this.kernel = kernel;
+  }
+
+  public Estimate analytic(SystemSpec s, ModelSpec m, Task t, SoftwareProfile sw) {
+    MemoryPlan plan = MemoryPlanner.choose(s, m, t, sw);
+    sum.reset();
+    WorkloadBuilder w = new WorkloadBuilder(s, m, t, sw, plan, sum);
+    build(w, t);
+    sum.evaluate(kernel);
+    double step = sum.totalSeconds();
+    double[] byBound = new double[4];
+    for (int i = 0; i < 4; i++) {
+      byBound[i] = sum.boundSeconds(i);
+    }
+    double ttft = Double.NaN;
+    double tpot = Double.NaN;
+    if (!t.kind().training()) {
+      ttft = sum.phaseSeconds(0);
+      int steps = Math.max(0, t.generateTokens() - 1);
+      tpot = steps > 0 ? sum.phaseSeconds(1) / steps : Double.NaN;
+    }
+    return finish(s, t, plan, w, step, ttft, tpot, byBound);
+  }
+
+  public Estimate simulated(SystemSpec s, ModelSpec m, Task t, SoftwareProfile sw) {
+    MemoryPlan plan = MemoryPlanner.choose(s, m, t, sw);
+    Simulation sim = new Simulation(kernel);
+    WorkloadBuilder w = new WorkloadBuilder(s, m, t, sw, plan, sim);
+    build(w, t);
+    Trace trace = sim.run();
+    double step = trace.makespan();
+    double ttft = Double.NaN;
+    double tpot = Double.NaN;
+    if (!t.kind().training()) {
+      ttft = trace.end()[w.prefillEnd];
+      int steps = w.tokenEnds.length;
+      tpot = steps > 0 ? (trace.end()[w.tokenEnds[steps - 1]] - ttft) / steps : Double.NaN;
+    }
+    var map = trace.timeByBound();
+    double[] byBound = new double[4];
+    for (Bound b : Bound.values()) {
+      byBound[b.ordinal()] = map.get(b);
+    }
+    return finish(s, t, plan, w, step, ttft, tpot, byBound);
+  }
+
+  private static void build(WorkloadBuilder w, Task t) {
+    if (t.kind().training()) {
+      w.buildTrainingStep();
+    } else {
+      w.buildInference();
+    }
+  }
+
+  private static Estimate finish(SystemSpec s, Task t, MemoryPlan plan, WorkloadBuilder w, double step, double ttft,
+      double tpot, double[] byBound) {
+    double tokens = t.kind().training() ? t.tokensPerStep() / step
+        : t.generateTokens() == 0 ? 0 : (double) t.batch() * t.generateTokens() / step;
+    double modelFlops = w.layers.totalFlops - w.layers.recomputeFlops;
+    double mfu = modelFlops / (step * w.ctx.peakFlops);
+    int best = 0;
+    for (int i = 1; i < 4; i++) {
+      if (byBound[i] > byBound[best]) {
+        best = i;
+      }
+    }
+    return new Estimate(step, tokens, ttft, tpot, mfu, Bound.values()[best], byBound, plan);
+  }
+}

@@ -1,0 +1,184 @@
+package llmsim.core.workload;
+
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import llmsim.core.engine.CostGroup;
+import llmsim.core.engine.Lane;
+import llmsim.core.engine.OpKind;
+import llmsim.core.engine.OpSink;
+import llmsim.core.kernel.RooflineKernel;
+
+/**
+ * The closed form: the same ops a simulation would run, each costed through the roofline kernel in
+ * bulk and weighted by how often it repeats, summed as if nothing overlapped. Where the engine adds
+ * nothing (one stream, no offload) this equals the simulated makespan. Reusable: {@link #reset()}.
+ */
+public final class RooflineSum implements OpSink {
+  private final List<CostGroup> groups = new ArrayList<>();
+  private final List<Lane> lanes = new ArrayList<>();
+  private double[] flops = new double[64];
+  private double[] mem = new double[64];
+  private double[] link = new double[64];
+  private double[] weight = new double[64];
+  private int[] group = new int[64];
+  private int[] stream = new int[64];
+  private int[] phase = new int[64];
+  private int size;
+  private final double[] weights = new double[16];
+  private int depth;
+  private int currentPhase;
+  // results
+  private final double[] phaseSeconds = new double[2];
+  private final double[] boundSeconds = new double[4];
+  private double totalSeconds;
+
+  public RooflineSum() {
+    reset();
+  }
+
+  public void reset() {
+    groups.clear();
+    lanes.clear();
+    size = 0;
+    depth = 0;
+    weights[0] = 1;
+    currentPhase = 0;
+  }
+
+  @Override
+  public int addPool(String name) {
+    return 0;
+  }
+
+  @Override
+  public int addStream(String name, Lane lane) {
+    lanes.add(lane);
+    return lanes.size() - 1;
+  }
+
+  @Override
+  public int addGroup(CostGroup g) {
+    groups.add(g);
+    return groups.size() - 1;
+  }
+
+  @Override
+  public int addOp(String name, OpKind kind, int s, int g, double f, double m, double l, int... deps) {
+    if (size == flops.length) {
+      int c = size * 2;
+      flops = Arrays.copyOf(flops, c);
+      mem = Arrays.copyOf(mem, c);
+      link = Arrays.copyOf(link, c);
+      weight = Arrays.copyOf(weight, c);
+      group = Arrays.copyOf(group, c);
+      stream = Arrays.copyOf(stream, c);
+      phase = Arrays.copyOf(phase, c);
+    }
+    flops[size] = f;
+    mem[size] = m;
+    link[size] = l;
+    weight[size] = weights[depth];
+    group[size] = g;
+    stream[size] = s;
+    phase[size] = currentPhase;
+    size++;
+    return -1;
+  }
+
+  @Override
+  public boolean keepsNames() {
+    return false;
+  }
+
+  @Override
+  public int repeat(int n) {
+    weights[depth + 1] = weights[depth] * n;
+    depth++;
+    return n > 0 ? 1 : 0;
+  }
+
+  @Override
+  public void endRepeat() {
+    depth--;
+  }
+
+  @Override
+  public double weight() {
+    return weights[depth];
+  }
+
+  @Override
+  public void phase(int index) {
+    currentPhase = index;
+  }
+
+  /** Cost every op through the kernel, one call per cost group, and sum. */
+  public void evaluate(RooflineKernel kernel) {
+    Arrays.fill(phaseSeconds, 0);
+    Arrays.fill(boundSeconds, 0);
+    totalSeconds = 0;
+    int n = size;
+    double[] f = new double[n];
+    double[] m = new double[n];
+    double[] l = new double[n];
+    int[] order = new int[n];
+    double[] t = new double[n];
+    double[] a = new double[n];
+    double[] in = new double[n];
+    double[] b = new double[n];
+    int k = 0;
+    for (int g = 0; g < groups.size(); g++) {
+      int from = k;
+      for (int i = 0; i < n; i++) {
+        if (group[i] == g) {
+          order[k] = i;
+          f[k] = flops[i];
+          m[k] = mem[i];
+          l[k] = link[i];
+          k++;
+        }
+      }
+      if (k == from) {
+        continue;
+      }
+      CostGroup cg = groups.get(g);
+      kernel.evaluate(f, m, l, from, k, RooflineKernel.Coefficients.of(cg.effectivePeakFlops(),
+          cg.effectiveMemBandwidth(), cg.effectiveLinkBandwidth(), cg.launchSeconds()), t, a, in, b);
+    }
+    for (int j = 0; j < k; j++) {
+      int i = order[j];
+      double seconds = t[j] * weight[i];
+      totalSeconds += seconds;
+      phaseSeconds[phase[i]] += seconds;
+      boundSeconds[boundIndex(lanes.get(stream[i]), b[j])] += seconds;
+    }
+  }
+
+  /** 0 compute, 1 device memory, 2 host link, 3 host: the order of {@code llmsim.core.engine.Bound}. */
+  private static int boundIndex(Lane lane, double kernelBound) {
+    if (lane == Lane.CPU) {
+      return 3;
+    }
+    if (lane == Lane.H2D || lane == Lane.D2H || kernelBound == RooflineKernel.LINK) {
+      return 2;
+    }
+    return kernelBound == RooflineKernel.COMPUTE ? 0 : 1;
+  }
+
+  public double totalSeconds() {
+    return totalSeconds;
+  }
+
+  public double phaseSeconds(int p) {
+    return phaseSeconds[p];
+  }
+
+  public double boundSeconds(int bound) {
+    return boundSeconds[bound];
+  }
+
+  public int rows() {
+    return size;
+  }
+}
