@@ -151,7 +151,7 @@ final class HardwareCommand implements Runnable {
   static final class Schema implements Callable<Integer> {
     @Spec CommandSpec spec;
 
-    @Parameters(paramLabel = "KIND", description = "One of: device, host, link, system, model, scenario, case.")
+    @Parameters(paramLabel = "KIND", description = "One of: device, host, link, system, model, scenario, case, grid.")
     String kind;
 
     @Override

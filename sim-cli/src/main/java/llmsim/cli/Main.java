@@ -26,6 +26,7 @@ import picocli.CommandLine.Spec;
       ValidateCommand.class,
       RooflineCommand.class,
       SweepChartCommand.class,
+      SweepCommand.class,
       CommandLine.HelpCommand.class
     },
     footer = {"", "Exit codes: 0 ok, 1 failure, 2 bad input (the message names the file, line and rule)."})

@@ -25,7 +25,7 @@ import llmsim.hw.yaml.TreeReader;
  */
 public final class SchemaValidator {
 
-  public static final List<String> KINDS = List.of("device", "host", "link", "system", "model", "scenario", "case");
+  public static final List<String> KINDS = List.of("device", "host", "link", "system", "model", "scenario", "case", "grid");
 
   private final Node schema;
 
@@ -73,12 +73,13 @@ public final class SchemaValidator {
           + (n.kind() == Node.Kind.STRING ? " \"" + n.asText() + "\"" + unitHint(n) : "")));
       return;
     }
-    s.get("const").ifPresent(c -> {
+    boolean scalar = n.kind() != Node.Kind.ARRAY && n.kind() != Node.Kind.OBJECT;
+    s.get("const").filter(c -> scalar).ifPresent(c -> {
       if (!c.asText().equals(n.asText())) {
         out.add(n.problem(where + " must be '" + c.asText() + "', was '" + n.asText() + "'"));
       }
     });
-    s.get("enum").ifPresent(e -> {
+    s.get("enum").filter(e -> scalar).ifPresent(e -> {
       List<String> allowed = e.items().stream().map(Node::asText).toList();
       if (!allowed.contains(n.asText())) {
         String near = Suggest.closeMatch(n.asText(), allowed);

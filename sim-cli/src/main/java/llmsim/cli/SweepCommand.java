@@ -1,0 +1,342 @@
+package llmsim.cli;
+
+import java.io.BufferedWriter;
+import java.io.IOException;
+import java.io.OutputStreamWriter;
+import java.io.PrintWriter;
+import java.io.UncheckedIOException;
+import java.io.Writer;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.PriorityQueue;
+import java.util.concurrent.Callable;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicLong;
+import llmsim.core.kernel.Kernels;
+import llmsim.core.workload.Estimate;
+import llmsim.core.workload.Estimator;
+import llmsim.hw.scenario.GridFile;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Parameters;
+import picocli.CommandLine.Spec;
+
+/** {@code llmsim sweep}: a cartesian grid of scenarios, in parallel, as CSV or JSON Lines. */
+@Command(name = "sweep", description = {
+    "Sweep a cartesian grid of scenarios: every combination of the listed values, one row each, in a stable order,",
+    "written as they complete. --mode analytic sums the roofline kernel's costs in closed form (no overlap);",
+    "--mode simulate runs the event engine per point. Ctrl-C leaves a valid file of complete rows.",
+    "Example: llmsim sweep --hardware m2-ultra,13900ks-h100 --models llama-7b,llama-13b --tasks inference --batch 1,8,64 --output out.csv"})
+final class SweepCommand implements Callable<Integer> {
+  static final int CHUNK = 2048;
+
+  @Spec CommandSpec spec;
+
+  @Parameters(arity = "0..1", paramLabel = "GRID", description = "A grid .yaml (keys as the flags, lists allowed); flags override its keys.")
+  Path gridFile;
+
+  @Option(names = {"-H", "--hardware"}, split = ",", paramLabel = "ID") List<String> hardware;
+  @Option(names = "--models", split = ",", paramLabel = "M") List<String> models;
+  @Option(names = "--tasks", split = ",", paramLabel = "TASK") List<String> tasks;
+  @Option(names = "--precision", split = ",", paramLabel = "P") List<String> precision;
+  @Option(names = "--weights", split = ",", paramLabel = "FMT") List<String> weights;
+  @Option(names = "--batch", split = ",", paramLabel = "N") List<String> batch;
+  @Option(names = "--seq-len", split = ",", paramLabel = "N") List<String> seqLen;
+  @Option(names = "--prompt-tokens", split = ",", paramLabel = "N") List<String> promptTokens;
+  @Option(names = "--generate-tokens", split = ",", paramLabel = "N") List<String> generateTokens;
+  @Option(names = "--micro-batches", split = ",", paramLabel = "N") List<String> microBatches;
+  @Option(names = "--activation-checkpointing", split = ",", paramLabel = "BOOL") List<String> checkpointing;
+  @Option(names = "--offload", split = ",", paramLabel = "MODE") List<String> offload;
+  @Option(names = "--software", split = ",", paramLabel = "PROFILE") List<String> software;
+
+  @Option(names = "--mode", defaultValue = "analytic", paramLabel = "MODE", description = "analytic or simulate (default: ${DEFAULT-VALUE}).")
+  String mode;
+
+  @Option(names = "--format", defaultValue = "csv", paramLabel = "FMT", description = "csv or jsonl (default: ${DEFAULT-VALUE}).")
+  String format;
+
+  @Option(names = {"-o", "--output"}, paramLabel = "FILE", description = "Write rows here (default: standard output).")
+  Path output;
+
+  @Option(names = "--top", paramLabel = "K", description = "Only the K best rows by --by, best first.")
+  Integer top;
+
+  @Option(names = "--by", defaultValue = "tokens_per_s", paramLabel = "KEY",
+      description = "Ranking for --top: tokens_per_s, mfu (higher is better), step_time_s, ttft_s, tpot_s (lower is better).")
+  String by;
+
+  @Option(names = "--max-points", defaultValue = "20000000", paramLabel = "N", description = "Refuse grids larger than this (default: ${DEFAULT-VALUE}).")
+  long maxPoints;
+
+  @Option(names = "--threads", paramLabel = "N", description = "Worker threads (default: all cores).")
+  Integer threads;
+
+  @Override
+  public Integer call() throws Exception {
+    SweepGrid grid = new SweepGrid(axes());
+    long n = grid.points();
+    checkOptions(n);
+    boolean jsonl = format.equals("jsonl");
+    Writer w = output == null ? new PrintWriter(spec.commandLine().getOut())
+        : new BufferedWriter(new OutputStreamWriter(Files.newOutputStream(output), StandardCharsets.UTF_8), 1 << 16);
+    Progress progress = new Progress(spec.commandLine().getErr(), n, output != null && System.console() != null);
+    Run run = new Run(grid, n, jsonl, w, progress);
+    Thread hook = new Thread(run::interrupt, "llmsim-sweep-interrupt");
+    Runtime.getRuntime().addShutdownHook(hook);
+    try {
+      run.execute(threads == null ? Runtime.getRuntime().availableProcessors() : threads);
+    } finally {
+      try {
+        Runtime.getRuntime().removeShutdownHook(hook);
+      } catch (IllegalStateException shuttingDown) {
+        // the hook is running: it closes the file
+      }
+    }
+    progress.done();
+    return 0;
+  }
+
+  private void checkOptions(long n) {
+    if (!mode.equals("analytic") && !mode.equals("simulate")) {
+      throw new BadFlagException("--mode", mode, "analytic, simulate");
+    }
+    if (!format.equals("csv") && !format.equals("jsonl")) {
+      throw new BadFlagException("--format", format, "csv, jsonl");
+    }
+    if (n > maxPoints) {
+      throw new BadFlagException(String.format(Locale.US, "the grid has %,d points, more than --max-points %,d; "
+          + "narrow it or raise --max-points", n, maxPoints));
+    }
+    if (top != null && top < 1) {
+      throw new BadFlagException("--top must be >= 1, was " + top);
+    }
+    SweepRows.higherIsBetter(by);
+    if (threads != null && threads < 1) {
+      throw new BadFlagException("--threads must be >= 1, was " + threads);
+    }
+  }
+
+  private Map<String, List<String>> axes() {
+    Map<String, List<String>> raw = gridFile == null ? new LinkedHashMap<>() : new LinkedHashMap<>(GridFile.read(gridFile));
+    put(raw, "hardware", hardware);
+    put(raw, "models", models);
+    put(raw, "tasks", tasks);
+    put(raw, "precision", precision);
+    put(raw, "weights", weights);
+    put(raw, "batch", batch);
+    put(raw, "seq_len", seqLen);
+    put(raw, "prompt_tokens", promptTokens);
+    put(raw, "generate_tokens", generateTokens);
+    put(raw, "micro_batches", microBatches);
+    put(raw, "activation_checkpointing", checkpointing);
+    put(raw, "offload", offload);
+    put(raw, "software", software);
+    return raw;
+  }
+
+  private static void put(Map<String, List<String>> raw, String key, List<String> flag) {
+    if (flag != null) {
+      raw.put(key, flag);
+    }
+  }
+
+  /** One sweep: workers fill chunks, the calling thread writes them in index order. */
+  private final class Run {
+    final SweepGrid grid;
+    final long n;
+    final boolean jsonl;
+    final Writer out;
+    final Progress progress;
+    final AtomicBoolean cancelled = new AtomicBoolean();
+    final java.util.concurrent.atomic.AtomicReference<RuntimeException> failure = new java.util.concurrent.atomic.AtomicReference<>();
+    final Object writeLock = new Object();
+    boolean closed;
+    final Map<Long, Chunk> done = new ConcurrentHashMap<>();
+    final String kernel = Kernels.get().name();
+
+    Run(SweepGrid grid, long n, boolean jsonl, Writer out, Progress progress) {
+      this.grid = grid;
+      this.n = n;
+      this.jsonl = jsonl;
+      this.out = out;
+      this.progress = progress;
+    }
+
+    record Chunk(String text, List<Ranked> best) {}
+
+    record Ranked(double value, long index, String row) {}
+
+    void execute(int workers) throws InterruptedException, IOException {
+      long chunks = (n + CHUNK - 1) / CHUNK;
+      ExecutorService pool = Executors.newFixedThreadPool(workers, r -> {
+        Thread t = new Thread(r, "llmsim-sweep");
+        t.setDaemon(true);
+        return t;
+      });
+      ThreadLocal<Estimator> estimators = ThreadLocal.withInitial(() -> new Estimator(Kernels.get()));
+      AtomicLong next = new AtomicLong();
+      for (int i = 0; i < workers; i++) {
+        pool.execute(() -> {
+          long c;
+          try {
+            while (!cancelled.get() && (c = next.getAndIncrement()) < chunks) {
+              done.put(c, compute(estimators.get(), c));
+            }
+          } catch (RuntimeException | Error e) {
+            failure.compareAndSet(null, e instanceof RuntimeException re ? re : new IllegalStateException(e));
+            cancelled.set(true);
+          }
+        });
+      }
+      pool.shutdown();
+      if (top == null) {
+        write(SweepRows.header(jsonl));
+      }
+      List<Ranked> best = new ArrayList<>();
+      for (long c = 0; c < chunks && !cancelled.get(); c++) {
+        Chunk chunk;
+        while ((chunk = done.remove(c)) == null) {
+          if (cancelled.get()) {
+            break;
+          }
+          Thread.sleep(1);
+        }
+        if (chunk == null) {
+          break;
+        }
+        if (top == null) {
+          write(chunk.text());
+        } else {
+          best.addAll(chunk.best());
+          best = keepBest(best);
+        }
+        progress.update(Math.min(n, (c + 1) * CHUNK));
+      }
+      if (failure.get() != null) {
+        close();
+        throw failure.get();
+      }
+      if (top != null && !cancelled.get()) {
+        StringBuilder b = new StringBuilder(SweepRows.header(jsonl));
+        best.forEach(r -> b.append(r.row()));
+        write(b.toString());
+      }
+      pool.awaitTermination(1, TimeUnit.MINUTES);
+      close();
+    }
+
+    Chunk compute(Estimator est, long c) {
+      StringBuilder b = new StringBuilder(CHUNK * 200);
+      List<Ranked> best = new ArrayList<>();
+      long end = Math.min(n, (c + 1) * CHUNK);
+      for (long i = c * CHUNK; i < end; i++) {
+        SweepGrid.Point p = grid.point(i);
+        Estimate e = mode.equals("analytic") ? est.analytic(p.system(), p.model(), p.task(), p.software())
+            : est.simulated(p.system(), p.model(), p.task(), p.software());
+        if (top == null) {
+          SweepRows.append(b, p, e, mode, kernel, jsonl);
+        } else {
+          double v = SweepRows.metric(e, by);
+          if (!Double.isNaN(v)) {
+            StringBuilder row = new StringBuilder(200);
+            SweepRows.append(row, p, e, mode, kernel, jsonl);
+            best.add(new Ranked(v, i, row.toString()));
+            if (best.size() > 4 * top) {
+              best = keepBest(best);
+            }
+          }
+        }
+      }
+      return new Chunk(b.toString(), top == null ? List.of() : keepBest(best));
+    }
+
+    List<Ranked> keepBest(List<Ranked> rows) {
+      Comparator<Ranked> order = Comparator.comparingDouble(Ranked::value);
+      if (SweepRows.higherIsBetter(by)) {
+        order = order.reversed();
+      }
+      order = order.thenComparingLong(Ranked::index);
+      return new ArrayList<>(rows.stream().sorted(order).limit(top).toList());
+    }
+
+    void write(String text) throws IOException {
+      synchronized (writeLock) {
+        if (closed) {
+          return;
+        }
+        out.write(text);
+        out.flush();
+      }
+    }
+
+    void close() throws IOException {
+      synchronized (writeLock) {
+        if (!closed) {
+          closed = true;
+          out.flush();
+          if (output != null) {
+            out.close();
+          }
+        }
+      }
+    }
+
+    /** Ctrl-C: stop handing out chunks; what is written is whole rows, flushed; close the file. */
+    void interrupt() {
+      cancelled.set(true);
+      try {
+        close();
+      } catch (IOException e) {
+        throw new UncheckedIOException(e);
+      }
+    }
+  }
+
+  /** A one-line progress bar with rate and ETA on a terminal; silent when output is piped. */
+  static final class Progress {
+    final PrintWriter err;
+    final long total;
+    final boolean on;
+    final long start = System.nanoTime();
+    long lastDraw;
+
+    Progress(PrintWriter err, long total, boolean on) {
+      this.err = err;
+      this.total = total;
+      this.on = on;
+    }
+
+    void update(long doneCount) {
+      long now = System.nanoTime();
+      if (!on || now - lastDraw < 200_000_000L && doneCount < total) {
+        return;
+      }
+      lastDraw = now;
+      double secs = (now - start) / 1e9;
+      double rate = doneCount / Math.max(secs, 1e-9);
+      int width = 30;
+      int fill = (int) (width * doneCount / Math.max(1, total));
+      err.printf(Locale.US, "\r[%s%s] %3d%% %,d/%,d  %,.0f points/s  ETA %.0f s ", "#".repeat(fill), " ".repeat(width - fill),
+          100 * doneCount / Math.max(1, total), doneCount, total, rate, (total - doneCount) / Math.max(rate, 1e-9));
+      err.flush();
+    }
+
+    void done() {
+      if (on) {
+        err.println();
+      }
+    }
+  }
+}

@@ -1,0 +1,75 @@
+package llmsim.cli;
+
+import java.util.List;
+import llmsim.core.workload.Estimate;
+
+/** Sweep rows as CSV or JSON Lines, with a fixed column order and locale-free numbers. */
+final class SweepRows {
+  private SweepRows() {}
+
+  static final List<String> COLUMNS = List.of("index", "hardware", "model", "task", "precision", "weights", "batch",
+      "seq_len", "prompt_tokens", "generate_tokens", "micro_batches", "activation_checkpointing", "offload", "software",
+      "fits", "offload_used", "step_time_s", "tokens_per_s", "ttft_s", "tpot_s", "mfu", "bound", "device_bytes",
+      "capacity_bytes", "mode", "kernel");
+
+  static String header(boolean jsonl) {
+    return jsonl ? "" : String.join(",", COLUMNS) + "\n";
+  }
+
+  static void append(StringBuilder b, SweepGrid.Point p, Estimate e, String mode, String kernel, boolean jsonl) {
+    var t = p.task();
+    Object[] v = {p.index(), p.system().id(), p.model().id(), t.kind().key(), t.precision().key(), t.weights().key(),
+        t.batch(), t.seqLen(), t.promptTokens(), t.generateTokens(), t.microBatches(), t.activationCheckpointing(),
+        t.offload().key(), p.software().id(), e.memory().fits(), e.memory().offload().key(), e.stepTimeSeconds(),
+        e.tokensPerSecond(), e.ttftSeconds(), e.tpotSeconds(), e.mfu(), e.bound().key(), e.memory().totalBytes(),
+        e.memory().capacityBytes(), mode, kernel};
+    if (jsonl) {
+      b.append('{');
+      for (int i = 0; i < v.length; i++) {
+        if (i > 0) {
+          b.append(',');
+        }
+        b.append('"').append(COLUMNS.get(i)).append("\":");
+        Object x = v[i];
+        if (x instanceof String s) {
+          b.append('"').append(s).append('"');
+        } else if (x instanceof Double d) {
+          b.append(Double.isFinite(d) ? Double.toString(d) : "null");
+        } else {
+          b.append(x);
+        }
+      }
+      b.append("}\n");
+    } else {
+      for (int i = 0; i < v.length; i++) {
+        if (i > 0) {
+          b.append(',');
+        }
+        Object x = v[i];
+        if (x instanceof Double d) {
+          b.append(Double.isFinite(d) ? Double.toString(d) : "");
+        } else {
+          b.append(x);
+        }
+      }
+      b.append('\n');
+    }
+  }
+
+  /** The value of a rankable metric. */
+  static double metric(Estimate e, String key) {
+    return switch (key) {
+      case "tokens_per_s" -> e.tokensPerSecond();
+      case "step_time_s" -> e.stepTimeSeconds();
+      case "ttft_s" -> e.ttftSeconds();
+      case "tpot_s" -> e.tpotSeconds();
+      case "mfu" -> e.mfu();
+      default -> throw new BadFlagException("--by", key, "tokens_per_s, step_time_s, ttft_s, tpot_s, mfu");
+    };
+  }
+
+  /** Whether larger is better for this metric (throughput, MFU) or smaller (times). */
+  static boolean higherIsBetter(String key) {
+    return key.equals("tokens_per_s") || key.equals("mfu");
+  }
+}

@@ -1,0 +1,123 @@
+package llmsim.cli;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+class SweepCommandTest {
+  @TempDir Path dir;
+
+  static final String[] GRID = {"sweep", "--hardware", "m2-ultra,13900ks-rtx4090", "--models", "llama-7b,llama-13b",
+      "--tasks", "inference,train", "--batch", "1,4", "--seq-len", "512", "--prompt-tokens", "128", "--generate-tokens", "16"};
+
+  static String[] with(String... more) {
+    String[] a = new String[GRID.length + more.length];
+    System.arraycopy(GRID, 0, a, 0, GRID.length);
+    System.arraycopy(more, 0, a, GRID.length, more.length);
+    return a;
+  }
+
+  @Test
+  void rowsComeInAStableOrder_oneThreadOrTwo() {
+    CliRunner one = CliRunner.run(with("--threads", "1"));
+    CliRunner two = CliRunner.run(with("--threads", "2"));
+    assertThat(one.code()).as(one.err()).isZero();
+    assertThat(two.out()).isEqualTo(one.out());
+    List<String> lines = one.out().lines().toList();
+    assertThat(lines).hasSize(1 + 2 * 2 * 2 * 2);
+    assertThat(lines.get(0)).startsWith("index,hardware,model,task");
+    for (int i = 1; i < lines.size(); i++) {
+      assertThat(lines.get(i)).startsWith((i - 1) + ",");
+    }
+    // the last axis varies fastest: hardware, model, task, ..., batch
+    assertThat(lines.get(1)).contains(",m2-ultra,llama-7b,inference,").contains(",1,512,");
+    assertThat(lines.get(2)).contains(",m2-ultra,llama-7b,inference,").contains(",4,512,");
+  }
+
+  @Test
+  void analyticAndSimulatedRows_agreeForSerialSteps() {
+    String[] base = {"sweep", "--hardware", "m2-ultra", "--models", "llama-7b", "--tasks", "train", "--batch", "1,2",
+        "--seq-len", "256", "--offload", "none", "--format", "jsonl"};
+    List<String> a = CliRunner.run(concat(base, "--mode", "analytic")).out().lines().toList();
+    List<String> s = CliRunner.run(concat(base, "--mode", "simulate")).out().lines().toList();
+    ObjectMapper json = new ObjectMapper();
+    for (int i = 0; i < a.size(); i++) {
+      try {
+        double ta = json.readTree(a.get(i)).get("step_time_s").asDouble();
+        double ts = json.readTree(s.get(i)).get("step_time_s").asDouble();
+        assertThat(ta).isCloseTo(ts, org.assertj.core.data.Percentage.withPercentage(1e-6));
+      } catch (IOException e) {
+        throw new AssertionError(e);
+      }
+    }
+  }
+
+  static String[] concat(String[] a, String... b) {
+    String[] out = java.util.Arrays.copyOf(a, a.length + b.length);
+    System.arraycopy(b, 0, out, a.length, b.length);
+    return out;
+  }
+
+  @Test
+  void jsonLines_parseAndNameTheKernel() throws IOException {
+    CliRunner r = CliRunner.run(with("--format", "jsonl"));
+    for (String line : r.out().lines().toList()) {
+      JsonNode j = new ObjectMapper().readTree(line);
+      assertThat(j.get("kernel").asText()).isNotBlank();
+      assertThat(j.get("tokens_per_s").asDouble()).isPositive();
+    }
+  }
+
+  @Test
+  void top_keepsTheBestRowsBestFirst() {
+    CliRunner r = CliRunner.run(with("--top", "3", "--by", "tokens_per_s", "--tasks", "inference"));
+    List<String> rows = r.out().lines().skip(1).toList();
+    assertThat(rows).hasSize(3);
+    double[] v = rows.stream().mapToDouble(l -> Double.parseDouble(l.split(",")[17])).toArray();
+    assertThat(v[0]).isGreaterThanOrEqualTo(v[1]);
+    assertThat(v[1]).isGreaterThanOrEqualTo(v[2]);
+  }
+
+  @Test
+  void outputFile_isWrittenWhole() throws IOException {
+    Path f = dir.resolve("s.csv");
+    CliRunner r = CliRunner.run(with("--output", f.toString()));
+    assertThat(r.code()).as(r.err()).isZero();
+    assertThat(Files.readAllLines(f)).hasSize(17);
+  }
+
+  @Test
+  void gridFile_isReadAndFlagsOverrideIt() throws IOException {
+    Path g = dir.resolve("g.yaml");
+    Files.writeString(g, "kind: grid\nhardware: [m2-ultra, rtx4090]\nmodels: llama-7b\ntasks: [inference]\nbatch: [1, 2, 3]\n");
+    assertThat(CliRunner.run("sweep", g.toString()).out().lines().count()).isEqualTo(1 + 2 * 3);
+    assertThat(CliRunner.run("sweep", g.toString(), "--batch", "8").out().lines().count()).isEqualTo(1 + 2);
+  }
+
+  @Test
+  void badValue_isRefusedUpFront() throws IOException {
+    CliRunner r = CliRunner.run("sweep", "--hardware", "m2-ultra", "--models", "llama-7b", "--batch", "1,zero");
+    assertThat(r.code()).isEqualTo(2);
+    assertThat(r.err()).contains("--batch: 'zero' is not allowed");
+    Path g = dir.resolve("bad.yaml");
+    Files.writeString(g, "kind: grid\nhardware: m2-ultra\nmodels: llama-7b\nbatch: [1, 0]\n");
+    CliRunner r2 = CliRunner.run("sweep", g.toString());
+    assertThat(r2.code()).isEqualTo(2);
+    assertThat(r2.err()).contains("bad.yaml:4:12: 'batch[1]' must be >= 1, was 0");
+  }
+
+  @Test
+  void tooManyPoints_isRefusedUpFront() {
+    CliRunner r = CliRunner.run(with("--max-points", "10"));
+    assertThat(r.code()).isEqualTo(2);
+    assertThat(r.err()).contains("the grid has 16 points, more than --max-points 10");
+    assertThat(r.out()).isEmpty();
+  }
+}

@@ -1,0 +1,26 @@
+package llmsim.hw.scenario;
+
+import java.nio.file.Path;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import llmsim.hw.schema.SchemaValidator;
+import llmsim.hw.yaml.Node;
+import llmsim.hw.yaml.TreeReader;
+
+/** A sweep grid file: each key one value or a list; values come back as text, in file order. */
+public final class GridFile {
+  private GridFile() {}
+
+  public static Map<String, List<String>> read(Path path) {
+    Node n = TreeReader.readFile(path);
+    SchemaValidator.forKind("grid").validate(n);
+    Map<String, List<String>> out = new LinkedHashMap<>();
+    n.fields().forEach((k, v) -> {
+      if (!k.equals("kind") && !k.equals("description")) {
+        out.put(k, v.kind() == Node.Kind.ARRAY ? v.items().stream().map(Node::asText).toList() : List.of(v.asText()));
+      }
+    });
+    return out;
+  }
+}
