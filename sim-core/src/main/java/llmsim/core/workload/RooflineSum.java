@@ -15,6 +15,13 @@ import llmsim.core.kernel.RooflineKernel;
  * nothing (one stream, no offload) this equals the simulated makespan. Reusable: {@link #reset()}.
  */
 public final class RooflineSum implements OpSink {
+  /**
+   * Groups smaller than this go through the scalar kernel: a vector loop over a handful of ops is all
+   * tail and set-up (the same choice Lucene makes for short vectors).
+   */
+  static final int SMALL = 32;
+
+  private final RooflineKernel small = new llmsim.core.kernel.ScalarRooflineKernel();
   private final List<CostGroup> groups = new ArrayList<>();
   private final List<Lane> lanes = new ArrayList<>();
   private double[] flops = new double[64];
@@ -143,7 +150,7 @@ public final class RooflineSum implements OpSink {
         continue;
       }
       CostGroup cg = groups.get(g);
-      kernel.evaluate(f, m, l, from, k, RooflineKernel.Coefficients.of(cg.effectivePeakFlops(),
+      (k - from < SMALL ? small : kernel).evaluate(f, m, l, from, k, RooflineKernel.Coefficients.of(cg.effectivePeakFlops(),
           cg.effectiveMemBandwidth(), cg.effectiveLinkBandwidth(), cg.launchSeconds()), t, a, in, b);
     }
     for (int j = 0; j < k; j++) {

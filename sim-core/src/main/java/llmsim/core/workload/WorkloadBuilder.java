@@ -77,8 +77,8 @@ final class WorkloadBuilder {
     int microBatches = sink.repeat(t.microBatches());
     for (int mb = 0; mb < microBatches; mb++) {
       String p = t.microBatches() > 1 && sink.keepsNames() ? "mb" + mb + "." : "";
-      int input = copyIn(p + "input_batch", b * s * 8.0, last);
-      int prev = sink.addOp(p + "embedding", OpKind.OUTPUT, ctx.compute, ctx.elementwise, 0,
+      int input = copyIn(cat(p, "input_batch"), b * s * 8.0, last);
+      int prev = sink.addOp(cat(p, "embedding"), OpKind.OUTPUT, ctx.compute, ctx.elementwise, 0,
           b * s * m.hidden() * 2.0 * t.precision().bytes(), 0, deps(input, last));
       int[] fwdEnd = new int[n];
       int forwardLayers = sink.repeat(n);
@@ -89,7 +89,7 @@ final class WorkloadBuilder {
       }
       sink.endRepeat();
       prev = lmHead(p, b * s, prev, 1);
-      prev = lmHead(p + "bwd.", b * s, prev, frozen ? 1 : 2);
+      prev = lmHead(cat(p, "bwd."), b * s, prev, frozen ? 1 : 2);
       int[] bwdEnd = new int[n];
       int backwardLayers = sink.repeat(n);
       for (int l = n - 1; l >= n - backwardLayers; l--) {
@@ -111,6 +111,11 @@ final class WorkloadBuilder {
     }
     sink.endRepeat();
     optimizerStep(last, gradOut);
+  }
+
+  /** prefix + name without allocating when the prefix is empty (the closed form keeps no names). */
+  private static String cat(String prefix, String name) {
+    return prefix.isEmpty() ? name : prefix + name;
   }
 
   /** "[prefix]L{l}{suffix}", or just the suffix when the sink keeps no names. */
@@ -153,7 +158,7 @@ final class WorkloadBuilder {
     double v = m.vocab();
     double wBytes = t.kind().training() && !t.kind().frozenBase() ? t.precision().bytes() : 2;
     double actBytes = t.precision().bytes();
-    int id = ctx.sink.addOp(p + "lm_head", OpKind.OUTPUT, ctx.compute, ctx.gemm, factor * 2 * tokens * h * v,
+    int id = ctx.sink.addOp(cat(p, "lm_head"), OpKind.OUTPUT, ctx.compute, ctx.gemm, factor * 2 * tokens * h * v,
         factor * (h * v * wBytes + tokens * (h + v) * actBytes), 0, deps(dep));
     layers.totalFlops += factor * 2 * tokens * h * v * ctx.sink.weight();
     return id;
@@ -181,7 +186,7 @@ final class WorkloadBuilder {
       String p = sink.keepsNames() ? "t" + (k + 1) + "." : "";
       // a closed-form sum runs one step at the mean context: every decode op is linear in the context
       double keys = reps < steps ? prompt + (steps + 1) / 2.0 : prompt + k + 1;
-      prev = sink.addOp(p + "embedding", OpKind.OUTPUT, ctx.compute, ctx.elementwise, 0,
+      prev = sink.addOp(cat(p, "embedding"), OpKind.OUTPUT, ctx.compute, ctx.elementwise, 0,
           b * m.hidden() * 2.0 * 2, 0, deps(prev));
       prev = passThroughLayers(p, b, 1, keys, prev);
       prev = lmHead(p, b, prev, 1);
@@ -205,7 +210,7 @@ final class WorkloadBuilder {
 
   /** Logits go to the host for sampling (a small D2H copy on a discrete card; nothing on unified memory). */
   private int sample(String p, long b, int prev) {
-    return ctx.unified ? prev : copyOut(p + "logits_to_host", b * m.vocab() * 4.0, prev);
+    return ctx.unified ? prev : copyOut(cat(p, "logits_to_host"), b * m.vocab() * 4.0, prev);
   }
 
   // ---------------------------------------------------------------- helpers
