@@ -6,22 +6,22 @@ import java.util.Arrays;
  * A primitive 4-ary min-heap of events ordered by (time, priority, sequence). Priority and sequence
  * are packed into one long: the lower priority value runs first at equal times, and the sequence
  * (a per-queue counter) breaks the remaining ties in insertion order, so the order is total and
- * deterministic. No boxing: three parallel arrays.
+ * deterministic. No boxing. Times are non-negative, so their IEEE bits order like the values and the
+ * comparison is two long compares on keys stored side by side ({@code keys[2i]} time bits,
+ * {@code keys[2i+1]} priority and sequence) for locality; payloads sit in their own array.
  */
 public final class EventQueue {
   private static final int PRIORITY_SHIFT = 48;
   private static final long SEQUENCE_MASK = (1L << PRIORITY_SHIFT) - 1;
 
-  private double[] times;
-  private long[] ties;
+  private long[] keys;
   private int[] payloads;
   private int size;
   private long sequence;
 
   public EventQueue(int initialCapacity) {
     int c = Math.max(4, initialCapacity);
-    times = new double[c];
-    ties = new long[c];
+    keys = new long[2 * c];
     payloads = new int[c];
   }
 
@@ -37,33 +37,36 @@ public final class EventQueue {
    * Schedule {@code payload} at {@code time} with {@code priority} in [0, 32767]; lower runs first.
    */
   public void push(double time, int priority, int payload) {
-    if (size == times.length) {
-      int c = size * 2;
-      times = Arrays.copyOf(times, c);
-      ties = Arrays.copyOf(ties, c);
-      payloads = Arrays.copyOf(payloads, c);
+    if (!(time >= 0)) {
+      throw new IllegalArgumentException("cannot schedule at " + time + " s: times are >= 0");
     }
+    if (size == payloads.length) {
+      keys = Arrays.copyOf(keys, keys.length * 2);
+      payloads = Arrays.copyOf(payloads, payloads.length * 2);
+    }
+    long t = Double.doubleToRawLongBits(time + 0.0);
     long tie = ((long) priority << PRIORITY_SHIFT) | (sequence++ & SEQUENCE_MASK);
+    long[] k = keys;
     int i = size++;
-    // sift up
     while (i > 0) {
       int parent = (i - 1) >>> 2;
-      if (!less(time, tie, times[parent], ties[parent])) {
+      long pt = k[2 * parent];
+      if (t > pt || t == pt && tie > k[2 * parent + 1]) {
         break;
       }
-      times[i] = times[parent];
-      ties[i] = ties[parent];
+      k[2 * i] = pt;
+      k[2 * i + 1] = k[2 * parent + 1];
       payloads[i] = payloads[parent];
       i = parent;
     }
-    times[i] = time;
-    ties[i] = tie;
+    k[2 * i] = t;
+    k[2 * i + 1] = tie;
     payloads[i] = payload;
   }
 
   /** Time of the earliest event. */
   public double peekTime() {
-    return times[0];
+    return Double.longBitsToDouble(keys[0]);
   }
 
   /** Payload of the earliest event. */
@@ -76,12 +79,13 @@ public final class EventQueue {
     int top = payloads[0];
     int last = --size;
     if (last > 0) {
-      siftDown(times[last], ties[last], payloads[last], last);
+      siftDown(keys[2 * last], keys[2 * last + 1], payloads[last], last);
     }
     return top;
   }
 
-  private void siftDown(double t, long tie, int payload, int n) {
+  private void siftDown(long t, long tie, int payload, int n) {
+    long[] k = keys;
     int i = 0;
     while (true) {
       int first = (i << 2) + 1;
@@ -89,27 +93,28 @@ public final class EventQueue {
         break;
       }
       int best = first;
+      long bt = k[2 * first];
+      long bk = k[2 * first + 1];
       int end = Math.min(first + 4, n);
       for (int c = first + 1; c < end; c++) {
-        if (less(times[c], ties[c], times[best], ties[best])) {
+        long ct = k[2 * c];
+        if (ct < bt || ct == bt && k[2 * c + 1] < bk) {
           best = c;
+          bt = ct;
+          bk = k[2 * c + 1];
         }
       }
-      if (!less(times[best], ties[best], t, tie)) {
+      if (bt > t || bt == t && bk > tie) {
         break;
       }
-      times[i] = times[best];
-      ties[i] = ties[best];
+      k[2 * i] = bt;
+      k[2 * i + 1] = bk;
       payloads[i] = payloads[best];
       i = best;
     }
-    times[i] = t;
-    ties[i] = tie;
+    k[2 * i] = t;
+    k[2 * i + 1] = tie;
     payloads[i] = payload;
-  }
-
-  private static boolean less(double t1, long k1, double t2, long k2) {
-    return t1 < t2 || (t1 == t2 && k1 < k2);
   }
 
   public void clear() {

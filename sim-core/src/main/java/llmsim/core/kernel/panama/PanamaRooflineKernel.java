@@ -34,52 +34,56 @@ public final class PanamaRooflineKernel implements RooflineKernel {
   public void evaluate(double[] flops, double[] deviceBytes, double[] linkBytes, int from, int to, Coefficients c,
       double[] time, double[] attained, double[] intensity, double[] bound) {
     final VectorSpecies<Double> s = Holder.SPECIES;
-    final DoubleVector ip = DoubleVector.broadcast(s, c.invPeakFlops());
-    final DoubleVector im = DoubleVector.broadcast(s, c.invDeviceBandwidth());
-    final DoubleVector il = DoubleVector.broadcast(s, c.invLinkBandwidth());
-    final DoubleVector launch = DoubleVector.broadcast(s, c.launchSeconds());
+    final double ipS = c.invPeakFlops();
+    final double imS = c.invDeviceBandwidth();
+    final double ilS = c.invLinkBandwidth();
+    final double launchS = c.launchSeconds();
+    final DoubleVector ip = DoubleVector.broadcast(s, ipS);
+    final DoubleVector im = DoubleVector.broadcast(s, imS);
+    final DoubleVector il = DoubleVector.broadcast(s, ilS);
+    final DoubleVector launch = DoubleVector.broadcast(s, launchS);
     final DoubleVector zero = DoubleVector.zero(s);
     final DoubleVector inf = DoubleVector.broadcast(s, Double.POSITIVE_INFINITY);
     final DoubleVector memoryClass = DoubleVector.broadcast(s, MEMORY);
     final DoubleVector linkClass = DoubleVector.broadcast(s, LINK);
+    final int step = s.length();
     int i = from;
-    int upper = from + s.loopBound(to - from);
-    for (; i < upper; i += s.length()) {
-      VectorMask<Double> all = s.maskAll(true);
-      lanes(flops, deviceBytes, linkBytes, i, all, ip, im, il, launch, zero, inf, memoryClass, linkClass,
-          time, attained, intensity, bound);
+    // full vectors with unmasked loads and stores (masked stores are not intrinsified on every ISA)
+    for (int upper = from + s.loopBound(to - from); i < upper; i += step) {
+      DoubleVector f = DoubleVector.fromArray(s, flops, i);
+      DoubleVector db = DoubleVector.fromArray(s, deviceBytes, i);
+      DoubleVector lb = DoubleVector.fromArray(s, linkBytes, i);
+      DoubleVector tc = f.mul(ip);
+      DoubleVector tm = db.mul(im);
+      DoubleVector tl = lb.mul(il);
+      DoubleVector tml = tm.max(tl);
+      DoubleVector t = tc.max(tml).add(launch);
+      t.intoArray(time, i);
+      // attained = f / t, 0 where t == 0
+      f.div(t).blend(zero, t.compare(VectorOperators.LE, zero)).intoArray(attained, i);
+      // intensity = f / b; +inf where b == 0 and f > 0; 0 where both are 0
+      DoubleVector b = db.add(lb);
+      VectorMask<Double> noBytes = b.compare(VectorOperators.LE, zero);
+      f.div(b).blend(inf.blend(zero, f.compare(VectorOperators.LE, zero)), noBytes).intoArray(intensity, i);
+      // bound: compute (0) unless a memory level takes longer; then memory (1) unless the link takes longer (2)
+      DoubleVector memOrLink = memoryClass.blend(linkClass, tm.compare(VectorOperators.LT, tl));
+      zero.blend(memOrLink, tc.compare(VectorOperators.LT, tml)).intoArray(bound, i);
     }
-    if (i < to) {
-      VectorMask<Double> tail = s.indexInRange(i, to);
-      lanes(flops, deviceBytes, linkBytes, i, tail, ip, im, il, launch, zero, inf, memoryClass, linkClass,
-          time, attained, intensity, bound);
+    // the tail (fewer than one vector): the same IEEE operations one lane at a time
+    for (; i < to; i++) {
+      double f = flops[i];
+      double db = deviceBytes[i];
+      double lb = linkBytes[i];
+      double tc = f * ipS;
+      double tm = db * imS;
+      double tl = lb * ilS;
+      double tml = Math.max(tm, tl);
+      double t = Math.max(tc, tml) + launchS;
+      time[i] = t;
+      attained[i] = t <= 0 ? 0 : f / t;
+      double b = db + lb;
+      intensity[i] = b <= 0 ? (f <= 0 ? 0 : Double.POSITIVE_INFINITY) : f / b;
+      bound[i] = tc < tml ? (tm < tl ? LINK : MEMORY) : COMPUTE;
     }
-  }
-
-  private static void lanes(double[] flops, double[] deviceBytes, double[] linkBytes, int i, VectorMask<Double> m,
-      DoubleVector ip, DoubleVector im, DoubleVector il, DoubleVector launch, DoubleVector zero, DoubleVector inf,
-      DoubleVector memoryClass, DoubleVector linkClass, double[] time, double[] attained, double[] intensity,
-      double[] bound) {
-    final VectorSpecies<Double> s = Holder.SPECIES;
-    DoubleVector f = DoubleVector.fromArray(s, flops, i, m);
-    DoubleVector db = DoubleVector.fromArray(s, deviceBytes, i, m);
-    DoubleVector lb = DoubleVector.fromArray(s, linkBytes, i, m);
-    DoubleVector tc = f.mul(ip);
-    DoubleVector tm = db.mul(im);
-    DoubleVector tl = lb.mul(il);
-    DoubleVector tml = tm.max(tl);
-    DoubleVector t = tc.max(tml).add(launch);
-    t.intoArray(time, i, m);
-    // attained = f / t, 0 where t == 0
-    DoubleVector att = f.div(t).blend(zero, t.compare(VectorOperators.LE, zero));
-    att.intoArray(attained, i, m);
-    // intensity = f / b; +inf where b == 0 and f > 0; 0 where both are 0
-    DoubleVector b = db.add(lb);
-    VectorMask<Double> noBytes = b.compare(VectorOperators.LE, zero);
-    DoubleVector special = inf.blend(zero, f.compare(VectorOperators.LE, zero));
-    f.div(b).blend(special, noBytes).intoArray(intensity, i, m);
-    // bound: compute (0) unless a memory level takes longer; then memory (1) unless the link takes longer (2)
-    DoubleVector memOrLink = memoryClass.blend(linkClass, tm.compare(VectorOperators.LT, tl));
-    zero.blend(memOrLink, tc.compare(VectorOperators.LT, tml)).intoArray(bound, i, m);
   }
 }
