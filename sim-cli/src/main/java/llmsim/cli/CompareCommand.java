@@ -1,10 +1,7 @@
 package llmsim.cli;
 
 import java.nio.file.Path;
-import java.util.List;
 import java.util.concurrent.Callable;
-import llmsim.core.workload.StepResult;
-import llmsim.hw.scenario.ScenarioFile;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
@@ -26,18 +23,11 @@ final class CompareCommand implements Callable<Integer> {
 
   @Override
   public Integer call() {
-    ScenarioFile.Raw file = scenarioFile == null ? null : ScenarioFile.read(scenarioFile);
-    ScenarioOptions.Resolved r = scenario.resolve(file, true);
-    if (report.out != null) {
-      ReportOutput.prepare(report.out);
-    }
-    List<StepResult> results = SimulateCommand.run(r);
-    SimulateCommand printer = new SimulateCommand();
-    printer.spec = spec;
-    printer.output = output;
-    printer.report = report;
-    printer.print(results, false);
-    printer.writeReports(results);
-    return 0;
+    SimulateCommand same = new SimulateCommand();
+    same.spec = spec;
+    same.scenario = scenario;
+    same.output = output;
+    same.report = report;
+    return same.execute(scenarioFile, false);
   }
 }

@@ -32,13 +32,20 @@ class SimulateCommand implements Callable<Integer> {
 
   @Override
   public Integer call() {
-    ScenarioFile.Raw file = scenarioFile == null ? null : ScenarioFile.read(scenarioFile);
-    ScenarioOptions.Resolved r = scenario.resolve(file, true);
+    return execute(scenarioFile, true);
+  }
+
+  /**
+   * Read the scenario (file, then flags), check --out before any work, simulate, print and write the
+   * reports. {@code singleAsObject}: one system prints as a JSON object rather than a list.
+   */
+  int execute(Path file, boolean singleAsObject) {
+    ScenarioOptions.Resolved r = scenario.resolve(file == null ? null : ScenarioFile.read(file), true);
     if (report.out != null) {
       ReportOutput.prepare(report.out);
     }
     List<StepResult> results = run(r);
-    print(results, results.size() == 1);
+    print(results, singleAsObject && results.size() == 1);
     writeReports(results);
     return 0;
   }
