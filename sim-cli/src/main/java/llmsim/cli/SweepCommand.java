@@ -40,7 +40,9 @@ import picocli.CommandLine.Spec;
     "--mode simulate runs the event engine per point. Ctrl-C leaves a valid file of complete rows.",
     "Example: llmsim sweep --hardware m2-ultra,13900ks-h100 --models llama-7b,llama-13b --tasks inference --batch 1,8,64 --output out.csv"})
 final class SweepCommand implements Callable<Integer> {
-  static final int CHUNK = 2048;
+  /** Points per unit of work: large for the closed form, small for event simulations (progress, Ctrl-C). */
+  static final int ANALYTIC_CHUNK = 2048;
+  static final int SIMULATE_CHUNK = 16;
 
   @Spec CommandSpec spec;
 
@@ -165,6 +167,7 @@ final class SweepCommand implements Callable<Integer> {
     boolean closed;
     final Map<Long, Chunk> done = new ConcurrentHashMap<>();
     final String kernel = Kernels.get().name();
+    final int chunkSize = mode.equals("analytic") ? ANALYTIC_CHUNK : SIMULATE_CHUNK;
 
     Run(SweepGrid grid, long n, boolean jsonl, Writer out, Progress progress) {
       this.grid = grid;
@@ -179,7 +182,7 @@ final class SweepCommand implements Callable<Integer> {
     record Ranked(double value, long index, String row) {}
 
     void execute(int workers) throws InterruptedException, IOException {
-      long chunks = (n + CHUNK - 1) / CHUNK;
+      long chunks = (n + chunkSize - 1) / chunkSize;
       ExecutorService pool = Executors.newFixedThreadPool(workers, r -> {
         Thread t = new Thread(r, "llmsim-sweep");
         t.setDaemon(true);
@@ -222,7 +225,7 @@ final class SweepCommand implements Callable<Integer> {
           best.addAll(chunk.best());
           best = keepBest(best);
         }
-        progress.update(Math.min(n, (c + 1) * CHUNK));
+        progress.update(Math.min(n, (c + 1) * chunkSize));
       }
       if (failure.get() != null) {
         close();
@@ -238,10 +241,10 @@ final class SweepCommand implements Callable<Integer> {
     }
 
     Chunk compute(Estimator est, long c) {
-      StringBuilder b = new StringBuilder(CHUNK * 200);
+      StringBuilder b = new StringBuilder(chunkSize * 200);
       List<Ranked> best = new ArrayList<>();
-      long end = Math.min(n, (c + 1) * CHUNK);
-      for (long i = c * CHUNK; i < end; i++) {
+      long end = Math.min(n, (c + 1) * chunkSize);
+      for (long i = c * chunkSize; i < end; i++) {
         SweepGrid.Point p = grid.point(i);
         Estimate e = mode.equals("analytic") ? est.analytic(p.system(), p.model(), p.task(), p.software())
             : est.simulated(p.system(), p.model(), p.task(), p.software());
