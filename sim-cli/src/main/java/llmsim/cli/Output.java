@@ -1,6 +1,5 @@
 package llmsim.cli;
 
-import java.util.List;
 import java.util.Locale;
 import picocli.CommandLine.Option;
 
@@ -22,7 +21,4 @@ final class Output {
     };
   }
 
-  static List<String> split(String commaList) {
-    return List.of(commaList.split(",")).stream().map(String::strip).filter(s -> !s.isEmpty()).toList();
-  }
 }

@@ -69,11 +69,6 @@ public final class EventQueue {
     return Double.longBitsToDouble(keys[0]);
   }
 
-  /** Payload of the earliest event. */
-  public int peekPayload() {
-    return payloads[0];
-  }
-
   /** Remove the earliest event and return its payload. */
   public int pop() {
     int top = payloads[0];

@@ -93,11 +93,6 @@ public record Trace(List<String> streams, List<Lane> lanes, List<String> pools, 
     return out;
   }
 
-  /** The bound that takes the most time. */
-  public Bound dominantBound() {
-    return timeByBound().entrySet().stream().max(Map.Entry.comparingByValue()).orElseThrow().getKey();
-  }
-
   /** Finds, for increasing query times, an interval containing the time (intervals sorted by start). */
   private static final class Cursor {
     private final double[][] iv;

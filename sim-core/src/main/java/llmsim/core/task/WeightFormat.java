@@ -3,7 +3,6 @@ package llmsim.core.task;
 import java.util.Arrays;
 import java.util.Locale;
 import java.util.stream.Collectors;
-import llmsim.core.hw.Precision;
 
 /**
  * How weights are stored. llama.cpp's block formats carry a scale per 32 weights: Q8_0 is
@@ -11,23 +10,21 @@ import llmsim.core.hw.Precision;
  * block_q4_0). NF4 with double quantisation costs 4.127 bits (Dettmers et al. 2023, QLoRA, sec. 3).
  */
 public enum WeightFormat {
-  F32(32, Precision.FP32, false),
-  F16(16, Precision.FP16, false),
-  BF16(16, Precision.BF16, false),
-  FP8(8, Precision.FP8, false),
-  INT8(8, Precision.INT8, true),
-  INT4(4, Precision.FP16, true),
-  Q8_0(8.5, Precision.FP16, true),
-  Q4_0(4.5, Precision.FP16, true),
-  NF4(4.127, Precision.BF16, true);
+  F32(32, false),
+  F16(16, false),
+  BF16(16, false),
+  FP8(8, false),
+  INT8(8, true),
+  INT4(4, true),
+  Q8_0(8.5, true),
+  Q4_0(4.5, true),
+  NF4(4.127, true);
 
   private final double bitsPerWeight;
-  private final Precision computePrecision;
   private final boolean dequantised;
 
-  WeightFormat(double bitsPerWeight, Precision computePrecision, boolean dequantised) {
+  WeightFormat(double bitsPerWeight, boolean dequantised) {
     this.bitsPerWeight = bitsPerWeight;
-    this.computePrecision = computePrecision;
     this.dequantised = dequantised;
   }
 
@@ -37,11 +34,6 @@ public enum WeightFormat {
 
   public double bytesPerWeight() {
     return bitsPerWeight / 8.0;
-  }
-
-  /** Precision the GEMMs run at when weights are in this format. */
-  public Precision computePrecision() {
-    return computePrecision;
   }
 
   /** Whether weights must be dequantised to the compute precision before or inside the GEMM. */

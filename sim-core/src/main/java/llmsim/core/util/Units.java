@@ -58,7 +58,4 @@ public final class Units {
     return String.format(Locale.US, "%.1f%%", fraction * 100);
   }
 
-  public static String number(double v) {
-    return String.format(Locale.US, "%.3g", v);
-  }
 }

@@ -195,11 +195,6 @@ public final class Catalog {
     return List.copyOf(out.values());
   }
 
-  /** Explicit (composed) system ids. */
-  public List<String> composedSystemIds() {
-    return List.copyOf(systemNodes.keySet());
-  }
-
   private SystemSpec deviceSystem(Device d) {
     Binder.DefaultSystem def = deviceDefaults.get(d.id());
     Host h = hosts.get(def.hostId());
