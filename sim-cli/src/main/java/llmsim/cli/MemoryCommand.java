@@ -62,6 +62,7 @@ final class MemoryCommand implements Callable<Integer> {
         m.put("offload", row.plan().offload().key());
         m.put("memory", memoryJson(row.plan()));
         m.put("explanation", row.explanation());
+        m.put("kernel", llmsim.core.kernel.Kernels.get().name());
         json.add(m);
       }
       out.print(Json.write(json));

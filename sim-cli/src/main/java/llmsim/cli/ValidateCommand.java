@@ -92,6 +92,7 @@ final class ValidateCommand implements Callable<Integer> {
         Map<String, Object> root = new LinkedHashMap<>();
         root.put("cases", json);
         root.put("summary", stats.stream().map(ValidationStats::json).toList());
+        root.put("kernel", llmsim.core.kernel.Kernels.get().name());
         out.print(Json.write(root));
       }
       case csv -> out.print(t.csv());
