@@ -12,6 +12,7 @@ import llmsim.core.kernel.RooflineKernel;
  * min/max and compares are used (unchanged from JDK 17 to 25). Loaded by name from {@code Kernels}.
  */
 public final class PanamaRooflineKernel implements RooflineKernel {
+  private static final RooflineKernel TAIL = new llmsim.core.kernel.ScalarRooflineKernel();
 
   /** Vector-API statics live here, not in the provider (a missing module fails only on first use). */
   private static final class Holder {
@@ -34,14 +35,10 @@ public final class PanamaRooflineKernel implements RooflineKernel {
   public void evaluate(double[] flops, double[] deviceBytes, double[] linkBytes, int from, int to, Coefficients c,
       double[] time, double[] attained, double[] intensity, double[] bound) {
     final VectorSpecies<Double> s = Holder.SPECIES;
-    final double ipS = c.invPeakFlops();
-    final double imS = c.invDeviceBandwidth();
-    final double ilS = c.invLinkBandwidth();
-    final double launchS = c.launchSeconds();
-    final DoubleVector ip = DoubleVector.broadcast(s, ipS);
-    final DoubleVector im = DoubleVector.broadcast(s, imS);
-    final DoubleVector il = DoubleVector.broadcast(s, ilS);
-    final DoubleVector launch = DoubleVector.broadcast(s, launchS);
+    final DoubleVector ip = DoubleVector.broadcast(s, c.invPeakFlops());
+    final DoubleVector im = DoubleVector.broadcast(s, c.invDeviceBandwidth());
+    final DoubleVector il = DoubleVector.broadcast(s, c.invLinkBandwidth());
+    final DoubleVector launch = DoubleVector.broadcast(s, c.launchSeconds());
     final DoubleVector zero = DoubleVector.zero(s);
     final DoubleVector inf = DoubleVector.broadcast(s, Double.POSITIVE_INFINITY);
     final DoubleVector memoryClass = DoubleVector.broadcast(s, MEMORY);
@@ -69,21 +66,7 @@ public final class PanamaRooflineKernel implements RooflineKernel {
       DoubleVector memOrLink = memoryClass.blend(linkClass, tm.compare(VectorOperators.LT, tl));
       zero.blend(memOrLink, tc.compare(VectorOperators.LT, tml)).intoArray(bound, i);
     }
-    // the tail (fewer than one vector): the same IEEE operations one lane at a time
-    for (; i < to; i++) {
-      double f = flops[i];
-      double db = deviceBytes[i];
-      double lb = linkBytes[i];
-      double tc = f * ipS;
-      double tm = db * imS;
-      double tl = lb * ilS;
-      double tml = Math.max(tm, tl);
-      double t = Math.max(tc, tml) + launchS;
-      time[i] = t;
-      attained[i] = t <= 0 ? 0 : f / t;
-      double b = db + lb;
-      intensity[i] = b <= 0 ? (f <= 0 ? 0 : Double.POSITIVE_INFINITY) : f / b;
-      bound[i] = tc < tml ? (tm < tl ? LINK : MEMORY) : COMPUTE;
-    }
+    // the tail (fewer than one vector): the scalar definition, so every lane matches it exactly
+    TAIL.evaluate(flops, deviceBytes, linkBytes, i, to, c, time, attained, intensity, bound);
   }
 }
