@@ -27,7 +27,7 @@ public final class Estimator {
     MemoryPlan plan = MemoryPlanner.choose(s, m, t, sw);
     sum.reset();
     WorkloadBuilder w = new WorkloadBuilder(s, m, t, sw, plan, sum);
-    build(w, t);
+    w.build();
     sum.evaluate(kernel);
     double step = sum.totalSeconds();
     double[] byBound = new double[4];
@@ -48,15 +48,14 @@ public final class Estimator {
     MemoryPlan plan = MemoryPlanner.choose(s, m, t, sw);
     Simulation sim = new Simulation(kernel);
     WorkloadBuilder w = new WorkloadBuilder(s, m, t, sw, plan, sim);
-    build(w, t);
+    w.build();
     Trace trace = sim.run();
     double step = trace.makespan();
     double ttft = Double.NaN;
     double tpot = Double.NaN;
     if (!t.kind().training()) {
-      ttft = trace.end()[w.prefillEnd];
-      int steps = w.tokenEnds.length;
-      tpot = steps > 0 ? (trace.end()[w.tokenEnds[steps - 1]] - ttft) / steps : Double.NaN;
+      ttft = w.ttft(trace);
+      tpot = w.tpot(trace);
     }
     var map = trace.timeByBound();
     double[] byBound = new double[4];
@@ -64,14 +63,6 @@ public final class Estimator {
       byBound[b.ordinal()] = map.get(b);
     }
     return finish(s, t, plan, w, step, ttft, tpot, byBound);
-  }
-
-  private static void build(WorkloadBuilder w, Task t) {
-    if (t.kind().training()) {
-      w.buildTrainingStep();
-    } else {
-      w.buildInference();
-    }
   }
 
   private static Estimate finish(SystemSpec s, Task t, MemoryPlan plan, WorkloadBuilder w, double step, double ttft,

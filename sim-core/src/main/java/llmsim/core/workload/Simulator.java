@@ -27,11 +27,7 @@ public final class Simulator {
     MemoryPlan bare = t.offload() == Offload.NONE ? plan : MemoryPlanner.place(s, m, t, sw, Offload.NONE);
     Simulation sim = new Simulation(kernel);
     WorkloadBuilder w = new WorkloadBuilder(s, m, t, sw, plan, sim);
-    if (t.kind().training()) {
-      w.buildTrainingStep();
-    } else {
-      w.buildInference();
-    }
+    w.build();
     Trace trace = sim.run();
     double step = trace.makespan();
     double hardwareFlops = w.layers.totalFlops;
@@ -51,12 +47,12 @@ public final class Simulator {
     if (t.kind().training()) {
       tokensPerSecond = t.tokensPerStep() / step;
     } else {
-      ttft = trace.end()[w.prefillEnd];
+      ttft = w.ttft(trace);
       prefillRate = (double) t.batch() * t.promptTokens() / ttft;
       tokensPerSecond = t.generateTokens() == 0 ? 0 : (double) t.batch() * t.generateTokens() / step;
       int steps = w.tokenEnds.length;
       if (steps > 0) {
-        tpot = (trace.end()[w.tokenEnds[steps - 1]] - ttft) / steps;
+        tpot = w.tpot(trace);
         decodeRate = t.batch() / tpot;
         double bytes = 0;
         double[] mem = trace.ops().memBytes();

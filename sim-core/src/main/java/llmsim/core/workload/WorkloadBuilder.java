@@ -62,6 +62,26 @@ final class WorkloadBuilder {
     this.layerWeightBytes = (m.parametersPerLayer()) * storedPerParam;
   }
 
+  /** The training step or the inference run, as the task asks. */
+  void build() {
+    if (t.kind().training()) {
+      buildTrainingStep();
+    } else {
+      buildInference();
+    }
+  }
+
+  /** Time to first token in a simulated inference run: when the prefill's last op ends. */
+  double ttft(llmsim.core.engine.Trace trace) {
+    return trace.end()[prefillEnd];
+  }
+
+  /** Mean time per decode step in a simulated inference run; NaN without decode steps. */
+  double tpot(llmsim.core.engine.Trace trace) {
+    int steps = tokenEnds.length;
+    return steps > 0 ? (trace.end()[tokenEnds[steps - 1]] - ttft(trace)) / steps : Double.NaN;
+  }
+
   // ---------------------------------------------------------------- training
 
   void buildTrainingStep() {
