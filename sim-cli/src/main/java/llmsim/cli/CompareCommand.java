@@ -12,9 +12,14 @@ import picocli.CommandLine.Spec;
 @Command(name = "compare", description = {
     "One scenario on several systems side by side: step time, tokens/s, MFU/MBU, time by bound, fit and offload.",
     "Example: llmsim compare --model llama-65b --task train --hardware m2-ultra,13900ks-h100"})
-final class CompareCommand implements Callable<Integer> {
+final class CompareCommand implements ScenarioOptions.Command, Callable<Integer> {
   @Spec CommandSpec spec;
-  @Mixin ScenarioOptions scenario;
+  ScenarioOptions scenario = new ScenarioOptions();
+
+  @Override
+  public ScenarioOptions scenario() {
+    return scenario;
+  }
   @Mixin Output output;
   @Mixin ReportOutput report;
 

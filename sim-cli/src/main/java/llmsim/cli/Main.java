@@ -57,9 +57,23 @@ public final class Main implements Runnable {
     return code;
   }
 
+  /** Every command that takes a scenario gets one flag per key of the scenario key table. */
+  private static void addScenarioFlags(CommandLine cl, java.util.Set<Object> done) {
+    for (CommandLine sub : cl.getSubcommands().values()) {
+      if (sub.getCommand() instanceof ScenarioOptions.Command c && done.add(c)) {
+        ScenarioOptions.addTo(sub.getCommandSpec(), c.scenario());
+      }
+      if (sub.getCommand() instanceof ScenarioOptions.GridCommand g && done.add(g)) {
+        ScenarioOptions.addAxesTo(sub.getCommandSpec(), g.axisFlags());
+      }
+      addScenarioFlags(sub, done);
+    }
+  }
+
   static CommandLine commandLine(PrintWriter out, PrintWriter err) {
     Main main = new Main();
     CommandLine cl = new CommandLine(main);
+    addScenarioFlags(cl, java.util.Collections.newSetFromMap(new java.util.IdentityHashMap<>()));
     cl.setOut(out);
     cl.setErr(err);
     cl.setCaseInsensitiveEnumValuesAllowed(true);

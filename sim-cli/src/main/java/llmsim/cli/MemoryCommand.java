@@ -26,9 +26,14 @@ import picocli.CommandLine.Spec;
 @Command(name = "memory", description = {
     "Bytes of weights, gradients, optimizer state, activations, KV cache and workspace against each system's usable capacity.",
     "Example: llmsim memory --model llama-65b --hardware m2-ultra,13900ks-h100 --task inference"})
-final class MemoryCommand implements Callable<Integer> {
+final class MemoryCommand implements ScenarioOptions.Command, Callable<Integer> {
   @Spec CommandSpec spec;
-  @Mixin ScenarioOptions scenario;
+  ScenarioOptions scenario = new ScenarioOptions();
+
+  @Override
+  public ScenarioOptions scenario() {
+    return scenario;
+  }
   @Mixin Output output;
 
   @Override

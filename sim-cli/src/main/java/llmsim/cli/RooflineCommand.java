@@ -7,6 +7,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.Callable;
 import llmsim.core.hw.SystemSpec;
+import llmsim.core.scenario.ScenarioKey;
 import llmsim.core.workload.StepResult;
 import llmsim.hw.catalog.Catalog;
 import llmsim.report.ChartFiles;
@@ -24,23 +25,31 @@ import picocli.CommandLine.Spec;
     "Roofline charts (PNG and SVG): compute ceilings per precision, the device-memory roof, the host-link roof",
     "(PCIe or unified memory) and ridge points; with --model, the simulated ops grouped by kind at the FLOP/s they attained.",
     "Example: llmsim roofline --hardware h100-sxm,m2-ultra --model llama-7b --task inference --out charts/"})
-final class RooflineCommand implements Callable<Integer> {
+final class RooflineCommand implements ScenarioOptions.Command, Callable<Integer> {
   @Spec CommandSpec spec;
-  @Mixin ScenarioOptions scenario;
+  ScenarioOptions scenario = new ScenarioOptions();
+
+  @Override
+  public ScenarioOptions scenario() {
+    return scenario;
+  }
 
   @Option(names = "--out", required = true, paramLabel = "DIR", description = "Folder for roofline-<id>.png/svg and roofline-overlay.png/svg.")
   Path out;
 
   @Override
   public Integer call() {
-    if (scenario.hardware == null || scenario.hardware.isEmpty()) {
+    String hardware = scenario.given(ScenarioKey.HARDWARE);
+    if (hardware == null || hardware.isBlank()) {
       throw new BadFlagException("--hardware is required (for example h100-sxm,m2-ultra)");
     }
     ReportOutput.prepare(out);
     Catalog c = Catalog.bundled();
     List<RooflineData> data = new ArrayList<>();
-    if (scenario.model == null) {
-      for (String h : scenario.hardware) {
+    if (scenario.given(ScenarioKey.MODEL) == null) {
+      @SuppressWarnings("unchecked")
+      List<String> ids = (List<String>) ScenarioKey.HARDWARE.parse(hardware);
+      for (String h : ids) {
         SystemSpec s = c.system(h, "--hardware");
         data.add(RooflineData.of(s, null, false, -1));
       }

@@ -1,123 +1,158 @@
 package llmsim.cli;
 
+import java.util.EnumMap;
 import java.util.List;
-import llmsim.core.hw.Precision;
+import java.util.Map;
+import llmsim.core.model.ModelSpec;
+import llmsim.core.scenario.ScenarioKey;
+import llmsim.core.scenario.ScenarioKeyException;
+import llmsim.core.scenario.ScenarioValues;
 import llmsim.core.software.SoftwareProfile;
-import llmsim.core.software.SoftwareProfiles;
-import llmsim.core.task.Offload;
 import llmsim.core.task.Task;
-import llmsim.core.task.TaskKind;
-import llmsim.core.task.WeightFormat;
 import llmsim.hw.scenario.ScenarioFile;
 import llmsim.hw.scenario.ScenarioFile.Raw;
-import picocli.CommandLine.Option;
+import llmsim.hw.yaml.InputException;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Model.ISetter;
+import picocli.CommandLine.Model.OptionSpec;
 
 /**
- * The scenario flags shared by memory, simulate, compare and roofline. Each overrides the same key of a
- * scenario file; anything unset takes the task's default.
+ * The scenario flags shared by memory, simulate, compare, roofline and sweep-chart: one flag per key of the
+ * {@link ScenarioKey} table, added to each such command by {@link #addTo}. Each flag overrides the same key
+ * of a scenario file; anything unset takes the task's default.
  */
 final class ScenarioOptions {
-  @Option(names = {"-m", "--model"}, paramLabel = "MODEL", description = "Model id or alias, model .yaml, or Hugging Face config.json.")
-  String model;
+  /** A command that takes the scenario flags. */
+  interface Command {
+    ScenarioOptions scenario();
+  }
 
-  @Option(names = {"-H", "--hardware"}, paramLabel = "ID[,ID...]", split = ",",
-      description = "Systems (or devices, on their default host), or .yaml files; comma-separated.")
-  List<String> hardware;
+  /** A command that takes every sweepable key as a comma-separated list of values (the sweep). */
+  interface GridCommand {
+    Map<ScenarioKey, List<String>> axisFlags();
+  }
 
-  @Option(names = {"-t", "--task"}, paramLabel = "TASK", description = "train, finetune-full, finetune-lora, finetune-qlora, ptuning-v2, inference (default: inference).")
-  String task;
+  /** Add one list-valued option per sweepable key ({@code --models}, {@code --batch 1,8,64}) to {@code spec}. */
+  static void addAxesTo(CommandSpec spec, Map<ScenarioKey, List<String>> target) {
+    CommandSpec mixin = CommandSpec.create();
+    for (ScenarioKey k : ScenarioKey.values()) {
+      if (!k.sweepable()) {
+        continue;
+      }
+      ISetter setter = new ISetter() {
+        @Override
+        @SuppressWarnings("unchecked")
+        public <T> T set(T value) {
+          if (value != null) {
+            target.put(k, List.copyOf((List<String>) value));
+          }
+          return null;
+        }
+      };
+      List<String> names = new java.util.ArrayList<>(k.flagNames().subList(0, k.flagNames().size() - 1));
+      names.removeIf(n -> n.startsWith("-") && !n.startsWith("--") && !k.gridKey().equals(k.key()));
+      names.add(k.gridFlag());
+      mixin.addOption(OptionSpec.builder(names.toArray(String[]::new))
+          .paramLabel(k.paramLabel() + "[,...]")
+          .type(List.class).auxiliaryTypes(String.class)
+          .splitRegex(",")
+          .description(("One or more values, comma-separated. " + k.longHelp()).replace("%", "%%"))
+          .setter(setter)
+          .build());
+    }
+    spec.addMixin("axes", mixin);
+  }
 
-  @Option(names = "--precision", paramLabel = "P", description = "Compute precision: fp32, tf32, fp16, bf16, fp8, int8 (default: bf16 for training, fp16 for inference).")
-  String precision;
+  private final EnumMap<ScenarioKey, String> given = new EnumMap<>(ScenarioKey.class);
 
-  @Option(names = "--weights", paramLabel = "FMT", description = "Weight format: f32, f16, bf16, fp8, int8, int4, q8_0, q4_0, nf4 (default: f16; nf4 for QLoRA).")
-  String weights;
+  /** Add one option per scenario key to {@code spec}, storing into {@code target}. */
+  static void addTo(CommandSpec spec, ScenarioOptions target) {
+    CommandSpec mixin = CommandSpec.create();
+    for (ScenarioKey k : ScenarioKey.values()) {
+      ISetter setter = new ISetter() {
+        @Override
+        public <T> T set(T value) {
+          if (value == null) {
+            target.given.remove(k); // picocli resets options to their (absent) default before parsing
+          } else {
+            target.given.put(k, value.toString());
+          }
+          return null;
+        }
+      };
+      OptionSpec.Builder b = OptionSpec.builder(k.flagNames().toArray(String[]::new))
+          .paramLabel(k.paramLabel())
+          .type(String.class)
+          .description(k.longHelp().replace("%", "%%"))
+          .setter(setter);
+      if (k.type() == ScenarioKey.Type.BOOL) {
+        b.arity("0..1").fallbackValue("true");
+      }
+      mixin.addOption(b.build());
+    }
+    spec.addMixin("scenario", mixin);
+  }
 
-  @Option(names = "--batch", paramLabel = "N", description = "Sequences per forward pass (micro-batch for training). Default 1.")
-  Integer batch;
+  /** Set a key as if its flag were given (sweep-chart sets the model per point). */
+  void set(ScenarioKey k, String value) {
+    given.put(k, value);
+  }
 
-  @Option(names = "--seq-len", paramLabel = "TOKENS", description = "Tokens per training sequence. Default 2048.")
-  Integer seqLen;
-
-  @Option(names = "--prompt-tokens", paramLabel = "TOKENS", description = "Prompt length for inference. Default 512.")
-  Integer promptTokens;
-
-  @Option(names = "--generate-tokens", paramLabel = "TOKENS", description = "Generated tokens per sequence for inference. Default 128.")
-  Integer generateTokens;
-
-  @Option(names = "--micro-batches", paramLabel = "N", description = "Gradient-accumulation steps per optimizer step. Default 1.")
-  Integer microBatches;
-
-  @Option(names = "--activation-checkpointing", paramLabel = "BOOL", arity = "0..1", fallbackValue = "true",
-      description = "Recompute activations in the backward pass (true/false). Default false.")
-  Boolean activationCheckpointing;
-
-  @Option(names = "--lora-rank", paramLabel = "R", description = "LoRA/QLoRA adapter rank. Default 8.")
-  Integer loraRank;
-
-  @Option(names = "--prefix-tokens", paramLabel = "N", description = "P-Tuning v2 prefix length. Default 128.")
-  Integer prefixTokens;
-
-  @Option(names = "--offload", paramLabel = "MODE", description = "auto, none, optimizer, weights (default: auto = the least that fits).")
-  String offload;
-
-  @Option(names = "--software", paramLabel = "PROFILE", description = "Software profile: pytorch, llama.cpp, tensorrt-llm, megatron, mlx (default: pytorch).")
-  String software;
+  /** The flag's value as typed, or null. */
+  String given(ScenarioKey k) {
+    return given.get(k);
+  }
 
   /** A scenario with flags applied over its file: hardware ids, model id, task and software. */
-  record Resolved(List<String> hardware, String model, Task task, SoftwareProfile software) {}
+  record Resolved(List<String> hardware, String model, Task task, SoftwareProfile software, Raw file,
+      Map<ScenarioKey, String> flags) {
+
+    /** Check the rules between the task and the model; a broken one points at its flag or file line. */
+    void checkAgainst(ModelSpec m) {
+      try {
+        ScenarioValues.checkAgainstModel(task, m);
+      } catch (ScenarioKeyException e) {
+        throw locate(e, flags, file);
+      }
+    }
+  }
 
   /** Merge flags over a scenario file (either may be absent). */
   Resolved resolve(Raw file, boolean hardwareRequired) {
     Raw base = file == null ? ScenarioFile.EMPTY : file;
-    String m = model != null ? model : base.model();
-    if (m == null) {
-      throw new BadFlagException("--model is required (a catalog id such as llama-7b, a model .yaml or a config.json); `llmsim models list` shows the catalog");
+    EnumMap<ScenarioKey, Object> parsed = new EnumMap<>(ScenarioKey.class);
+    for (Map.Entry<ScenarioKey, String> e : given.entrySet()) {
+      if (e.getValue() == null) {
+        continue;
+      }
+      try {
+        parsed.put(e.getKey(), e.getKey().parse(e.getValue()));
+      } catch (IllegalArgumentException ex) {
+        throw new BadFlagException(e.getKey().flag() + ": " + ex.getMessage().replace("'" + e.getKey().key() + "' ", ""));
+      }
     }
-    List<String> hw = hardware != null ? hardware : base.hardware();
-    if (hardwareRequired && (hw == null || hw.isEmpty())) {
-      throw new BadFlagException("--hardware is required (for example m2-ultra,13900ks-h100); `llmsim hardware list` shows the catalog");
+    ScenarioValues v = base.values().overriddenBy(new ScenarioValues(parsed));
+    if (v.model() == null) {
+      throw new BadFlagException("--model is required (a catalog id such as llama-7b, a model .yaml or a config.json);"
+          + " `llmsim models list` shows the catalog");
     }
-    TaskKind kind = parse("--task", task, base.task(), TaskKind::fromKey, TaskKind.INFERENCE, TaskKind.allowed());
-    Task d = Task.defaults(kind);
-    Precision p = parse("--precision", precision, base.precision(), Precision::fromKey, d.precision(), "fp32, tf32, fp16, bf16, fp8, int8");
-    WeightFormat w = parse("--weights", weights, base.weights(), WeightFormat::fromKey, d.weights(), WeightFormat.allowed());
-    Offload o = parse("--offload", offload, base.offload(), Offload::fromKey, d.offload(), "auto, none, optimizer, weights");
-    if (o == Offload.OPTIMIZER && !kind.training()) {
-      throw new BadFlagException("--offload", "optimizer", "auto, none, weights (inference has no optimizer)");
+    if (hardwareRequired && v.hardware().isEmpty()) {
+      throw new BadFlagException("--hardware is required (for example m2-ultra,13900ks-h100); `llmsim hardware list`"
+          + " shows the catalog");
     }
-    String swId = software != null ? software : (base.software() != null ? base.software() : SoftwareProfiles.PYTORCH.id());
-    SoftwareProfile sw = SoftwareProfiles.find(swId)
-        .orElseThrow(() -> new BadFlagException("--software", swId, String.join(", ", SoftwareProfiles.ids())));
-    Task t;
+    Map<ScenarioKey, String> flags = Map.copyOf(given);
     try {
-      t = new Task(kind, p, w,
-          pick(batch, base.batch(), d.batch()), pick(seqLen, base.seqLen(), d.seqLen()),
-          pick(promptTokens, base.promptTokens(), d.promptTokens()), pick(generateTokens, base.generateTokens(), d.generateTokens()),
-          pick(microBatches, base.microBatches(), d.microBatches()),
-          activationCheckpointing != null ? activationCheckpointing
-              : (base.activationCheckpointing() != null ? base.activationCheckpointing() : d.activationCheckpointing()),
-          pick(loraRank, base.loraRank(), d.loraRank()), pick(prefixTokens, base.prefixTokens(), d.prefixTokens()), o);
-    } catch (IllegalArgumentException e) {
-      throw new BadFlagException("--" + e.getMessage().replace('_', '-'));
+      return new Resolved(v.hardware(), v.model(), v.task(), v.software(), base, flags);
+    } catch (ScenarioKeyException e) {
+      throw locate(e, flags, base);
     }
-    return new Resolved(hw == null ? List.of() : hw, m, t, sw);
   }
 
-  private static int pick(Integer flag, Integer file, int dflt) {
-    return flag != null ? flag : (file != null ? file : dflt);
-  }
-
-  private static <T> T parse(String flag, String value, String fileValue, java.util.function.Function<String, T> f,
-      T dflt, String allowed) {
-    String v = value != null ? value : fileValue;
-    if (v == null) {
-      return dflt;
+  /** A rule broken by a key: reported at its flag when given as one, else at its line in the file. */
+  static RuntimeException locate(ScenarioKeyException e, Map<ScenarioKey, String> flags, Raw file) {
+    if (flags.containsKey(e.key()) || file == null || file.node(e.key()).isEmpty()) {
+      return new BadFlagException(e.key().flag() + ": " + e.getMessage());
     }
-    try {
-      return f.apply(v);
-    } catch (IllegalArgumentException e) {
-      throw new BadFlagException(flag, v, allowed);
-    }
+    return new InputException(file.problem(e.key(), e.getMessage()));
   }
 }

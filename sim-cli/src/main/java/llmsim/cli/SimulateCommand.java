@@ -21,9 +21,14 @@ import picocli.CommandLine.Spec;
     "Simulate one training step or one inference run, event by event, and say what bounds it.",
     "Keys of SCENARIO.yaml are the flags with underscores (batch, seq_len, ...); flags override the file.",
     "Example: llmsim simulate --model llama-7b --hardware m2-ultra --task inference --generate-tokens 128"})
-class SimulateCommand implements Callable<Integer> {
+class SimulateCommand implements ScenarioOptions.Command, Callable<Integer> {
   @Spec CommandSpec spec;
-  @Mixin ScenarioOptions scenario;
+  ScenarioOptions scenario = new ScenarioOptions();
+
+  @Override
+  public ScenarioOptions scenario() {
+    return scenario;
+  }
   @Mixin Output output;
   @Mixin ReportOutput report;
 
@@ -61,6 +66,7 @@ class SimulateCommand implements Callable<Integer> {
   static List<StepResult> run(ScenarioOptions.Resolved r) {
     Catalog c = Catalog.bundled();
     ModelSpec model = c.model(r.model(), "--model");
+    r.checkAgainst(model);
     List<SystemSpec> systems = r.hardware().stream().map(h -> c.system(h, "--hardware")).toList();
     return systems.stream().map(s -> Simulator.simulate(s, model, r.task(), r.software())).toList();
   }

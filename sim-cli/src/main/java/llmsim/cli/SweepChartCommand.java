@@ -10,6 +10,7 @@ import java.util.List;
 import java.util.concurrent.Callable;
 import llmsim.core.hw.SystemSpec;
 import llmsim.core.model.ModelSpec;
+import llmsim.core.scenario.ScenarioKey;
 import llmsim.core.task.Offload;
 import llmsim.core.workload.Simulator;
 import llmsim.core.workload.StepResult;
@@ -27,9 +28,14 @@ import picocli.CommandLine.Spec;
     "Step time or tokens/s against model size on several systems: where an 80 GB card starts offloading and",
     "a 192 GB M2 Ultra does not. Writes sweep.png and sweep.svg and prints the points.",
     "Example: llmsim sweep-chart --hardware m2-ultra,13900ks-h100 --models llama-7b,llama-13b,llama-33b,llama-65b --task inference --out charts/"})
-final class SweepChartCommand implements Callable<Integer> {
+final class SweepChartCommand implements ScenarioOptions.Command, Callable<Integer> {
   @Spec CommandSpec spec;
-  @Mixin ScenarioOptions scenario;
+  ScenarioOptions scenario = new ScenarioOptions();
+
+  @Override
+  public ScenarioOptions scenario() {
+    return scenario;
+  }
   @Mixin Output output;
 
   @Option(names = "--models", required = true, split = ",", paramLabel = "M[,M...]", description = "Models to sweep, smallest to largest.")
@@ -47,7 +53,7 @@ final class SweepChartCommand implements Callable<Integer> {
     if (!metric.equals("tokens_per_s") && !metric.equals("step_time_s")) {
       throw new BadFlagException("--metric", metric, "tokens_per_s, step_time_s");
     }
-    scenario.model = models.get(0);
+    scenario.set(ScenarioKey.MODEL, models.get(0));
     ScenarioOptions.Resolved r = scenario.resolve(null, true);
     ReportOutput.prepare(out);
     Catalog c = Catalog.bundled();
@@ -57,6 +63,7 @@ final class SweepChartCommand implements Callable<Integer> {
     TextTable t = new TextTable(List.of("system", "model", "parameters (B)", metric, "offload", "fits"));
     for (SystemSpec s : systems) {
       for (ModelSpec m : ms) {
+        r.checkAgainst(m);
         StepResult res = Simulator.simulate(s, m, r.task(), r.software());
         double v = metric.equals("tokens_per_s") ? res.tokensPerSecond() : res.stepTimeSeconds();
         points.add(new SweepChart.Point(s.id(), m.id(), m.parameterCount(), v, res.memory().offload() != Offload.NONE,

@@ -11,7 +11,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Comparator;
-import java.util.LinkedHashMap;
+import java.util.EnumMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
@@ -24,6 +24,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
 import llmsim.core.kernel.Kernels;
+import llmsim.core.scenario.ScenarioKey;
 import llmsim.core.workload.Estimate;
 import llmsim.core.workload.Estimator;
 import llmsim.hw.scenario.GridFile;
@@ -39,7 +40,7 @@ import picocli.CommandLine.Spec;
     "written as they complete. --mode analytic sums the roofline kernel's costs in closed form (no overlap);",
     "--mode simulate runs the event engine per point. Ctrl-C leaves a valid file of complete rows.",
     "Example: llmsim sweep --hardware m2-ultra,13900ks-h100 --models llama-7b,llama-13b --tasks inference --batch 1,8,64 --output out.csv"})
-final class SweepCommand implements Callable<Integer> {
+final class SweepCommand implements ScenarioOptions.GridCommand, Callable<Integer> {
   /** Points per unit of work: large for the closed form, small for event simulations (progress, Ctrl-C). */
   static final int ANALYTIC_CHUNK = 2048;
   static final int SIMULATE_CHUNK = 16;
@@ -49,19 +50,13 @@ final class SweepCommand implements Callable<Integer> {
   @Parameters(arity = "0..1", paramLabel = "GRID", description = "A grid .yaml (keys as the flags, lists allowed); flags override its keys.")
   Path gridFile;
 
-  @Option(names = {"-H", "--hardware"}, split = ",", paramLabel = "ID") List<String> hardware;
-  @Option(names = "--models", split = ",", paramLabel = "M") List<String> models;
-  @Option(names = "--tasks", split = ",", paramLabel = "TASK") List<String> tasks;
-  @Option(names = "--precision", split = ",", paramLabel = "P") List<String> precision;
-  @Option(names = "--weights", split = ",", paramLabel = "FMT") List<String> weights;
-  @Option(names = "--batch", split = ",", paramLabel = "N") List<String> batch;
-  @Option(names = "--seq-len", split = ",", paramLabel = "N") List<String> seqLen;
-  @Option(names = "--prompt-tokens", split = ",", paramLabel = "N") List<String> promptTokens;
-  @Option(names = "--generate-tokens", split = ",", paramLabel = "N") List<String> generateTokens;
-  @Option(names = "--micro-batches", split = ",", paramLabel = "N") List<String> microBatches;
-  @Option(names = "--activation-checkpointing", split = ",", paramLabel = "BOOL") List<String> checkpointing;
-  @Option(names = "--offload", split = ",", paramLabel = "MODE") List<String> offload;
-  @Option(names = "--software", split = ",", paramLabel = "PROFILE") List<String> software;
+  /** The axes given as flags, one per sweepable scenario key (added by {@link ScenarioOptions#addAxesTo}). */
+  final Map<ScenarioKey, List<String>> axisFlags = new EnumMap<>(ScenarioKey.class);
+
+  @Override
+  public Map<ScenarioKey, List<String>> axisFlags() {
+    return axisFlags;
+  }
 
   @Option(names = "--mode", defaultValue = "analytic", paramLabel = "MODE", description = "analytic or simulate (default: ${DEFAULT-VALUE}).")
   String mode;
@@ -130,28 +125,14 @@ final class SweepCommand implements Callable<Integer> {
     }
   }
 
-  private Map<String, List<String>> axes() {
-    Map<String, List<String>> raw = gridFile == null ? new LinkedHashMap<>() : new LinkedHashMap<>(GridFile.read(gridFile));
-    put(raw, "hardware", hardware);
-    put(raw, "models", models);
-    put(raw, "tasks", tasks);
-    put(raw, "precision", precision);
-    put(raw, "weights", weights);
-    put(raw, "batch", batch);
-    put(raw, "seq_len", seqLen);
-    put(raw, "prompt_tokens", promptTokens);
-    put(raw, "generate_tokens", generateTokens);
-    put(raw, "micro_batches", microBatches);
-    put(raw, "activation_checkpointing", checkpointing);
-    put(raw, "offload", offload);
-    put(raw, "software", software);
-    return raw;
-  }
-
-  private static void put(Map<String, List<String>> raw, String key, List<String> flag) {
-    if (flag != null) {
-      raw.put(key, flag);
+  /** The grid file's axes, each overridden by its flag. */
+  private Map<ScenarioKey, List<String>> axes() {
+    Map<ScenarioKey, List<String>> raw = new EnumMap<>(ScenarioKey.class);
+    if (gridFile != null) {
+      GridFile.read(gridFile).forEach((key, v) -> raw.put(ScenarioKey.byKey(key, true).orElseThrow(), v));
     }
+    raw.putAll(axisFlags);
+    return raw;
   }
 
   /** One sweep: workers fill chunks, the calling thread writes them in index order. */

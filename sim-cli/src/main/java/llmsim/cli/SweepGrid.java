@@ -1,66 +1,83 @@
 package llmsim.cli;
 
 import java.util.ArrayList;
+import java.util.EnumMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
-import java.util.function.Function;
-import llmsim.core.hw.Precision;
 import llmsim.core.hw.SystemSpec;
 import llmsim.core.model.ModelSpec;
+import llmsim.core.scenario.ScenarioKey;
+import llmsim.core.scenario.ScenarioKeyException;
+import llmsim.core.scenario.ScenarioValues;
 import llmsim.core.software.SoftwareProfile;
-import llmsim.core.software.SoftwareProfiles;
-import llmsim.core.task.Offload;
 import llmsim.core.task.Task;
-import llmsim.core.task.TaskKind;
-import llmsim.core.task.WeightFormat;
 import llmsim.hw.catalog.Catalog;
 
 /**
- * A resolved cartesian grid. Every value is checked up front; point {@code i} decodes to one value per
- * axis in a fixed order (hardware, model, task, precision, weights, batch, seq_len, prompt_tokens,
- * generate_tokens, micro_batches, activation_checkpointing, offload, software), the last axis fastest.
+ * A resolved cartesian grid over the sweepable keys of the {@link ScenarioKey} table. Every value is checked
+ * up front, and so is every rule between keys; point {@code i} decodes to one value per axis in the table's
+ * order, the last axis fastest.
  */
 final class SweepGrid {
+  private static final ScenarioKey[] AXES = java.util.Arrays.stream(ScenarioKey.values())
+      .filter(ScenarioKey::sweepable).toArray(ScenarioKey[]::new);
+  /** Keys whose rules involve only each other (and the model): checked over their own sub-grid. */
+  private static final List<ScenarioKey> RULE_KEYS = List.of(ScenarioKey.TASK, ScenarioKey.OFFLOAD, ScenarioKey.WEIGHTS,
+      ScenarioKey.CONTEXT, ScenarioKey.PROMPT_TOKENS, ScenarioKey.GENERATE_TOKENS, ScenarioKey.SEQ_LEN,
+      ScenarioKey.GPU_LAYERS, ScenarioKey.MODEL);
+
   final List<SystemSpec> systems;
   final List<ModelSpec> models;
-  final List<TaskKind> tasks;
-  final List<Precision> precisions; // null entries mean "the task's default"
-  final List<WeightFormat> weights;
-  final List<Integer> batch;
-  final List<Integer> seqLen;
-  final List<Integer> prompt;
-  final List<Integer> generate;
-  final List<Integer> microBatches;
-  final List<Boolean> checkpointing;
-  final List<Offload> offload;
-  final List<SoftwareProfile> software;
+  /** Per axis, the parsed values; a single null means "unset": the task's default. */
+  private final List<List<Object>> values = new ArrayList<>();
   private final int[] radix;
 
-  SweepGrid(Map<String, List<String>> raw) {
+  SweepGrid(Map<ScenarioKey, List<String>> raw) {
     Catalog c = Catalog.bundled();
-    systems = each(raw, "hardware", null, h -> c.system(h, "--hardware"), "");
-    models = each(raw, "models", null, m -> c.model(m, "--models"), "");
-    tasks = each(raw, "tasks", "inference", TaskKind::fromKey, TaskKind.allowed());
-    precisions = each(raw, "precision", "", v -> v.isEmpty() ? null : Precision.fromKey(v), "fp32, tf32, fp16, bf16, fp8, int8");
-    weights = each(raw, "weights", "", v -> v.isEmpty() ? null : WeightFormat.fromKey(v), WeightFormat.allowed());
-    batch = each(raw, "batch", "1", v -> positive("batch", v), "whole numbers >= 1");
-    seqLen = each(raw, "seq_len", "2048", v -> positive("seq_len", v), "whole numbers >= 1");
-    prompt = each(raw, "prompt_tokens", "512", v -> positive("prompt_tokens", v), "whole numbers >= 1");
-    generate = each(raw, "generate_tokens", "128", v -> positive("generate_tokens", v), "whole numbers >= 1");
-    microBatches = each(raw, "micro_batches", "1", v -> positive("micro_batches", v), "whole numbers >= 1");
-    checkpointing = each(raw, "activation_checkpointing", "false", SweepGrid::bool, "true, false");
-    offload = each(raw, "offload", "auto", Offload::fromKey, "auto, none, optimizer, weights");
-    software = each(raw, "software", "pytorch", v -> SoftwareProfiles.find(v).orElseThrow(
-        () -> new IllegalArgumentException("unknown software '" + v + "'")), String.join(", ", SoftwareProfiles.ids()));
-    radix = new int[] {systems.size(), models.size(), tasks.size(), precisions.size(), weights.size(), batch.size(),
-        seqLen.size(), prompt.size(), generate.size(), microBatches.size(), checkpointing.size(), offload.size(),
-        software.size()};
+    for (ScenarioKey k : AXES) {
+      List<String> given = raw.get(k);
+      List<Object> parsed = new ArrayList<>();
+      if (given == null || given.isEmpty()) {
+        if (k == ScenarioKey.HARDWARE || k == ScenarioKey.MODEL) {
+          throw new BadFlagException("sweep needs " + k.gridFlag() + " (or '" + k.gridKey() + "' in the grid file)");
+        }
+        parsed.add(null);
+      } else {
+        for (String v : given) {
+          try {
+            Object p = k.parse(v);
+            if (p instanceof List<?> l) {
+              parsed.addAll(l);
+            } else {
+              parsed.add(p);
+            }
+          } catch (IllegalArgumentException e) {
+            throw new BadFlagException(k.gridFlag() + ": " + e.getMessage());
+          }
+        }
+      }
+      values.add(parsed);
+    }
+    systems = axis(ScenarioKey.HARDWARE).stream().map(h -> c.system((String) h, "--hardware")).toList();
+    models = axis(ScenarioKey.MODEL).stream().map(m -> c.model((String) m, "--models")).toList();
+    radix = values.stream().mapToInt(List::size).toArray();
+    checkRules();
   }
 
+  private List<Object> axis(ScenarioKey k) {
+    return values.get(java.util.Arrays.asList(AXES).indexOf(k));
+  }
+
+  /** Points in the grid; refuses a grid whose size does not fit a long. */
   long points() {
     long p = 1;
-    for (int r : radix) {
-      p = Math.multiplyExact(p, r);
+    for (int i = 0; i < radix.length; i++) {
+      if (p > Long.MAX_VALUE / radix[i]) {
+        throw new BadFlagException(String.format(Locale.US, "the grid has more than %,d points (axes of %s values);"
+            + " narrow it", Long.MAX_VALUE, java.util.Arrays.toString(radix)));
+      }
+      p *= radix[i];
     }
     return p;
   }
@@ -75,51 +92,62 @@ final class SweepGrid {
       at[a] = (int) (rest % radix[a]);
       rest /= radix[a];
     }
-    TaskKind kind = tasks.get(at[2]);
-    Task d = Task.defaults(kind);
-    Precision p = precisions.get(at[3]) == null ? d.precision() : precisions.get(at[3]);
-    WeightFormat w = weights.get(at[4]) == null ? d.weights() : weights.get(at[4]);
-    Offload o = offload.get(at[11]);
-    if (o == Offload.OPTIMIZER && !kind.training()) {
-      o = Offload.AUTO; // an inference point has no optimizer to offload: the least offload that fits
-    }
-    Task t = new Task(kind, p, w, batch.get(at[5]), seqLen.get(at[6]), prompt.get(at[7]), generate.get(at[8]),
-        microBatches.get(at[9]), checkpointing.get(at[10]), d.loraRank(), d.prefixTokens(), o);
-    return new Point(index, systems.get(at[0]), models.get(at[1]), t, software.get(at[12]));
+    ScenarioValues v = values(at);
+    return new Point(index, systems.get(at[0]), models.get(at[1]), v.task(), v.software());
   }
 
-  private static <T> List<T> each(Map<String, List<String>> raw, String key, String dflt, Function<String, T> f,
-      String allowed) {
-    List<String> values = raw.get(key);
-    if (values == null || values.isEmpty()) {
-      if (dflt == null) {
-        throw new BadFlagException("sweep needs --" + key.replace('_', '-') + " (or '" + key + "' in the grid file)");
+  private ScenarioValues values(int[] at) {
+    EnumMap<ScenarioKey, Object> m = new EnumMap<>(ScenarioKey.class);
+    for (int a = 0; a < AXES.length; a++) {
+      Object o = values.get(a).get(at[a]);
+      if (o != null) {
+        m.put(AXES[a], o);
       }
-      values = List.of(dflt);
     }
-    List<T> out = new ArrayList<>();
-    for (String v : values) {
+    return new ScenarioValues(m);
+  }
+
+  /**
+   * Every rule between keys, over the sub-grid of the keys rules involve (the other axes at their first
+   * value), so that a grid simulate would refuse point by point is refused before any row is written.
+   */
+  private void checkRules() {
+    int[] sub = new int[radix.length];
+    List<Integer> free = new ArrayList<>();
+    for (ScenarioKey k : RULE_KEYS) {
+      free.add(java.util.Arrays.asList(AXES).indexOf(k));
+    }
+    long combos = 1;
+    for (int a : free) {
+      combos = Math.multiplyExact(combos, radix[a]);
+      if (combos > 1_000_000) {
+        return; // too many to enumerate: each point is then checked as it is decoded
+      }
+    }
+    for (long i = 0; i < combos; i++) {
+      long rest = i;
+      for (int a : free) {
+        sub[a] = (int) (rest % radix[a]);
+        rest /= radix[a];
+      }
       try {
-        out.add(f.apply(v.strip()));
-      } catch (IllegalArgumentException e) {
-        throw new BadFlagException("--" + key.replace('_', '-'), v, allowed.isEmpty() ? e.getMessage() : allowed);
+        Task t = values(sub).task();
+        ScenarioValues.checkAgainstModel(t, models.get(sub[1]));
+      } catch (ScenarioKeyException e) {
+        throw new BadFlagException(e.key().gridFlag() + ": " + e.getMessage() + " (at " + describe(sub, free) + ");"
+            + " the sweep refuses what simulate refuses");
       }
     }
-    return out;
   }
 
-  private static int positive(String key, String v) {
-    int i = Integer.parseInt(v);
-    if (i < 1) {
-      throw new IllegalArgumentException(key + " must be >= 1");
+  private String describe(int[] at, List<Integer> free) {
+    List<String> parts = new ArrayList<>();
+    for (int a : free) {
+      Object v = values.get(a).get(at[a]);
+      if (v != null && radix[a] > 1 || AXES[a] == ScenarioKey.TASK && v != null) {
+        parts.add(AXES[a].gridKey() + "=" + (v instanceof Integer i && i == ScenarioKey.AUTO ? "auto" : v));
+      }
     }
-    return i;
-  }
-
-  private static boolean bool(String v) {
-    if (v.equals("true") || v.equals("false")) {
-      return Boolean.parseBoolean(v);
-    }
-    throw new IllegalArgumentException("not a boolean");
+    return String.join(", ", parts);
   }
 }

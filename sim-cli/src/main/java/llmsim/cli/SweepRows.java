@@ -1,28 +1,46 @@
 package llmsim.cli;
 
+import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
+import java.util.Map;
+import llmsim.core.scenario.ScenarioKey;
+import llmsim.core.scenario.ScenarioValues;
 import llmsim.core.workload.Estimate;
 
 /** Sweep rows as CSV or JSON Lines, with a fixed column order and locale-free numbers. */
 final class SweepRows {
   private SweepRows() {}
 
-  static final List<String> COLUMNS = List.of("index", "hardware", "model", "task", "precision", "weights", "batch",
-      "seq_len", "prompt_tokens", "generate_tokens", "micro_batches", "activation_checkpointing", "offload", "software",
-      "fits", "offload_used", "step_time_s", "tokens_per_s", "ttft_s", "tpot_s", "mfu", "bound", "device_bytes",
-      "capacity_bytes", "mode", "kernel");
+  /** Scenario columns: every sweepable key of the scenario key table, in its order. */
+  static final List<ScenarioKey> SCENARIO = Arrays.stream(ScenarioKey.values()).filter(ScenarioKey::sweepable).toList();
+
+  static final List<String> COLUMNS = columns();
+
+  private static List<String> columns() {
+    List<String> c = new ArrayList<>();
+    c.add("index");
+    SCENARIO.forEach(k -> c.add(k.key()));
+    c.addAll(List.of("fits", "offload_used", "step_time_s", "tokens_per_s", "ttft_s", "tpot_s", "mfu", "bound",
+        "device_bytes", "capacity_bytes", "mode", "kernel"));
+    return List.copyOf(c);
+  }
 
   static String header(boolean jsonl) {
     return jsonl ? "" : String.join(",", COLUMNS) + "\n";
   }
 
   static void append(StringBuilder b, SweepGrid.Point p, Estimate e, String mode, String kernel, boolean jsonl) {
-    var t = p.task();
-    Object[] v = {p.index(), p.system().id(), p.model().id(), t.kind().key(), t.precision().key(), t.weights().key(),
-        t.batch(), t.seqLen(), t.promptTokens(), t.generateTokens(), t.microBatches(), t.activationCheckpointing(),
-        t.offload().key(), p.software().id(), e.memory().fits(), e.memory().offload().key(), e.stepTimeSeconds(),
-        e.tokensPerSecond(), e.ttftSeconds(), e.tpotSeconds(), e.mfu(), e.bound().key(), e.memory().totalBytes(),
-        e.memory().capacityBytes(), mode, kernel};
+    Map<ScenarioKey, Object> scenario = ScenarioValues.describe(p.task(), p.software());
+    scenario.put(ScenarioKey.HARDWARE, p.system().id());
+    scenario.put(ScenarioKey.MODEL, p.model().id());
+    List<Object> row = new ArrayList<>(COLUMNS.size());
+    row.add(p.index());
+    SCENARIO.forEach(k -> row.add(scenario.get(k)));
+    row.addAll(Arrays.asList(e.memory().fits(), e.memory().offload().key(), e.stepTimeSeconds(), e.tokensPerSecond(),
+        e.ttftSeconds(), e.tpotSeconds(), e.mfu(), e.bound().key(), e.memory().totalBytes(), e.memory().capacityBytes(),
+        mode, kernel));
+    Object[] v = row.toArray();
     if (jsonl) {
       b.append('{');
       for (int i = 0; i < v.length; i++) {
@@ -31,7 +49,9 @@ final class SweepRows {
         }
         b.append('"').append(COLUMNS.get(i)).append("\":");
         Object x = v[i];
-        if (x instanceof String s) {
+        if (x == null) {
+          b.append("null");
+        } else if (x instanceof String s) {
           b.append('"').append(s).append('"');
         } else if (x instanceof Double d) {
           b.append(Double.isFinite(d) ? Double.toString(d) : "null");
@@ -46,7 +66,9 @@ final class SweepRows {
           b.append(',');
         }
         Object x = v[i];
-        if (x instanceof Double d) {
+        if (x == null) {
+          continue;
+        } else if (x instanceof Double d) {
           b.append(Double.isFinite(d) ? Double.toString(d) : "");
         } else {
           b.append(x);

@@ -131,7 +131,7 @@ class BadInputTest {
   @Test
   void badFlagValue_namesTheFlagAndTheAllowedValues() {
     assertBadInput(CliRunner.run("memory", "--model", "llama-7b", "--hardware", "m2-ultra", "--weights", "q5_k"),
-        "--weights: 'q5_k' is not allowed (allowed: f32, f16, bf16, fp8, int8, int4, q8_0, q4_0, nf4)");
+        "--weights: must be one of f32, f16, bf16, fp8, int8, int4, q8_0, q4_0, nf4, was 'q5_k'");
     assertBadInput(CliRunner.run("memory", "--model", "llama-7b", "--hardware", "m2-ultra", "--format", "xml"),
         "--format", "table, json, csv");
   }
@@ -139,9 +139,11 @@ class BadInputTest {
   @Test
   void nonsensicalNumber_isRefused() {
     assertBadInput(CliRunner.run("memory", "--model", "llama-7b", "--hardware", "m2-ultra", "--batch", "0"),
-        "--batch must be > 0, was 0");
+        "--batch: must be >= 1, was 0");
     assertBadInput(CliRunner.run("memory", "--model", "llama-7b", "--hardware", "m2-ultra", "--batch", "two"),
-        "--batch");
+        "--batch: must be a whole number, was 'two'");
+    assertBadInput(CliRunner.run("memory", "--model", "llama-7b", "--hardware", "m2-ultra", "--batch", "3000000000"),
+        "--batch: must be <= 1048576, was 3000000000");
   }
 
   @Test

@@ -104,10 +104,10 @@ class ReportOutputTest {
   @Test
   void traceSlices_sumToTheSimulationsBusySeconds() {
     ScenarioOptions o = new ScenarioOptions();
-    o.model = "llama-7b";
-    o.hardware = List.of("13900ks-rtx4090");
-    o.task = "inference";
-    o.generateTokens = 4;
+    o.set(llmsim.core.scenario.ScenarioKey.MODEL, "llama-7b");
+    o.set(llmsim.core.scenario.ScenarioKey.HARDWARE, "13900ks-rtx4090");
+    o.set(llmsim.core.scenario.ScenarioKey.TASK, "inference");
+    o.set(llmsim.core.scenario.ScenarioKey.GENERATE_TOKENS, "4");
     var r = SimulateCommand.run(o.resolve(null, true)).get(0);
     String json = llmsim.report.ChromeTrace.write(List.of(new llmsim.report.ChromeTrace.Process("x", r.trace(), r.memory())));
     double[] busy = r.trace().busySeconds();

@@ -110,6 +110,6 @@ class SimulateCommandTest {
   void offloadOptimizerForInference_isRefused() {
     CliRunner r = CliRunner.run("simulate", "--model", "llama-7b", "--hardware", "rtx4090", "--offload", "optimizer");
     assertThat(r.code()).isEqualTo(2);
-    assertThat(r.err()).contains("--offload: 'optimizer' is not allowed");
+    assertThat(r.err()).contains("--offload: 'offload' optimizer applies to training only");
   }
 }

@@ -37,8 +37,8 @@ class SweepCommandTest {
       assertThat(lines.get(i)).startsWith((i - 1) + ",");
     }
     // the last axis varies fastest: hardware, model, task, ..., batch
-    assertThat(lines.get(1)).contains(",m2-ultra,llama-7b,inference,").contains(",1,512,");
-    assertThat(lines.get(2)).contains(",m2-ultra,llama-7b,inference,").contains(",4,512,");
+    assertThat(lines.get(1)).contains(",m2-ultra,llama-7b,inference,").contains(",1,,128,16,");
+    assertThat(lines.get(2)).contains(",m2-ultra,llama-7b,inference,").contains(",4,,128,16,");
   }
 
   @Test
@@ -80,7 +80,8 @@ class SweepCommandTest {
     CliRunner r = CliRunner.run(with("--top", "3", "--by", "tokens_per_s", "--tasks", "inference"));
     List<String> rows = r.out().lines().skip(1).toList();
     assertThat(rows).hasSize(3);
-    double[] v = rows.stream().mapToDouble(l -> Double.parseDouble(l.split(",")[17])).toArray();
+    int col = List.of(r.out().lines().findFirst().orElseThrow().split(",")).indexOf("tokens_per_s");
+    double[] v = rows.stream().mapToDouble(l -> Double.parseDouble(l.split(",")[col])).toArray();
     assertThat(v[0]).isGreaterThanOrEqualTo(v[1]);
     assertThat(v[1]).isGreaterThanOrEqualTo(v[2]);
   }
@@ -105,12 +106,25 @@ class SweepCommandTest {
   void badValue_isRefusedUpFront() throws IOException {
     CliRunner r = CliRunner.run("sweep", "--hardware", "m2-ultra", "--models", "llama-7b", "--batch", "1,zero");
     assertThat(r.code()).isEqualTo(2);
-    assertThat(r.err()).contains("--batch: 'zero' is not allowed");
+    assertThat(r.err()).contains("--batch: 'batch' must be a whole number, was 'zero'");
     Path g = dir.resolve("bad.yaml");
     Files.writeString(g, "kind: grid\nhardware: m2-ultra\nmodels: llama-7b\nbatch: [1, 0]\n");
     CliRunner r2 = CliRunner.run("sweep", g.toString());
     assertThat(r2.code()).isEqualTo(2);
     assertThat(r2.err()).contains("bad.yaml:4:12: 'batch[1]' must be >= 1, was 0");
+  }
+
+  @Test
+  void aGridThatBreaksARuleSimulateKeeps_isRefusedBeforeAnyRow() {
+    CliRunner r = CliRunner.run("sweep", "--hardware", "m2-ultra", "--models", "llama-7b", "--tasks", "train,inference",
+        "--offload", "optimizer");
+    assertThat(r.code()).isEqualTo(2);
+    assertThat(r.err()).contains("--offload: 'offload' optimizer applies to training only").contains("tasks=inference");
+    assertThat(r.out()).isEmpty();
+    CliRunner tooLong = CliRunner.run("sweep", "--hardware", "m2-ultra", "--models", "llama-7b", "--tasks", "train",
+        "--seq-len", "1024,4096");
+    assertThat(tooLong.code()).isEqualTo(2);
+    assertThat(tooLong.err()).contains("--seq-len: 'seq_len' (4096) exceeds llama-7b's max context of 2048 tokens");
   }
 
   @Test

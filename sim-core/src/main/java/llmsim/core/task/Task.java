@@ -15,6 +15,10 @@ import llmsim.core.util.Checks;
  * @param microBatches gradient-accumulation steps per optimizer step
  * @param loraRank adapter rank for LoRA and QLoRA
  * @param prefixTokens P-Tuning v2 prefix length per layer
+ * @param context tokens the KV cache is sized for (llama.cpp's n_ctx); 0 means prompt + generated tokens
+ * @param kvCache storage format of the KV cache
+ * @param gpuLayers transformer layers kept on the GPU when weights do not all fit (llama.cpp's -ngl,
+ *     Accelerate's device_map); {@link #GPU_LAYERS_AUTO} means as many as fit
  */
 public record Task(
     TaskKind kind,
@@ -28,7 +32,21 @@ public record Task(
     boolean activationCheckpointing,
     int loraRank,
     int prefixTokens,
-    Offload offload) {
+    Offload offload,
+    int context,
+    KvCacheFormat kvCache,
+    int gpuLayers) {
+
+  /** {@code gpu_layers: auto}: as many layers as fit on the device. */
+  public static final int GPU_LAYERS_AUTO = -1;
+
+  /** A task with the KV cache sized for prompt + generated tokens, an f16 cache and automatic layer placement. */
+  public Task(TaskKind kind, Precision precision, WeightFormat weights, int batch, int seqLen, int promptTokens,
+      int generateTokens, int microBatches, boolean activationCheckpointing, int loraRank, int prefixTokens,
+      Offload offload) {
+    this(kind, precision, weights, batch, seqLen, promptTokens, generateTokens, microBatches, activationCheckpointing,
+        loraRank, prefixTokens, offload, 0, KvCacheFormat.F16, GPU_LAYERS_AUTO);
+  }
 
   public Task {
     Checks.notNull("task", kind);
@@ -44,6 +62,13 @@ public record Task(
     Checks.positive("lora_rank", loraRank);
     Checks.positive("prefix_tokens", prefixTokens);
     Checks.notNull("offload", offload);
+    if (context < 0) {
+      throw new IllegalArgumentException("context must be >= 0, was " + context);
+    }
+    Checks.notNull("kv_cache", kvCache);
+    if (gpuLayers < GPU_LAYERS_AUTO) {
+      throw new IllegalArgumentException("gpu_layers must be auto or >= 0, was " + gpuLayers);
+    }
   }
 
   /** Defaults for a task kind: bf16 mixed precision for training, f16 weights for inference. */
@@ -55,27 +80,43 @@ public record Task(
 
   public Task withBatch(int b) {
     return new Task(kind, precision, weights, b, seqLen, promptTokens, generateTokens, microBatches,
-        activationCheckpointing, loraRank, prefixTokens, offload);
+        activationCheckpointing, loraRank, prefixTokens, offload, context, kvCache, gpuLayers);
+  }
+
+  public Task withGpuLayers(int layers) {
+    return new Task(kind, precision, weights, batch, seqLen, promptTokens, generateTokens, microBatches,
+        activationCheckpointing, loraRank, prefixTokens, offload, context, kvCache, layers);
   }
 
   public Task withContext(int tokens) {
     if (kind.training()) {
       return new Task(kind, precision, weights, batch, tokens, promptTokens, generateTokens, microBatches,
-          activationCheckpointing, loraRank, prefixTokens, offload);
+          activationCheckpointing, loraRank, prefixTokens, offload, context, kvCache, gpuLayers);
+    }
+    if (context > 0) {
+      return new Task(kind, precision, weights, batch, seqLen, promptTokens, generateTokens, microBatches,
+          activationCheckpointing, loraRank, prefixTokens, offload, tokens, kvCache, gpuLayers);
     }
     int prompt = Math.max(1, tokens - generateTokens);
     return new Task(kind, precision, weights, batch, seqLen, prompt, tokens - prompt, microBatches,
-        activationCheckpointing, loraRank, prefixTokens, offload);
+        activationCheckpointing, loraRank, prefixTokens, offload, context, kvCache, gpuLayers);
   }
 
   public Task withOffload(Offload o) {
     return new Task(kind, precision, weights, batch, seqLen, promptTokens, generateTokens, microBatches,
-        activationCheckpointing, loraRank, prefixTokens, o);
+        activationCheckpointing, loraRank, prefixTokens, o, context, kvCache, gpuLayers);
   }
 
-  /** Tokens of context a sequence holds: seq_len for training, prompt + generated for inference. */
+  /**
+   * Tokens of context a sequence holds: seq_len for training; for inference the context the KV cache is
+   * sized for ({@code context}, at least prompt + generated), or prompt + generated when unset.
+   */
   public int contextTokens() {
-    return kind.training() ? seqLen : promptTokens + generateTokens;
+    if (kind.training()) {
+      return seqLen;
+    }
+    int used = promptTokens + generateTokens;
+    return context > 0 ? Math.max(context, used) : used;
   }
 
   /** Tokens processed per optimizer step (training) or generated per run (inference). */

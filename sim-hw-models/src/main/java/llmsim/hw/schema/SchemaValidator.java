@@ -9,6 +9,7 @@ import java.util.List;
 import java.util.Locale;
 import java.util.regex.Pattern;
 import llmsim.core.util.Suggest;
+import llmsim.hw.scenario.ScenarioSchema;
 import llmsim.hw.yaml.InputException;
 import llmsim.hw.yaml.Node;
 import llmsim.hw.yaml.Problem;
@@ -37,8 +38,30 @@ public final class SchemaValidator {
     return new SchemaValidator(TreeReader.read(kind + ".schema.json", schemaText(kind)));
   }
 
-  /** The schema text as shipped in the jar. */
+  /**
+   * The schema text of a file kind. Scenario and grid schemas are generated from the scenario key table;
+   * the case schema is shipped in the jar with the generated scenario schema spliced into its {@code $defs}.
+   */
   public static String schemaText(String kind) {
+    switch (kind) {
+      case "scenario":
+        return ScenarioSchema.scenario();
+      case "grid":
+        return ScenarioSchema.grid();
+      case "case":
+        return withScenarioDef(resourceText(kind));
+      default:
+        return resourceText(kind);
+    }
+  }
+
+  private static String withScenarioDef(String caseSchema) {
+    int end = caseSchema.lastIndexOf('}');
+    return caseSchema.substring(0, end).stripTrailing() + ",\n  \"$defs\": {\"scenario\": "
+        + ScenarioSchema.embeddedScenario() + "}\n}\n";
+  }
+
+  private static String resourceText(String kind) {
     String resource = "/llmsim/schema/" + kind + ".schema.json";
     try (InputStream in = SchemaValidator.class.getResourceAsStream(resource)) {
       if (in == null) {

@@ -94,7 +94,7 @@ public record ValidationCase(
     });
     Node measured = n.require("measured");
     return new ValidationCase(path.toString(), n.line(), n.str("id"), n.str("category"),
-        n.get("scenario").map(ScenarioFile::fromNode), micro, n.optStr("skip"), n.optStr("metric").orElse(""),
+        n.get("scenario").map(s -> ScenarioFile.fromNode(s, path.toAbsolutePath().getParent())), micro, n.optStr("skip"), n.optStr("metric").orElse(""),
         measured.num("value"), measured.str("unit"), n.str("source"), n.str("quote"), n.str("confidence"));
   }
 }

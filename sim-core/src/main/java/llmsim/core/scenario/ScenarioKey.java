@@ -1,0 +1,243 @@
+package llmsim.core.scenario;
+
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Locale;
+import java.util.Optional;
+import java.util.function.Supplier;
+import llmsim.core.hw.Precision;
+import llmsim.core.software.SoftwareProfile;
+import llmsim.core.software.SoftwareProfiles;
+import llmsim.core.task.KvCacheFormat;
+import llmsim.core.task.Offload;
+import llmsim.core.task.TaskKind;
+import llmsim.core.task.WeightFormat;
+
+/**
+ * The one table of scenario keys. Each key is declared here once, with its type, range, default and help;
+ * the command-line flags, the scenario and grid files and their JSON Schemas, the sweep axes and the sweep
+ * report columns are all derived from this table. Adding a key touches this file and {@link ScenarioValues}.
+ */
+public enum ScenarioKey {
+  HARDWARE("hardware", "hardware", new String[] {"-H", "--hardware"}, "ID[,ID...]", Type.IDS, null, 0, 0, null,
+      "Systems (or devices, on their default host), or .yaml files; comma-separated."),
+  MODEL("model", "models", new String[] {"-m", "--model"}, "MODEL", Type.TEXT, null, 0, 0, null,
+      "Model id or alias, model .yaml, or Hugging Face config.json."),
+  TASK("task", "tasks", new String[] {"-t", "--task"}, "TASK", Type.CHOICE, () -> Arrays.stream(TaskKind.values()).map(TaskKind::key).toList(), 0, 0,
+      "inference", "What is done with the model."),
+  PRECISION("precision", null, null, "P", Type.CHOICE, () -> Arrays.stream(Precision.values()).map(Precision::key).toList(), 0, 0, null,
+      "Compute precision of the GEMMs (default: bf16 for training, fp16 for inference). The device must run it"
+          + " natively or by a stated emulation."),
+  WEIGHTS("weights", null, null, "FMT", Type.CHOICE, () -> Arrays.stream(WeightFormat.values()).map(WeightFormat::key).toList(), 0, 0, null,
+      "Storage format of the (base) weights (default: f16; nf4 for QLoRA)."),
+  BATCH("batch", null, null, "N", Type.INT, null, 1, 1 << 20, "1",
+      "Sequences per forward pass (the micro-batch for training)."),
+  SEQ_LEN("seq_len", null, null, "TOKENS", Type.INT, null, 1, 1 << 24, "2048",
+      "Tokens per training sequence; at most the model's max context."),
+  PROMPT_TOKENS("prompt_tokens", null, null, "TOKENS", Type.INT, null, 1, 1 << 24, "512",
+      "Prompt length for inference."),
+  GENERATE_TOKENS("generate_tokens", null, null, "TOKENS", Type.INT, null, 0, 1 << 24, "128",
+      "Generated tokens per sequence for inference."),
+  CONTEXT("context", null, null, "TOKENS", Type.INT, null, 1, 1 << 24, null,
+      "Tokens the KV cache is sized for (llama.cpp's n_ctx; default: prompt + generated tokens)."),
+  KV_CACHE("kv_cache", null, null, "FMT", Type.CHOICE, () -> Arrays.stream(KvCacheFormat.values()).map(KvCacheFormat::key).toList(), 0, 0, "f16",
+      "KV-cache storage format (llama.cpp --cache-type-k/v; fp8 in vLLM and TensorRT-LLM)."),
+  GPU_LAYERS("gpu_layers", null, null, "N|auto", Type.INT_OR_AUTO, null, 0, 100_000, "auto",
+      "Transformer layers kept on the GPU when the weights do not all fit (llama.cpp -ngl, Accelerate"
+          + " device_map); the rest are computed on the CPU (llama.cpp) or streamed over the link (pytorch)."
+          + " auto = as many as fit."),
+  MICRO_BATCHES("micro_batches", null, null, "N", Type.INT, null, 1, 1 << 20, "1",
+      "Gradient-accumulation steps per optimizer step."),
+  ACTIVATION_CHECKPOINTING("activation_checkpointing", null, null, "BOOL", Type.BOOL, () -> List.of("true", "false"),
+      0, 0, "false", "Recompute activations in the backward pass."),
+  LORA_RANK("lora_rank", null, null, "R", Type.INT, null, 1, 65_536, "8", "LoRA/QLoRA adapter rank."),
+  PREFIX_TOKENS("prefix_tokens", null, null, "N", Type.INT, null, 1, 65_536, "128", "P-Tuning v2 prefix length."),
+  OFFLOAD("offload", null, null, "MODE", Type.CHOICE, () -> Arrays.stream(Offload.values()).map(Offload::key).toList(), 0, 0, "auto",
+      "Where state goes when the device is too small: auto (the least that fits), none, optimizer"
+          + " (ZeRO-Offload; training on a discrete card), weights (streamed over the link)."),
+  SOFTWARE("software", null, null, "PROFILE", Type.CHOICE, ScenarioKey::softwareNames, 0, 0, "pytorch",
+      "Software profile: how the framework uses the hardware."),
+  SOFTWARE_DATE("software_date", null, null, "YYYY-MM", Type.TEXT, null, 0, 0, null,
+      "When the measured software was built (recorded with the scenario).");
+
+  /** How a key's value is written and checked. */
+  public enum Type { IDS, TEXT, CHOICE, INT, INT_OR_AUTO, BOOL }
+
+  /** The value {@code auto} of an {@link Type#INT_OR_AUTO} key. */
+  public static final int AUTO = -1;
+
+  private final String key;
+  private final String gridKey;
+  private final String[] flagNames;
+  private final String paramLabel;
+  private final Type type;
+  private final Supplier<List<String>> choices;
+  private final long min;
+  private final long max;
+  private final String defaultText;
+  private final String help;
+
+  ScenarioKey(String key, String gridKey, String[] flagNames, String paramLabel, Type type,
+      Supplier<List<String>> choices, long min, long max, String defaultText, String help) {
+    this.key = key;
+    this.gridKey = gridKey == null ? key : gridKey;
+    this.flagNames = flagNames == null ? new String[] {"--" + key.replace('_', '-')} : flagNames;
+    this.paramLabel = paramLabel;
+    this.type = type;
+    this.choices = choices;
+    this.min = min;
+    this.max = max;
+    this.defaultText = defaultText;
+    this.help = help;
+  }
+
+  /** The key in scenario files ({@code seq_len}). */
+  public String key() {
+    return key;
+  }
+
+  /** The key in sweep grid files and the sweep's flag ({@code models} for {@code model}). */
+  public String gridKey() {
+    return gridKey;
+  }
+
+  /** Flag names, the long one last ({@code -m}, {@code --model}). */
+  public List<String> flagNames() {
+    return List.of(flagNames);
+  }
+
+  /** The long flag ({@code --seq-len}). */
+  public String flag() {
+    return flagNames[flagNames.length - 1];
+  }
+
+  /** The sweep's long flag ({@code --models}). */
+  public String gridFlag() {
+    return "--" + gridKey.replace('_', '-');
+  }
+
+  public String paramLabel() {
+    return paramLabel;
+  }
+
+  public Type type() {
+    return type;
+  }
+
+  /** Allowed values of a {@link Type#CHOICE} or {@link Type#BOOL} key; empty for others. */
+  public List<String> choices() {
+    return choices == null ? List.of() : choices.get();
+  }
+
+  public long min() {
+    return min;
+  }
+
+  public long max() {
+    return max;
+  }
+
+  /** The default as text, or empty when it depends on other keys (then {@link #help()} says how). */
+  public Optional<String> defaultText() {
+    return Optional.ofNullable(defaultText);
+  }
+
+  public String help() {
+    return help;
+  }
+
+  /** Help with the allowed values or range and the default, for {@code --help}. */
+  public String longHelp() {
+    StringBuilder sb = new StringBuilder(help);
+    switch (type) {
+      case CHOICE, BOOL -> sb.append(" One of: ").append(String.join(", ", choices())).append('.');
+      case INT -> sb.append(String.format(Locale.US, " %d to %,d.", min, max));
+      case INT_OR_AUTO -> sb.append(String.format(Locale.US, " auto or %d to %,d.", min, max));
+      default -> { }
+    }
+    defaultText().ifPresent(d -> sb.append(" Default: ").append(d).append('.'));
+    return sb.toString();
+  }
+
+  /** Whether the sweep takes this key as an axis (every key but the recorded software date). */
+  public boolean sweepable() {
+    return this != SOFTWARE_DATE;
+  }
+
+  /**
+   * Parse one value written as text (a flag, or a scalar in a file).
+   *
+   * @return a {@code String} ({@link Type#TEXT}, {@link Type#CHOICE}), a {@code List<String>}
+   *     ({@link Type#IDS}), an {@code Integer} ({@link Type#INT}; {@link #AUTO} for auto) or a {@code Boolean}
+   * @throws IllegalArgumentException naming the key's rule and the value
+   */
+  public Object parse(String text) {
+    String v = text == null ? "" : text.strip();
+    switch (type) {
+      case IDS -> {
+        List<String> out = new ArrayList<>();
+        for (String part : v.split(",", -1)) {
+          if (part.isBlank()) {
+            throw new IllegalArgumentException("'" + key + "' has an empty entry in '" + text + "'");
+          }
+          out.add(part.strip());
+        }
+        return List.copyOf(out);
+      }
+      case TEXT -> {
+        if (v.isEmpty()) {
+          throw new IllegalArgumentException("'" + key + "' must not be empty");
+        }
+        return v;
+      }
+      case CHOICE, BOOL -> {
+        String lower = v.toLowerCase(Locale.ROOT);
+        if (!choices().contains(lower)) {
+          throw new IllegalArgumentException("'" + key + "' must be one of " + String.join(", ", choices())
+              + ", was '" + text + "'");
+        }
+        return type == Type.BOOL ? Boolean.valueOf(lower) : lower;
+      }
+      case INT, INT_OR_AUTO -> {
+        if (type == Type.INT_OR_AUTO && v.equalsIgnoreCase("auto")) {
+          return AUTO;
+        }
+        long n;
+        try {
+          n = Long.parseLong(v.replace("_", ""));
+        } catch (NumberFormatException e) {
+          throw new IllegalArgumentException("'" + key + "' must be a whole number" + (type == Type.INT_OR_AUTO
+              ? " or auto" : "") + ", was '" + text + "'");
+        }
+        if (n < min) {
+          throw new IllegalArgumentException("'" + key + "' must be >= " + min + ", was " + v);
+        }
+        if (n > max) {
+          throw new IllegalArgumentException(String.format(Locale.US, "'%s' must be <= %d, was %s", key, max, v));
+        }
+        return (int) n;
+      }
+      default -> throw new AssertionError(type);
+    }
+  }
+
+  /** The key named in a file or grid ({@code seq_len}, or {@code models} when {@code grid}). */
+  public static Optional<ScenarioKey> byKey(String name, boolean grid) {
+    for (ScenarioKey k : values()) {
+      if ((grid ? k.gridKey : k.key).equals(name)) {
+        return Optional.of(k);
+      }
+    }
+    return Optional.empty();
+  }
+
+  private static List<String> softwareNames() {
+    List<String> out = new ArrayList<>();
+    for (SoftwareProfile p : SoftwareProfiles.ALL) {
+      out.add(p.id());
+      out.addAll(p.aliases());
+    }
+    return out;
+  }
+}

@@ -1,0 +1,159 @@
+package llmsim.core.scenario;
+
+import java.util.Collections;
+import java.util.EnumMap;
+import java.util.List;
+import java.util.Map;
+import llmsim.core.hw.Precision;
+import llmsim.core.model.ModelSpec;
+import llmsim.core.software.SoftwareProfile;
+import llmsim.core.software.SoftwareProfiles;
+import llmsim.core.task.KvCacheFormat;
+import llmsim.core.task.Offload;
+import llmsim.core.task.Task;
+import llmsim.core.task.TaskKind;
+import llmsim.core.task.WeightFormat;
+
+/**
+ * Parsed scenario values by key (absent keys take their defaults), and the task and software they describe.
+ * Rules that tie keys together are checked here, once, for flags, files and sweeps alike.
+ */
+public final class ScenarioValues {
+  private final EnumMap<ScenarioKey, Object> values;
+
+  public ScenarioValues(Map<ScenarioKey, Object> values) {
+    this.values = values.isEmpty() ? new EnumMap<>(ScenarioKey.class) : new EnumMap<>(values);
+  }
+
+  public static ScenarioValues empty() {
+    return new ScenarioValues(Map.of());
+  }
+
+  /** These values with {@code over}'s set keys taking precedence (flags over a file). */
+  public ScenarioValues overriddenBy(ScenarioValues over) {
+    EnumMap<ScenarioKey, Object> m = new EnumMap<>(values);
+    m.putAll(over.values);
+    return new ScenarioValues(m);
+  }
+
+  public boolean has(ScenarioKey k) {
+    return values.containsKey(k);
+  }
+
+  public Object get(ScenarioKey k) {
+    return values.get(k);
+  }
+
+  public Map<ScenarioKey, Object> asMap() {
+    return Collections.unmodifiableMap(values);
+  }
+
+  @SuppressWarnings("unchecked")
+  public List<String> hardware() {
+    Object v = values.get(ScenarioKey.HARDWARE);
+    return v == null ? List.of() : (List<String>) v;
+  }
+
+  public String model() {
+    return (String) values.get(ScenarioKey.MODEL);
+  }
+
+  public SoftwareProfile software() {
+    String id = text(ScenarioKey.SOFTWARE, SoftwareProfiles.PYTORCH.id());
+    return SoftwareProfiles.find(id).orElseThrow(() -> new ScenarioKeyException(ScenarioKey.SOFTWARE,
+        "'software' must be one of " + String.join(", ", SoftwareProfiles.ids()) + ", was '" + id + "'"));
+  }
+
+  /** The task these values describe, each unset key at its default for the task kind. */
+  public Task task() {
+    TaskKind kind = TaskKind.fromKey(text(ScenarioKey.TASK, TaskKind.INFERENCE.key()));
+    Task d = Task.defaults(kind);
+    Precision p = has(ScenarioKey.PRECISION) ? Precision.fromKey(text(ScenarioKey.PRECISION, null)) : d.precision();
+    WeightFormat w = has(ScenarioKey.WEIGHTS) ? WeightFormat.fromKey(text(ScenarioKey.WEIGHTS, null)) : d.weights();
+    Offload o = Offload.fromKey(text(ScenarioKey.OFFLOAD, d.offload().key()));
+    if (o == Offload.OPTIMIZER && !kind.training()) {
+      throw new ScenarioKeyException(ScenarioKey.OFFLOAD,
+          "'offload' optimizer applies to training only (inference has no optimizer); allowed: auto, none, weights");
+    }
+    if (kind == TaskKind.FINETUNE_QLORA && has(ScenarioKey.WEIGHTS) && w != WeightFormat.NF4) {
+      throw new ScenarioKeyException(ScenarioKey.WEIGHTS,
+          "'weights' must be nf4 for finetune-qlora (QLoRA stores the base weights in NF4), was '" + w.key() + "'");
+    }
+    KvCacheFormat kv = KvCacheFormat.fromKey(text(ScenarioKey.KV_CACHE, KvCacheFormat.F16.key()));
+    int context = integer(ScenarioKey.CONTEXT, 0);
+    int prompt = integer(ScenarioKey.PROMPT_TOKENS, d.promptTokens());
+    int generate = integer(ScenarioKey.GENERATE_TOKENS, d.generateTokens());
+    if (context > 0 && !kind.training() && context < (long) prompt + generate) {
+      throw new ScenarioKeyException(ScenarioKey.CONTEXT, "'context' (" + context + ") must hold the prompt and the"
+          + " generated tokens (" + prompt + " + " + generate + " = " + (prompt + generate) + ")");
+    }
+    boolean checkpointing = values.containsKey(ScenarioKey.ACTIVATION_CHECKPOINTING)
+        ? (Boolean) values.get(ScenarioKey.ACTIVATION_CHECKPOINTING) : d.activationCheckpointing();
+    return new Task(kind, p, w, integer(ScenarioKey.BATCH, d.batch()), integer(ScenarioKey.SEQ_LEN, d.seqLen()),
+        prompt, generate, integer(ScenarioKey.MICRO_BATCHES, d.microBatches()), checkpointing,
+        integer(ScenarioKey.LORA_RANK, d.loraRank()), integer(ScenarioKey.PREFIX_TOKENS, d.prefixTokens()), o,
+        context, kv, integer(ScenarioKey.GPU_LAYERS, Task.GPU_LAYERS_AUTO));
+  }
+
+  /**
+   * Rules between the task and the model: sequences no longer than the model's context window, and at
+   * most as many GPU layers as the model has.
+   */
+  public static void checkAgainstModel(Task t, ModelSpec m) {
+    long max = m.maxContext();
+    if (t.kind().training() && t.seqLen() > max) {
+      throw new ScenarioKeyException(ScenarioKey.SEQ_LEN, "'seq_len' (" + t.seqLen() + ") exceeds " + m.id()
+          + "'s max context of " + max + " tokens");
+    }
+    if (!t.kind().training() && (long) t.promptTokens() + t.generateTokens() > max) {
+      throw new ScenarioKeyException(t.promptTokens() > max ? ScenarioKey.PROMPT_TOKENS : ScenarioKey.GENERATE_TOKENS,
+          "prompt + generated tokens (" + t.promptTokens() + " + " + t.generateTokens() + ") exceed " + m.id()
+              + "'s max context of " + max + " tokens");
+    }
+    if (!t.kind().training() && t.context() > max) {
+      throw new ScenarioKeyException(ScenarioKey.CONTEXT, "'context' (" + t.context() + ") exceeds " + m.id()
+          + "'s max context of " + max + " tokens");
+    }
+    if (t.gpuLayers() > m.layers()) {
+      throw new ScenarioKeyException(ScenarioKey.GPU_LAYERS, "'gpu_layers' (" + t.gpuLayers() + ") exceeds the "
+          + m.layers() + " layers of " + m.id());
+    }
+  }
+
+  /**
+   * The value of every key a task and software describe, as a report shows it: text for choices, numbers
+   * for counts, "auto" for an automatic layer split, null where a key does not apply to the task.
+   */
+  public static EnumMap<ScenarioKey, Object> describe(Task t, SoftwareProfile sw) {
+    EnumMap<ScenarioKey, Object> m = new EnumMap<>(ScenarioKey.class);
+    boolean training = t.kind().training();
+    m.put(ScenarioKey.TASK, t.kind().key());
+    m.put(ScenarioKey.PRECISION, t.precision().key());
+    m.put(ScenarioKey.WEIGHTS, t.weights().key());
+    m.put(ScenarioKey.BATCH, t.batch());
+    m.put(ScenarioKey.SEQ_LEN, training ? t.seqLen() : null);
+    m.put(ScenarioKey.PROMPT_TOKENS, training ? null : t.promptTokens());
+    m.put(ScenarioKey.GENERATE_TOKENS, training ? null : t.generateTokens());
+    m.put(ScenarioKey.CONTEXT, training ? null : t.contextTokens());
+    m.put(ScenarioKey.KV_CACHE, training ? null : t.kvCache().key());
+    m.put(ScenarioKey.GPU_LAYERS, t.gpuLayers() == Task.GPU_LAYERS_AUTO ? "auto" : t.gpuLayers());
+    m.put(ScenarioKey.MICRO_BATCHES, training ? t.microBatches() : null);
+    m.put(ScenarioKey.ACTIVATION_CHECKPOINTING, training ? t.activationCheckpointing() : null);
+    boolean lora = t.kind() == TaskKind.FINETUNE_LORA || t.kind() == TaskKind.FINETUNE_QLORA;
+    m.put(ScenarioKey.LORA_RANK, lora ? t.loraRank() : null);
+    m.put(ScenarioKey.PREFIX_TOKENS, t.kind() == TaskKind.PTUNING_V2 ? t.prefixTokens() : null);
+    m.put(ScenarioKey.OFFLOAD, t.offload().key());
+    m.put(ScenarioKey.SOFTWARE, sw.id());
+    return m;
+  }
+
+  private String text(ScenarioKey k, String dflt) {
+    Object v = values.get(k);
+    return v == null ? dflt : (String) v;
+  }
+
+  private int integer(ScenarioKey k, int dflt) {
+    Object v = values.get(k);
+    return v == null ? dflt : (Integer) v;
+  }
+}
