@@ -47,6 +47,22 @@ class CatalogTest {
     }
   }
 
+  /**
+   * Parts that are the same die at the same clocks and power, differing only in what sits outside the
+   * compute (NVLink for the A800/H800): the same silicon runs a GEMM and streams memory at the same fraction.
+   */
+  @Test
+  void identicalSilicon_getsIdenticalFactors() {
+    Catalog c = Catalog.bundled();
+    for (List<String> pair : List.of(List.of("a800-pcie-80gb", "a100-pcie-80gb"), List.of("h800-sxm", "h100-sxm"))) {
+      var a = c.system(pair.get(0), "--hardware").device().efficiency();
+      var b = c.system(pair.get(1), "--hardware").device().efficiency();
+      assertThat(a.gemm()).as(pair.toString()).isEqualTo(b.gemm());
+      assertThat(a.gemmFp8()).as(pair.toString()).isEqualTo(b.gemmFp8());
+      assertThat(a.memoryStreaming()).as(pair.toString()).isEqualTo(b.memoryStreaming());
+    }
+  }
+
   static Stream<ModelSpec> models() {
     return Catalog.bundled().models().stream();
   }
