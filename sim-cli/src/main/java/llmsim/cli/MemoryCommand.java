@@ -41,7 +41,9 @@ final class MemoryCommand implements ScenarioOptions.Command, Callable<Integer> 
     ScenarioOptions.Resolved r = scenario.resolve(null, true);
     Catalog c = Catalog.bundled();
     ModelSpec model = c.model(r.model(), "--model");
+    r.checkAgainst(model);
     List<SystemSpec> systems = r.hardware().stream().map(h -> c.system(h, "--hardware")).toList();
+    systems.forEach(r::checkAgainst);
     List<Row> rows = new ArrayList<>();
     for (SystemSpec s : systems) {
       MemoryPlan chosen = MemoryPlanner.plan(s, model, r.task(), r.software());

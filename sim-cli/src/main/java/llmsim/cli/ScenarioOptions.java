@@ -3,6 +3,8 @@ package llmsim.cli;
 import java.util.EnumMap;
 import java.util.List;
 import java.util.Map;
+import llmsim.core.hw.SystemSpec;
+import llmsim.core.memory.MemoryPlanner;
 import llmsim.core.model.ModelSpec;
 import llmsim.core.scenario.ScenarioKey;
 import llmsim.core.scenario.ScenarioKeyException;
@@ -111,6 +113,15 @@ final class ScenarioOptions {
     void checkAgainst(ModelSpec m) {
       try {
         ScenarioValues.checkAgainstModel(task, m);
+      } catch (ScenarioKeyException e) {
+        throw locate(e, flags, file);
+      }
+    }
+
+    /** Check the rules between the task and a system (an offload it cannot do). */
+    void checkAgainst(SystemSpec s) {
+      try {
+        MemoryPlanner.checkOffload(s, task);
       } catch (ScenarioKeyException e) {
         throw locate(e, flags, file);
       }

@@ -68,6 +68,7 @@ class SimulateCommand implements ScenarioOptions.Command, Callable<Integer> {
     ModelSpec model = c.model(r.model(), "--model");
     r.checkAgainst(model);
     List<SystemSpec> systems = r.hardware().stream().map(h -> c.system(h, "--hardware")).toList();
+    systems.forEach(r::checkAgainst);
     return systems.stream().map(s -> Simulator.simulate(s, model, r.task(), r.software())).toList();
   }
 

@@ -59,6 +59,7 @@ final class SweepChartCommand implements ScenarioOptions.Command, Callable<Integ
     Catalog c = Catalog.bundled();
     List<ModelSpec> ms = models.stream().map(m -> c.model(m, "--models")).toList();
     List<SystemSpec> systems = r.hardware().stream().map(h -> c.system(h, "--hardware")).toList();
+    systems.forEach(r::checkAgainst);
     List<SweepChart.Point> points = new ArrayList<>();
     TextTable t = new TextTable(List.of("system", "model", "parameters (B)", metric, "offload", "fits"));
     for (SystemSpec s : systems) {

@@ -6,6 +6,7 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import llmsim.core.hw.SystemSpec;
+import llmsim.core.memory.MemoryPlanner;
 import llmsim.core.model.ModelSpec;
 import llmsim.core.scenario.ScenarioKey;
 import llmsim.core.scenario.ScenarioKeyException;
@@ -133,6 +134,9 @@ final class SweepGrid {
       try {
         Task t = values(sub).task();
         ScenarioValues.checkAgainstModel(t, models.get(sub[1]));
+        for (SystemSpec s : systems) {
+          MemoryPlanner.checkOffload(s, t);
+        }
       } catch (ScenarioKeyException e) {
         throw new BadFlagException(e.key().gridFlag() + ": " + e.getMessage() + " (at " + describe(sub, free) + ");"
             + " the sweep refuses what simulate refuses");

@@ -21,7 +21,10 @@ import llmsim.core.task.WeightFormat;
  *       (6 bytes x vocab per token);
  *   <li>full activation checkpointing keeps each layer's input (2h bytes per token) plus one layer
  *       being recomputed;
- *   <li>KV cache = 2 x layers x kv_heads x head_dim x context x batch x 2 bytes (f16 cache).
+ *   <li>KV cache = 2 x layers x kv_heads x head_dim x context x batch x bytes per element of the cache
+ *       format (2 for f16, 1 for fp8, 34/32 for q8_0, 18/32 for q4_0);
+ *   <li>inference activations are those of one layer for the tokens evaluated at once: the whole prompt,
+ *       or a chunk of it where the runtime evaluates prompts in chunks (llama.cpp's n_batch).
  * </ul>
  */
 public record Footprint(
@@ -34,9 +37,12 @@ public record Footprint(
     double layerWeightBytes) {
 
   static final double LOGIT_BYTES_PER_VOCAB_ENTRY = 6;
-  static final double KV_BYTES_PER_ELEMENT = 2;
-
   public static Footprint of(ModelSpec m, Task t, boolean flashAttention) {
+    return of(m, t, flashAttention, 0);
+  }
+
+  /** {@code promptChunkTokens}: tokens per sequence evaluated at once in prefill (0: the whole prompt). */
+  public static Footprint of(ModelSpec m, Task t, boolean flashAttention, int promptChunkTokens) {
     double params = m.parameterCount();
     double weights;
     double trainable;
@@ -60,8 +66,9 @@ public record Footprint(
       grads = 4 * trainable;
       optimizer = 8 * trainable;
     }
-    double activations = kind.training() ? trainingActivations(m, t, flashAttention) : inferenceActivations(m, t, flashAttention);
-    double kv = kind.training() ? 0 : kvCacheBytes(m, t.batch(), t.contextTokens());
+    double activations = kind.training() ? trainingActivations(m, t, flashAttention)
+        : inferenceActivations(m, t, flashAttention, promptChunkTokens);
+    double kv = kind.training() ? 0 : kvCacheBytes(m, t.batch(), t.contextTokens(), t.kvCache().bytesPerElement());
     double layerWeights = weights / Math.max(1, m.layers());
     return new Footprint(weights, grads, optimizer, activations, kv, trainable, layerWeights);
   }
@@ -87,8 +94,8 @@ public record Footprint(
     return 2.0 * m.layers() * t.prefixTokens() * m.kvDim();
   }
 
-  public static double kvCacheBytes(ModelSpec m, int batch, long contextTokens) {
-    return 2.0 * m.layers() * m.kvDim() * contextTokens * batch * KV_BYTES_PER_ELEMENT;
+  public static double kvCacheBytes(ModelSpec m, int batch, long contextTokens, double bytesPerElement) {
+    return 2.0 * m.layers() * m.kvDim() * contextTokens * batch * bytesPerElement;
   }
 
   /** Activation bytes per token per layer for 16-bit activations (see class doc). */
@@ -114,10 +121,11 @@ public record Footprint(
     return m.layers() * perLayer + logits;
   }
 
-  static double inferenceActivations(ModelSpec m, Task t, boolean flash) {
-    long tokens = (long) t.batch() * t.promptTokens();
+  static double inferenceActivations(ModelSpec m, Task t, boolean flash, int promptChunkTokens) {
+    int queries = promptChunkTokens > 0 ? Math.min(t.promptTokens(), promptChunkTokens) : t.promptTokens();
+    long tokens = (long) t.batch() * queries;
     double oneLayer = tokens * activationBytesPerTokenPerLayer(m)
-        + scoreBytesPerLayer(m, t.batch(), t.promptTokens(), t.promptTokens(), flash);
+        + scoreBytesPerLayer(m, t.batch(), queries, t.promptTokens(), flash);
     double logits = (double) t.batch() * m.vocab() * 4;
     return oneLayer + logits;
   }

@@ -4,6 +4,8 @@ import java.util.ArrayList;
 import java.util.List;
 import llmsim.core.hw.SystemSpec;
 import llmsim.core.model.ModelSpec;
+import llmsim.core.scenario.ScenarioKey;
+import llmsim.core.scenario.ScenarioKeyException;
 import llmsim.core.software.SoftwareProfile;
 import llmsim.core.task.Offload;
 import llmsim.core.task.Task;
@@ -11,10 +13,14 @@ import llmsim.core.task.Task;
 /**
  * Decides whether a task fits a system, with which offload, and how far it could grow.
  *
- * <p>Offload placement: {@code OPTIMIZER} (ZeRO-Offload) keeps optimizer state and the fp32 gradients
- * in host memory, one layer's gradients on the device as a bucket; {@code WEIGHTS} additionally keeps the
- * weights in host memory and holds {@link #PREFETCH_LAYERS} layers on the device (the layer in use
- * and the one being prefetched). On unified memory "host" is the part of the pool the GPU may not wire.
+ * <p>Offload placement: {@code OPTIMIZER} (ZeRO-Offload) keeps optimizer state and the fp32 gradients in host
+ * memory, one layer's gradients on the device as a bucket. {@code WEIGHTS} for training additionally keeps the
+ * weights in host memory and holds {@link #PREFETCH_LAYERS} layers on the device (the layer in use and the one
+ * being prefetched). {@code WEIGHTS} for inference keeps {@code gpu_layers} layers on the device and the rest
+ * in host memory: computed there by the CPU when the software does so (llama.cpp, whose KV cache is split the
+ * same way), or streamed to the GPU through a {@link #PREFETCH_LAYERS}-layer buffer (Accelerate).
+ *
+ * <p>Unified memory has no host to offload to: the CPU and GPU share the pool, so only {@code NONE} applies.
  */
 public final class MemoryPlanner {
 
@@ -26,12 +32,27 @@ public final class MemoryPlanner {
   private MemoryPlanner() {}
 
   /**
-   * Plan with the task's offload. AUTO picks the least offload that fits; when nothing fits it keeps
-   * the most a system can offload (weights streaming on a discrete card, none on unified memory, where
-   * offload moves nothing off the shared pool) and the plan reports the shortfall.
+   * Refuse an offload the system cannot do: on unified memory CPU and GPU share one pool, so moving state
+   * "to the host" frees nothing.
+   */
+  public static void checkOffload(SystemSpec system, Task task) {
+    Offload o = task.offload();
+    if (system.unifiedMemory() && (o == Offload.OPTIMIZER || o == Offload.WEIGHTS)) {
+      throw new ScenarioKeyException(ScenarioKey.OFFLOAD, "'offload' " + o.key() + " does not apply to " + system.id()
+          + ": its CPU and GPU share one unified memory, so offloading frees nothing; use auto or none");
+    }
+  }
+
+  /**
+   * Plan with the task's offload. AUTO takes the least offload under which the model fits at batch 1 (the
+   * model's state is what offload moves), and within it the most layers on the GPU that fit at the asked batch;
+   * a batch, KV cache or activations too large for it is reported as a shortfall with the largest batch that
+   * fits, never answered by offloading more. When the model fits under no offload, the most offload a system
+   * can do is kept and the plan reports the shortfall.
    */
   public static MemoryPlan plan(SystemSpec system, ModelSpec model, Task task, SoftwareProfile software) {
-    return withLimits(system, model, task, software, choose(system, model, task, software).offload());
+    MemoryPlan chosen = choose(system, model, task, software);
+    return withLimits(system, model, task.withGpuLayers(chosen.gpuLayers()), software, chosen);
   }
 
   /** The plan {@link #plan} would choose, without the largest-batch and largest-context searches. */
@@ -39,74 +60,107 @@ public final class MemoryPlanner {
     if (task.offload() != Offload.AUTO) {
       return place(system, model, task, software, task.offload());
     }
-    for (Offload o : candidates(system, task)) {
-      MemoryPlan p = place(system, model, task, software, o);
-      if (p.fits()) {
-        return p;
+    if (task.gpuLayers() != Task.GPU_LAYERS_AUTO && task.gpuLayers() < model.layers() && !task.kind().training()) {
+      return place(system, model, task, software, Offload.WEIGHTS);
+    }
+    List<Offload> candidates = candidates(system, task);
+    Task one = task.withBatch(1);
+    for (Offload o : candidates) {
+      MemoryPlan atOne = place(system, model, one, software, o);
+      if (atOne.fits()) {
+        MemoryPlan asked = place(system, model, task, software, o);
+        if (asked.fits() || o != Offload.WEIGHTS || task.kind().training()) {
+          return asked;
+        }
+        // no split fits the asked batch: keep the split that fits batch 1 and report the shortfall
+        return place(system, model, task.withGpuLayers(atOne.gpuLayers()), software, o);
       }
     }
-    return place(system, model, task, software, system.unifiedMemory() ? Offload.NONE : Offload.WEIGHTS);
+    return place(system, model, task, software, candidates.get(candidates.size() - 1));
   }
 
-  /** Offloads AUTO tries, least first. Unified memory has no link to stream weights over. */
+  /** Offloads AUTO tries, least first. Unified memory has no host side to offload to. */
   public static List<Offload> candidates(SystemSpec system, Task task) {
     List<Offload> out = new ArrayList<>();
     out.add(Offload.NONE);
+    if (system.unifiedMemory()) {
+      return out;
+    }
     if (task.kind().training()) {
       out.add(Offload.OPTIMIZER);
     }
-    if (!system.unifiedMemory()) {
-      out.add(Offload.WEIGHTS);
-    }
+    out.add(Offload.WEIGHTS);
     return out;
   }
 
-  static MemoryPlan withLimits(SystemSpec system, ModelSpec model, Task task, SoftwareProfile sw, Offload o) {
-    MemoryPlan p = place(system, model, task, sw, o);
+  static MemoryPlan withLimits(SystemSpec system, ModelSpec model, Task task, SoftwareProfile sw, MemoryPlan p) {
+    Offload o = p.offload();
     int maxBatch = largest(1, MAX_BATCH_SEARCH, b -> place(system, model, task.withBatch(b), sw, o).fits());
     int maxContext = largest(1, model.maxContext(), c -> place(system, model, task.withContext(c), sw, o).fits());
-    return new MemoryPlan(o, p.weightsBytes(), p.gradientsBytes(), p.optimizerBytes(), p.activationsBytes(),
-        p.kvCacheBytes(), p.workspaceBytes(), p.capacityBytes(), p.hostBytes(), p.hostCapacityBytes(),
-        maxBatch, maxContext);
+    return p.withLimits(maxBatch, maxContext);
   }
 
-  /** Place the footprint for one offload choice, without the max-batch/context search. */
+  /**
+   * Place the footprint for one offload choice, without the max-batch/context search. For inference with
+   * {@code WEIGHTS} and {@code gpu_layers: auto}, the most layers on the GPU that fit (0 when none do).
+   */
   public static MemoryPlan place(SystemSpec system, ModelSpec model, Task task, SoftwareProfile sw, Offload o) {
-    Footprint f = Footprint.of(model, task, sw.flashAttention());
+    if (o == Offload.WEIGHTS && !task.kind().training() && task.gpuLayers() == Task.GPU_LAYERS_AUTO) {
+      int k = largest(0, model.layers(), n -> placeLayers(system, model, task, sw, o, n).fits());
+      return placeLayers(system, model, task, sw, o, Math.max(0, k));
+    }
+    int k = o != Offload.WEIGHTS ? model.layers() : task.kind().training() ? 0 : task.gpuLayers();
+    return placeLayers(system, model, task, sw, o, k);
+  }
+
+  private static MemoryPlan placeLayers(SystemSpec system, ModelSpec model, Task task, SoftwareProfile sw, Offload o,
+      int gpuLayers) {
+    Footprint f = Footprint.of(model, task, sw.flashAttention(), sw.promptChunkTokens());
     double capacity = system.usableDeviceBytes();
     double hostCapacity = system.unifiedMemory()
         ? system.device().memoryCapacityBytes() - capacity
         : system.host().memoryCapacityBytes();
+    int layers = Math.max(1, model.layers());
     double weights = f.weightsBytes();
     double grads = f.gradientsBytes();
     double optimizer = f.optimizerBytes();
+    double kv = f.kvCacheBytes();
+    double needed = weights + grads + optimizer + f.activationsBytes() + kv + sw.workspaceBytes();
     double host = 0;
-    if (o == Offload.OPTIMIZER || (o == Offload.WEIGHTS && task.kind().training())) {
+    boolean training = task.kind().training();
+    boolean cpuLayers = sw.cpuRunsHostLayers() && !training;
+    if (training && (o == Offload.OPTIMIZER || o == Offload.WEIGHTS)) {
       // fp32 gradients and optimizer state live on the host; the device keeps one layer's gradient bucket.
-      double hostGrads = f.trainableParameters() * 4;
-      host += optimizer + hostGrads;
+      host += optimizer + f.trainableParameters() * 4;
       optimizer = 0;
-      grads = grads / Math.max(1, model.layers());
+      grads = grads / layers;
     }
-    if (o == Offload.WEIGHTS) {
-      host += weights;
-      weights = Math.min(weights, PREFETCH_LAYERS * f.layerWeightBytes());
+    if (o == Offload.WEIGHTS && gpuLayers < model.layers()) {
+      double hostShare = (double) (model.layers() - gpuLayers) / layers;
+      double hostWeights = weights * hostShare;
+      host += hostWeights;
+      weights -= hostWeights;
+      if (cpuLayers) {
+        host += kv * hostShare; // llama.cpp keeps a CPU layer's KV cache beside it
+        kv -= kv * hostShare;
+      } else {
+        weights += Math.min(hostWeights, PREFETCH_LAYERS * f.layerWeightBytes()); // the streaming buffer
+      }
     }
-    return new MemoryPlan(o, weights, grads, optimizer, f.activationsBytes(), f.kvCacheBytes(),
-        sw.workspaceBytes(), capacity, host, hostCapacity, 0, 0);
+    return new MemoryPlan(o, weights, grads, optimizer, f.activationsBytes(), kv, sw.workspaceBytes(), capacity, host,
+        hostCapacity, 0, 0, o == Offload.WEIGHTS ? gpuLayers : model.layers(), model.layers(), cpuLayers, needed);
   }
 
-  /** Largest value in [lo, hi] for which {@code fits} holds, assuming it is monotone; 0 if none. */
+  /** Largest value in [lo, hi] for which {@code fits} holds, assuming it is monotone; lo - 1 if none. */
   static int largest(int lo, int hi, java.util.function.IntPredicate fits) {
     if (!fits.test(lo)) {
-      return 0;
+      return lo - 1;
     }
-    int good = lo;
-    int bad = hi + 1;
     if (fits.test(hi)) {
       return hi;
     }
-    bad = hi;
+    int good = lo;
+    int bad = hi;
     while (bad - good > 1) {
       int mid = good + (bad - good) / 2;
       if (fits.test(mid)) {

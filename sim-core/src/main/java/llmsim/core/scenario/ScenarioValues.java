@@ -87,12 +87,17 @@ public final class ScenarioValues {
       throw new ScenarioKeyException(ScenarioKey.CONTEXT, "'context' (" + context + ") must hold the prompt and the"
           + " generated tokens (" + prompt + " + " + generate + " = " + (prompt + generate) + ")");
     }
+    int gpuLayers = integer(ScenarioKey.GPU_LAYERS, Task.GPU_LAYERS_AUTO);
+    if (kind.training() && gpuLayers != Task.GPU_LAYERS_AUTO) {
+      throw new ScenarioKeyException(ScenarioKey.GPU_LAYERS, "'gpu_layers' applies to inference (a training step with"
+          + " offload=weights streams every layer); leave it at auto for " + kind.key());
+    }
     boolean checkpointing = values.containsKey(ScenarioKey.ACTIVATION_CHECKPOINTING)
         ? (Boolean) values.get(ScenarioKey.ACTIVATION_CHECKPOINTING) : d.activationCheckpointing();
     return new Task(kind, p, w, integer(ScenarioKey.BATCH, d.batch()), integer(ScenarioKey.SEQ_LEN, d.seqLen()),
         prompt, generate, integer(ScenarioKey.MICRO_BATCHES, d.microBatches()), checkpointing,
         integer(ScenarioKey.LORA_RANK, d.loraRank()), integer(ScenarioKey.PREFIX_TOKENS, d.prefixTokens()), o,
-        context, kv, integer(ScenarioKey.GPU_LAYERS, Task.GPU_LAYERS_AUTO));
+        context, kv, gpuLayers);
   }
 
   /**
@@ -117,6 +122,10 @@ public final class ScenarioValues {
     if (t.gpuLayers() > m.layers()) {
       throw new ScenarioKeyException(ScenarioKey.GPU_LAYERS, "'gpu_layers' (" + t.gpuLayers() + ") exceeds the "
           + m.layers() + " layers of " + m.id());
+    }
+    if (t.offload() == Offload.NONE && t.gpuLayers() != Task.GPU_LAYERS_AUTO && t.gpuLayers() < m.layers()) {
+      throw new ScenarioKeyException(ScenarioKey.GPU_LAYERS, "'gpu_layers' (" + t.gpuLayers() + ") leaves layers in"
+          + " host memory, which offload=none forbids; use offload auto or weights");
     }
   }
 

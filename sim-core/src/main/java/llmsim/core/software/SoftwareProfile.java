@@ -18,6 +18,11 @@ import llmsim.core.util.Checks;
  *     by attention x V), counted from the framework's code path (docs/CALIBRATION.md)
  * @param workspaceBytes device memory the framework holds beyond tensors (context, allocator, buffers)
  * @param dequantScale fraction of streaming efficiency kept when weights are in a block-quantised format
+ * @param cpuRunsHostLayers when only some layers fit on the GPU: true if the layers left in host memory
+ *     are computed by the CPU there (llama.cpp's {@code -ngl}), false if they are streamed to the GPU each
+ *     pass (Accelerate's {@code device_map="auto"} with CPU offload)
+ * @param promptChunkTokens prompts are processed in chunks of this many tokens per sequence, so that
+ *     activations do not grow with the prompt (llama.cpp's n_batch/n_ubatch); 0 for the whole prompt at once
  */
 public record SoftwareProfile(
     String id,
@@ -31,6 +36,8 @@ public record SoftwareProfile(
     double scoreBytesPerElement,
     double workspaceBytes,
     double dequantScale,
+    boolean cpuRunsHostLayers,
+    int promptChunkTokens,
     String source) {
 
   public SoftwareProfile {
@@ -43,5 +50,8 @@ public record SoftwareProfile(
     Checks.nonNegative("workspace (bytes)", workspaceBytes);
     Checks.positive("score bytes per element", scoreBytesPerElement);
     Checks.fraction("dequant scale", dequantScale);
+    if (promptChunkTokens < 0) {
+      throw new IllegalArgumentException("prompt chunk (tokens) must be >= 0, was " + promptChunkTokens);
+    }
   }
 }

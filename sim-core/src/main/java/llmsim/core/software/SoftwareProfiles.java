@@ -18,7 +18,7 @@ public final class SoftwareProfiles {
    */
   public static final SoftwareProfile PYTORCH = new SoftwareProfile(
       "pytorch", "PyTorch eager (Hugging Face transformers / PEFT), SDPA flash attention",
-      List.of("hf", "transformers", "peft"), 1.0, 1.0, 12e-6, 48, true, 8, 1.0 * Units.GIB, 1.0,
+      List.of("hf", "transformers", "peft"), 1.0, 1.0, 12e-6, 48, true, 8, 1.0 * Units.GIB, 1.0, false, 0,
       "docs/CALIBRATION.md#pytorch");
 
   /**
@@ -28,35 +28,36 @@ public final class SoftwareProfiles {
    */
   public static final SoftwareProfile HF_EAGER = new SoftwareProfile(
       "hf-eager", "PyTorch eager with Hugging Face eager attention (transformers < 4.36, no FlashAttention)",
-      List.of("pytorch-eager-attention"), 1.0, 1.0, 12e-6, 48, false, 26, 1.0 * Units.GIB, 1.0,
+      List.of("pytorch-eager-attention"), 1.0, 1.0, 12e-6, 48, false, 26, 1.0 * Units.GIB, 1.0, false, 0,
       "docs/CALIBRATION.md#hf-eager");
 
   /**
    * llama.cpp (ggml) with the Metal or CUDA backend before CUDA graphs (2024-05) and flash attention
    * (2024-04): one kernel per graph node, about 24 per LLaMA layer; KQ written in f32 (4 B), the fused
    * scale+mask+softmax (ggml_soft_max_ext, 2023-12) reads and writes it (8 B), KQV reads it (4 B):
-   * 16 bytes per score element.
+   * 16 bytes per score element. Prompts are evaluated in chunks of n_batch = 512 tokens (common.h default
+   * since 2023; n_ubatch = 512 since 2024-03), and layers that do not fit with {@code -ngl} run on the CPU.
    */
   public static final SoftwareProfile LLAMA_CPP = new SoftwareProfile(
       "llama.cpp", "llama.cpp / ggml (Metal or CUDA backend), one kernel launch per graph node",
-      List.of("llamacpp", "ggml"), 1.0, 1.0, 4e-6, 24, false, 16, 0.5 * Units.GIB, 1.0,
+      List.of("llamacpp", "ggml"), 1.0, 1.0, 4e-6, 24, false, 16, 0.5 * Units.GIB, 1.0, true, 512,
       "docs/CALIBRATION.md#llamacpp");
 
   /** TensorRT-LLM: fused attention and MLP kernels. */
   public static final SoftwareProfile TENSORRT_LLM = new SoftwareProfile(
       "tensorrt-llm", "NVIDIA TensorRT-LLM (fused attention plugin, fused GEMM epilogues)",
-      List.of("trt-llm", "tensorrt"), 1.0, 1.0, 4e-6, 10, true, 8, 1.0 * Units.GIB, 1.0,
+      List.of("trt-llm", "tensorrt"), 1.0, 1.0, 4e-6, 10, true, 8, 1.0 * Units.GIB, 1.0, false, 0,
       "docs/CALIBRATION.md#tensorrt-llm");
 
   /** Megatron-LM / NeMo: fused kernels for large-scale training. */
   public static final SoftwareProfile MEGATRON = new SoftwareProfile(
       "megatron", "Megatron-LM (fused kernels, flash attention)",
-      List.of("megatron-lm", "nemo"), 1.0, 1.0, 4e-6, 14, true, 8, 2.0 * Units.GIB, 1.0,
+      List.of("megatron-lm", "nemo"), 1.0, 1.0, 4e-6, 14, true, 8, 2.0 * Units.GIB, 1.0, false, 0,
       "docs/CALIBRATION.md#megatron");
 
   /** Apple MLX. */
   public static final SoftwareProfile MLX = new SoftwareProfile(
-      "mlx", "Apple MLX (Metal)", List.of(), 1.0, 1.0, 4e-6, 16, true, 8, 0.5 * Units.GIB, 1.0,
+      "mlx", "Apple MLX (Metal)", List.of(), 1.0, 1.0, 4e-6, 16, true, 8, 0.5 * Units.GIB, 1.0, false, 0,
       "docs/CALIBRATION.md#mlx");
 
   public static final List<SoftwareProfile> ALL = List.of(PYTORCH, HF_EAGER, LLAMA_CPP, TENSORRT_LLM, MEGATRON, MLX);

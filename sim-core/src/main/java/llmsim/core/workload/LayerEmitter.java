@@ -20,13 +20,17 @@ final class LayerEmitter {
   final boolean flash;
   final double scoreBytesPerElement;
   final int loraRank;
+  /** Bytes per KV-cache element read by attention: the cache format for inference, activations for training. */
+  final double kvBytes;
+  /** While true, ops go to the CPU stream and are costed at host memory bandwidth and CPU FLOP/s. */
+  private boolean onCpu;
   /** Matmul FLOPs (GEMMs and the attention core) of recomputed forward passes: hardware, not model, FLOPs. */
   double recomputeFlops;
   /** Matmul FLOPs of every pass; element-wise FLOPs are costed but, as in MFU conventions, not counted. */
   double totalFlops;
 
   LayerEmitter(StepContext ctx, ModelSpec m, double actBytes, double weightBytesPerParam, boolean quantised,
-      boolean flash, double scoreBytesPerElement, int loraRank) {
+      boolean flash, double scoreBytesPerElement, int loraRank, double kvBytes) {
     this.ctx = ctx;
     this.m = m;
     this.actBytes = actBytes;
@@ -35,6 +39,17 @@ final class LayerEmitter {
     this.flash = flash;
     this.scoreBytesPerElement = scoreBytesPerElement;
     this.loraRank = loraRank;
+    this.kvBytes = kvBytes;
+  }
+
+  /** A forward pass of a layer the CPU computes from host memory (llama.cpp layers beyond -ngl). */
+  int forwardOnCpu(String prefix, long batch, long queries, double keys, int... deps) {
+    onCpu = true;
+    try {
+      return forward(prefix, batch, queries, keys, false, deps);
+    } finally {
+      onCpu = false;
+    }
   }
 
   /** Ops a forward layer emits (used to spread the profile's per-layer launch count). */
@@ -59,7 +74,7 @@ final class LayerEmitter {
       p.adapter("lora_v", h, kv);
     }
     double attnFlops = 4.0 * batch * queries * keys * q;
-    double kvRead = 2.0 * batch * keys * kv * actBytes;
+    double kvRead = 2.0 * batch * keys * kv * kvBytes;
     if (flash) {
       p.op("attention", OpKind.ATTENTION, ctx.gemm, attnFlops, tokens * q * actBytes * 2 + kvRead);
     } else {
@@ -127,7 +142,8 @@ final class LayerEmitter {
     }
 
     int op(String name, OpKind kind, int group, double flops, double bytes) {
-      int id = ctx.sink.addOp(ctx.sink.keepsNames() ? prefix + name : name, kind, ctx.compute, group, flops, bytes, 0, deps);
+      int id = ctx.sink.addOp(ctx.sink.keepsNames() ? prefix + name : name, kind, onCpu ? ctx.cpu : ctx.compute,
+          onCpu ? ctx.cpuGroup : group, flops, bytes, 0, deps);
       deps = id < 0 ? NO_DEPS : new int[] {id};
       if (group != ctx.elementwise) {
         double w = ctx.sink.weight();

@@ -37,6 +37,9 @@ final class WorkloadBuilder {
   final boolean streamWeights;
   final boolean cpuOptimizer;
   final double layerWeightBytes;
+  /** Layers resident on the GPU; the rest are streamed over the link or, with {@link #cpuLayers}, run on the CPU. */
+  final int gpuLayers;
+  final boolean cpuLayers;
   /** Op ids that end each phase, for metrics: prefill end, and the end of every decode step. */
   int prefillEnd = -1;
   int[] tokenEnds = new int[0];
@@ -57,7 +60,9 @@ final class WorkloadBuilder {
     }
     boolean quantised = !trainsBase && t.weights().dequantised();
     this.layers = new LayerEmitter(ctx, m, actBytes, wBytes, quantised, sw.flashAttention(), sw.scoreBytesPerElement(),
-        lora ? t.loraRank() : 0);
+        lora ? t.loraRank() : 0, t.kind().training() ? actBytes : t.kvCache().bytesPerElement());
+    this.gpuLayers = streamWeights && !t.kind().training() ? plan.gpuLayers() : streamWeights ? 0 : m.layers();
+    this.cpuLayers = plan.cpuRunsHostLayers() && !ctx.unified;
     double storedPerParam = trainsBase ? t.precision().bytes() : t.weights().bytesPerWeight();
     this.layerWeightBytes = (m.parametersPerLayer()) * storedPerParam;
   }
@@ -216,11 +221,36 @@ final class WorkloadBuilder {
     sink.endRepeat();
   }
 
+  /**
+   * One pass through every layer: the layers resident on the GPU, then those left in host memory, either
+   * computed by the CPU there (the activations cross the link both ways) or streamed to the GPU through a
+   * two-layer buffer whose copies run ahead of the compute.
+   */
   private int passThroughLayers(String p, long b, long queries, double keys, int prev) {
-    int[] ends = new int[m.layers()];
-    int reps = ctx.sink.repeat(m.layers());
+    int n = m.layers();
+    int entry = prev;
+    int reps = ctx.sink.repeat(gpuLayers);
     for (int l = 0; l < reps; l++) {
-      int w = streamWeights ? copyIn(layerName(p, l, ".weights"), layerWeightBytes, l >= 2 ? ends[l - 2] : prev) : -1;
+      prev = layers.forward(layerName(p, l, "."), b, queries, keys, false, deps(prev));
+    }
+    ctx.sink.endRepeat();
+    if (gpuLayers == n) {
+      return prev;
+    }
+    double activations = b * queries * m.hidden() * t.precision().bytes();
+    if (cpuLayers) {
+      prev = gpuLayers > 0 ? copyOut(cat(p, "activations_to_cpu"), activations, prev) : prev;
+      reps = ctx.sink.repeat(n - gpuLayers);
+      for (int l = gpuLayers; l < gpuLayers + reps; l++) {
+        prev = layers.forwardOnCpu(layerName(p, l, ".cpu."), b, queries, keys, deps(prev));
+      }
+      ctx.sink.endRepeat();
+      return copyIn(cat(p, "activations_to_gpu"), activations, prev);
+    }
+    int[] ends = new int[n];
+    reps = ctx.sink.repeat(n - gpuLayers);
+    for (int l = gpuLayers; l < gpuLayers + reps; l++) {
+      int w = copyIn(layerName(p, l, ".weights"), layerWeightBytes, l - gpuLayers >= 2 ? ends[l - 2] : entry);
       prev = layers.forward(layerName(p, l, "."), b, queries, keys, false, deps(prev, w));
       ends[l] = prev;
     }

@@ -1,6 +1,8 @@
 package llmsim.core.memory;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.assertj.core.api.Assertions.within;
 import static org.assertj.core.data.Offset.offset;
 
 import llmsim.core.hw.Precision;
@@ -109,12 +111,61 @@ class MemoryPlannerTest {
   }
 
   @Test
-  void autoOffload_onDiscrete_streamsWeightsWhenTheyDoNotFit() {
-    MemoryPlan p = MemoryPlanner.plan(Fixtures.discrete(), llama65b, Task.defaults(TaskKind.INFERENCE), SoftwareProfiles.PYTORCH);
+  void autoOffload_onDiscrete_keepsAsManyLayersAsFit_andStreamsTheRest() {
+    SystemSpec gpu = Fixtures.discrete();
+    MemoryPlan p = MemoryPlanner.plan(gpu, llama65b, Task.defaults(TaskKind.INFERENCE), SoftwareProfiles.PYTORCH);
     assertThat(p.offload()).isEqualTo(Offload.WEIGHTS);
-    assertThat(p.hostBytes()).isEqualTo(2.0 * llama65b.parameterCount());
-    assertThat(p.weightsBytes()).isEqualTo(MemoryPlanner.PREFETCH_LAYERS * 2.0 * llama65b.parameterCount() / 80);
     assertThat(p.fits()).isTrue();
+    double layer = 2.0 * llama65b.parameterCount() / 80;
+    int k = p.gpuLayers();
+    assertThat(k).isBetween(1, 79);
+    assertThat(p.hostBytes()).isCloseTo((80 - k) * layer, within(1.0));
+    // k resident layers plus a two-layer streaming buffer
+    assertThat(p.weightsBytes()).isCloseTo((k + MemoryPlanner.PREFETCH_LAYERS) * layer, within(1.0));
+    // one more layer would not fit: k is the most that does
+    double rest = p.activationsBytes() + p.kvCacheBytes() + p.workspaceBytes();
+    assertThat((k + 1 + MemoryPlanner.PREFETCH_LAYERS) * layer + rest).isGreaterThan(80 * Units.GIB);
+    assertThat(p.neededBytes()).isCloseTo(80 * layer + rest, within(1.0));
+  }
+
+  @Test
+  void llama13bF16On24GiB_withLlamaCpp_keepsMostLayersOnTheGpu_andTheCpuComputesTheRest() {
+    SystemSpec card = Fixtures.discrete24GiB();
+    Task t = Task.defaults(TaskKind.INFERENCE);
+    MemoryPlan p = MemoryPlanner.plan(card, Fixtures.llama13b(), t, SoftwareProfiles.LLAMA_CPP);
+    assertThat(p.offload()).isEqualTo(Offload.WEIGHTS);
+    assertThat(p.cpuRunsHostLayers()).isTrue();
+    // 40 layers of 0.65 GB in 24 GiB less KV, activations and 0.5 GiB workspace: all but a few fit
+    assertThat(p.gpuLayers()).isBetween(33, 39);
+    assertThat(p.hostLayers()).isEqualTo(40 - p.gpuLayers());
+    assertThat(p.fits()).isTrue();
+  }
+
+  @Test
+  void kvCacheTooLargeForTheBatch_isReportedAsAShortfall_notAnsweredByStreamingWeights() {
+    // llama-7b fits at batch 1; at batch 512 the KV cache outgrows the card: auto keeps the weights resident
+    SystemSpec gpu = Fixtures.discrete();
+    Task t = new Task(TaskKind.INFERENCE, Precision.FP16, WeightFormat.F16, 512, 2048, 128, 128, 1, false, 8, 128,
+        Offload.AUTO);
+    MemoryPlan p = MemoryPlanner.plan(gpu, Fixtures.llama7b(), t, SoftwareProfiles.PYTORCH);
+    assertThat(p.offload()).isEqualTo(Offload.NONE);
+    assertThat(p.fits()).isFalse();
+    // KV cache: 2 x 32 layers x 4096 x 256 tokens x 2 B per sequence
+    double kvPerSequence = 2.0 * 32 * 4096 * 256 * 2;
+    assertThat(p.kvCacheBytes()).isEqualTo(512 * kvPerSequence);
+    assertThat(p.maxBatch()).isBetween(1, 511);
+    assertThat(MemoryPlanner.place(gpu, Fixtures.llama7b(), t.withBatch(p.maxBatch()), SoftwareProfiles.PYTORCH,
+        Offload.NONE).fits()).isTrue();
+  }
+
+  @Test
+  void unifiedMemory_neverOffloads_andRefusesAnAskedOffload() {
+    SystemSpec mac = Fixtures.unified();
+    Task train = Task.defaults(TaskKind.TRAIN);
+    assertThat(MemoryPlanner.candidates(mac, train)).containsExactly(Offload.NONE);
+    assertThat(MemoryPlanner.plan(mac, llama65b, train, SoftwareProfiles.PYTORCH).offload()).isEqualTo(Offload.NONE);
+    assertThatThrownBy(() -> MemoryPlanner.checkOffload(mac, train.withOffload(Offload.OPTIMIZER)))
+        .hasMessageContaining("share one unified memory");
   }
 
   @Test

@@ -29,6 +29,22 @@ public final class Fixtures {
         32000, false, 2048, NormKind.RMSNORM, false, false, false, false, 2, 65285660672.0, "test");
   }
 
+  public static ModelSpec llama13b() {
+    return new ModelSpec("llama-13b", "LLaMA 13B", "llama", List.of(), 40, 5120, 40, 40, 128, 13824, FfnKind.SWIGLU,
+        32000, false, 2048, NormKind.RMSNORM, false, false, false, false, 2, 13015864320.0, "test");
+  }
+
+  /** An RTX-4090-like card: 165 TFLOP/s fp16, 24 GiB at 1008 GB/s, on PCIe 4.0 (26 GB/s measured). */
+  public static SystemSpec discrete24GiB() {
+    Device d = new Device("gpu24", "Test GPU 24GB", "test", List.of(),
+        Map.of(Precision.FP16, 165e12, Precision.BF16, 165e12, Precision.FP32, 82.6e12), "test",
+        24 * Units.GIB, 1008e9, "GDDR6X", "test", 72 * Units.MIB, "test", 450, "test", 1, Optional.empty(),
+        new Efficiency(0.9, "test", 0.9, "test", true));
+    Host h = new Host("host", "Test host", List.of(), 1, 24, "24", 128 * Units.GIB, 89.6e9, "test", 2.4e12, "test");
+    Link l = new Link("pcie4", "PCIe 4.0 x16", List.of(), LinkKind.PCIE, 32e9, "test", 26e9, "test", 1e-6, "test");
+    return new SystemSpec("discrete24", "Test 24GB", List.of(), h, d, 1, l, Optional.empty(), 1.0, "test", Optional.empty());
+  }
+
   /** An H100-PCIe-like card: 756 TFLOP/s bf16, 80 GiB at 2 TB/s, on PCIe 5.0 (55 GB/s measured). */
   public static SystemSpec discrete() {
     Device d = new Device("gpu", "Test GPU 80GB", "test", List.of(),

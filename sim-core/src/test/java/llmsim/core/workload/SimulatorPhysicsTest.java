@@ -20,7 +20,7 @@ import org.junit.jupiter.api.Test;
 /** Each expectation is derived here from the inputs and the physics, not from the program's output. */
 class SimulatorPhysicsTest {
   /** No launch overhead and no framework factors: the closed forms hold exactly. */
-  static final SoftwareProfile IDEAL = new SoftwareProfile("ideal", "test", List.of(), 1, 1, 0, 1, true, 8, 0, 1, "test");
+  static final SoftwareProfile IDEAL = new SoftwareProfile("ideal", "test", List.of(), 1, 1, 0, 1, true, 8, 0, 1, false, 0, "test");
 
   final ModelSpec llama7b = Fixtures.llama7b();
   final SystemSpec mac = Fixtures.unified();
@@ -101,14 +101,46 @@ class SimulatorPhysicsTest {
     assertThat(a.trace().end()).isEqualTo(b.trace().end());
   }
 
+  static Task gpuLayers(int prompt, int generate, int layers) {
+    return new Task(TaskKind.INFERENCE, Precision.FP16, WeightFormat.F16, 1, 2048, prompt, generate, 1, false, 8, 128,
+        Offload.WEIGHTS, 0, llmsim.core.task.KvCacheFormat.F16, layers);
+  }
+
   @Test
   void weightStreamingDecode_isBoundByTheLink_atBytesOverLinkBandwidth() {
     ModelSpec m = Fixtures.llama65b();
-    StepResult r = Simulator.simulate(gpu, m, inference(16, 3), IDEAL);
+    StepResult r = Simulator.simulate(gpu, m, gpuLayers(16, 3, 0), IDEAL);
     assertThat(r.memory().offload()).isEqualTo(Offload.WEIGHTS);
     assertThat(r.bound()).isEqualTo(Bound.HOST_LINK);
     // each decode step streams every layer's f16 weights over the link at 55 GB/s
     double layerBytes = 2.0 * m.parametersPerLayer() * m.layers();
     assertThat(r.tpotSeconds()).isCloseTo(layerBytes / 55e9, withPercentage(2));
+  }
+
+  @Test
+  void partialOffloadDecode_onTheCpu_addsHostLayersAtHostBandwidthToGpuLayersAtDeviceBandwidth() {
+    // llama.cpp -ngl 60 of 80: 60 layers read at 0.9 x 2 TB/s on the GPU, then 20 read by the CPU at
+    // 0.7 x 89.6 GB/s from host memory, one after the other; the link carries only the activations
+    ModelSpec m = Fixtures.llama65b();
+    SoftwareProfile cpuLayers = new SoftwareProfile("ideal-ggml", "test", List.of(), 1, 1, 0, 1, true, 8, 0, 1, true, 0,
+        "test");
+    StepResult r = Simulator.simulate(gpu, m, gpuLayers(16, 3, 60), cpuLayers);
+    assertThat(r.memory().gpuLayers()).isEqualTo(60);
+    double layerBytes = 2.0 * m.parametersPerLayer();
+    double expected = 60 * layerBytes / (2.0e12 * 0.9) + 20 * layerBytes / (89.6e9 * 0.7);
+    assertThat(r.tpotSeconds()).isCloseTo(expected, withPercentage(3));
+    assertThat(r.bound()).isEqualTo(Bound.HOST);
+  }
+
+  @Test
+  void partialOffloadDecode_streamed_isFasterThanStreamingEveryLayer() {
+    // Accelerate-style: the 20 host layers cross the link each token; the 60 resident ones do not
+    ModelSpec m = Fixtures.llama65b();
+    StepResult partial = Simulator.simulate(gpu, m, gpuLayers(16, 3, 60), IDEAL);
+    StepResult all = Simulator.simulate(gpu, m, gpuLayers(16, 3, 0), IDEAL);
+    double layerBytes = 2.0 * m.parametersPerLayer();
+    assertThat(partial.tpotSeconds()).isGreaterThanOrEqualTo(20 * layerBytes / 55e9)
+        .isLessThan(20 * layerBytes / 55e9 + 60 * layerBytes / (2.0e12 * 0.9) * 1.05);
+    assertThat(all.tpotSeconds() / partial.tpotSeconds()).isGreaterThan(3.5);
   }
 }
