@@ -170,6 +170,24 @@ public final class Node {
     return get(key).map(n -> n.items().stream().map(Node::asText).toList()).orElse(List.of());
   }
 
+  /** A copy of this string node with other text, at the same position (a path resolved against a folder). */
+  public Node withText(String text) {
+    return new Node(file, Kind.STRING, line, column, text, null, null, null);
+  }
+
+  /** A copy of this mapping with {@code key}'s value replaced (the key keeps its position). */
+  public Node withField(String key, Node value) {
+    Map<String, Node> copy = newFields();
+    copy.putAll(fields());
+    copy.put(key, value);
+    return new Node(file, kind, line, column, scalar, copy, keyPositions, items);
+  }
+
+  /** A copy of this list with other items. */
+  public Node withItems(List<Node> newItems) {
+    return new Node(file, kind, line, column, scalar, fields, keyPositions, List.copyOf(newItems));
+  }
+
   static Map<String, Node> newFields() {
     return new LinkedHashMap<>();
   }
