@@ -100,7 +100,13 @@ public final class TreeReader {
     if (msg != null && msg.contains("getMaxNestingDepth")) {
       return "nesting deeper than " + MAX_DEPTH + " levels";
     }
-    return firstLine(msg);
+    String line = firstLine(msg);
+    if (line.startsWith("Expected a field name")) {
+      return "expected a key, found " + (line.contains("MappingStart") ? "a mapping" : line.contains("SequenceStart")
+          ? "a list" : "something else") + " (keys are plain words; '? ' complex keys are not supported)";
+    }
+    // never show the parser's internals (class names, event dumps) to a user
+    return line.replaceAll("<?(org\\.yaml\\.snakeyaml|com\\.fasterxml\\.jackson)[\\w.$]*(\\([^)]*\\))?>?", "(parser detail)");
   }
 
   private static String firstLine(String msg) {
