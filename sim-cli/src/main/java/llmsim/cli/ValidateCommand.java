@@ -12,6 +12,8 @@ import java.util.Map;
 import java.util.concurrent.Callable;
 import llmsim.core.util.Units;
 import llmsim.hw.validation.ValidationCase;
+import llmsim.hw.yaml.InputException;
+import llmsim.hw.yaml.Problem;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
@@ -36,11 +38,12 @@ final class ValidateCommand implements Callable<Integer> {
 
   @Override
   public Integer call() {
-    List<ValidationCase> cases = ValidationCase.readAll(paths == null || paths.isEmpty() ? List.of(defaultCases()) : paths);
+    ValidationCase.Loaded loaded = ValidationCase.load(paths == null || paths.isEmpty() ? List.of(defaultCases()) : paths);
     if (out != null) {
       ReportOutput.prepare(out);
     }
-    List<ValidationRunner.Outcome> outcomes = ValidationRunner.run(cases);
+    List<Problem> problems = new ArrayList<>(loaded.problems());
+    List<ValidationRunner.Outcome> outcomes = ValidationRunner.run(loaded.cases(), problems);
     List<ValidationStats> stats = ValidationStats.summarise(outcomes);
     print(outcomes, stats);
     if (out != null) {
@@ -53,6 +56,10 @@ final class ValidateCommand implements Callable<Integer> {
       } catch (java.io.IOException e) {
         throw new java.io.UncheckedIOException(e);
       }
+    }
+    if (!problems.isEmpty()) {
+      // the good cases are printed above; each bad one is a file:line message and the exit code is 2
+      throw new InputException(problems);
     }
     return 0;
   }
@@ -77,13 +84,16 @@ final class ValidateCommand implements Callable<Integer> {
       Map<String, Object> m = new LinkedHashMap<>();
       m.put("id", c.id());
       m.put("category", c.category());
-      m.put("metric", c.metric());
+      m.put("hardware", c.hardware());
+      m.put("model", c.model());
+      m.put("software", c.software());
+      m.put("metric", c.metric().isEmpty() ? null : c.metric());
       m.put("unit", c.unit());
       m.put("measured", c.measured());
       m.put("predicted", ResultFormat.finite(o.predicted()));
       m.put("signed_error", o.ran() ? o.signedError() : null);
+      m.put("skip_reason", o.skipped());
       m.put("confidence", c.confidence());
-      m.put("skipped", o.skipped());
       m.put("source", c.source());
       json.add(m);
     }

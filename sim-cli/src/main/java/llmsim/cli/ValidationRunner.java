@@ -26,7 +26,18 @@ final class ValidationRunner {
     }
   }
 
+  /** Run every case; throws the problems of the cases that could not run, if any. */
   static List<Outcome> run(List<ValidationCase> cases) {
+    List<Problem> problems = new ArrayList<>();
+    List<Outcome> out = run(cases, problems);
+    if (!problems.isEmpty()) {
+      throw new InputException(problems);
+    }
+    return out;
+  }
+
+  /** Run every case that can run; a case that cannot adds its problems and the others still run. */
+  static List<Outcome> run(List<ValidationCase> cases, List<Problem> problems) {
     List<Outcome> out = new ArrayList<>();
     for (ValidationCase c : cases) {
       if (c.skip().isPresent()) {
@@ -34,14 +45,12 @@ final class ValidationRunner {
         continue;
       }
       try {
-        double si = c.micro().isPresent() ? micro(c) : endToEnd(c);
-        out.add(new Outcome(c, toUnit(si, c), null));
+        out.add(new Outcome(c, c.micro().isPresent() ? toUnit(micro(c), c) : endToEnd(c), null));
       } catch (BadFlagException | IllegalArgumentException e) {
-        throw new InputException(new Problem(c.file(), c.line(), 1, e.getMessage()));
+        problems.add(new Problem(c.file(), c.line(), 1, e.getMessage()));
       } catch (InputException e) {
-        List<Problem> ps = e.problems().stream().map(p -> p.line() > 0 ? p
-            : new Problem(c.file(), c.line(), 1, p.file() + ": " + p.message())).toList();
-        throw new InputException(ps);
+        e.problems().stream().map(p -> p.line() > 0 ? p
+            : new Problem(c.file(), c.line(), 1, p.file() + ": " + p.message())).forEach(problems::add);
       }
     }
     return out;
@@ -53,15 +62,18 @@ final class ValidationRunner {
       throw new IllegalArgumentException("a case's scenario names exactly one hardware id");
     }
     StepResult s = SimulateCommand.run(r).get(0);
-    return switch (c.metric()) {
+    double si = switch (c.metric()) {
       case "prefill_tokens_per_s" -> s.prefillTokensPerSecond();
       case "decode_tokens_per_s" -> s.decodeTokensPerSecond();
       case "tokens_per_s" -> s.tokensPerSecond();
       case "ttft_s" -> s.ttftSeconds();
       case "tpot_s" -> s.tpotSeconds();
       case "step_time_s" -> s.stepTimeSeconds();
+      case "mfu" -> s.mfu();
+      case "mbu" -> s.mbu();
       default -> throw new IllegalArgumentException("metric '" + c.metric() + "' does not apply to a scenario");
     };
+    return c.unit().equals("GPU-hours") ? si * s.system().deviceCount() / 3600 : toUnit(si, c);
   }
 
   private static double micro(ValidationCase c) {
@@ -87,10 +99,14 @@ final class ValidationRunner {
     }
   }
 
-  /** Convert an SI value to the case's unit. */
+  /** Convert an SI value (seconds, FLOP/s, B/s, a fraction) to the case's unit; GPU-hours are done above. */
   static double toUnit(double si, ValidationCase c) {
     return switch (c.unit()) {
       case "ms" -> si * 1e3;
+      case "minutes" -> si / 60;
+      case "hours" -> si / 3600;
+      case "days" -> si / 86400;
+      case "percent" -> si * 100;
       case "TFLOP/s", "TFLOP/s/GPU" -> si / 1e12;
       case "GFLOP/s" -> si / 1e9;
       case "GB/s" -> si / 1e9;

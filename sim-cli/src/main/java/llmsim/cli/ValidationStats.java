@@ -8,7 +8,8 @@ import java.util.Map;
 import java.util.TreeMap;
 
 /** Median absolute error, MAPE and the worst cases, per category and overall. */
-record ValidationStats(String group, int cases, double medianAbsError, double mape, List<ValidationRunner.Outcome> worst) {
+record ValidationStats(String group, int cases, double medianAbsError, double mape, List<ValidationRunner.Outcome> worst,
+    List<ValidationRunner.Outcome> skipped) {
 
   static ValidationStats of(String group, List<ValidationRunner.Outcome> outcomes) {
     List<ValidationRunner.Outcome> ran = outcomes.stream().filter(ValidationRunner.Outcome::ran).toList();
@@ -20,7 +21,8 @@ record ValidationStats(String group, int cases, double medianAbsError, double ma
         .sorted(Comparator.comparingDouble((ValidationRunner.Outcome o) -> -Math.abs(o.signedError()))
             .thenComparing(o -> o.c().id()))
         .limit(3).toList();
-    return new ValidationStats(group, abs.length, median, mape, worst);
+    List<ValidationRunner.Outcome> skipped = outcomes.stream().filter(o -> !o.ran()).toList();
+    return new ValidationStats(group, abs.length, median, mape, worst, skipped);
   }
 
   /** Per category (sorted), then "end-to-end" (every category but microbenchmarks), then "all". */
@@ -40,6 +42,14 @@ record ValidationStats(String group, int cases, double medianAbsError, double ma
     Map<String, Object> m = new LinkedHashMap<>();
     m.put("group", group);
     m.put("cases", cases);
+    m.put("run", cases);
+    m.put("skipped", skipped.size());
+    m.put("skip_reasons", skipped.stream().map(o -> {
+      Map<String, Object> r = new LinkedHashMap<>();
+      r.put("id", o.c().id());
+      r.put("reason", o.skipped());
+      return r;
+    }).toList());
     m.put("median_abs_error", ResultFormat.finite(medianAbsError));
     m.put("mape", ResultFormat.finite(mape));
     m.put("worst", worst.stream().map(o -> o.c().id()).toList());

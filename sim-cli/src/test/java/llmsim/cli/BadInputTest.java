@@ -38,6 +38,7 @@ class BadInputTest {
 
   Path write(String name, String text) throws IOException {
     Path p = dir.resolve(name);
+    Files.createDirectories(p.getParent());
     Files.writeString(p, text);
     return p;
   }
@@ -149,5 +150,26 @@ class BadInputTest {
   @Test
   void unknownOption_suggestsTheNearest() {
     assertBadInput(CliRunner.run("memory", "--model", "llama-7b", "--hardwre", "m2-ultra"), "--hardwre", "--hardware");
+  }
+
+  @Test
+  void emptyValue_namesTheFlag_folderSaysItIsOne() {
+    assertBadInput(CliRunner.run("memory", "--model", "", "--hardware", "m2-ultra"),
+        "error: --model: the value is empty; give a model id, a .yaml file or a config.json");
+    assertBadInput(CliRunner.run("memory", "--model", "llama-7b", "--hardware", " "),
+        "error: --hardware: the value is empty; give a hardware id or a .yaml file");
+    assertBadInput(CliRunner.run("models", "show", dir.toString() + "/"), dir + ": is a directory, expected a file");
+  }
+
+  @Test
+  void systemFile_mayNameItsDeviceByRelativeFile() throws IOException {
+    write("gpus/gpu.yaml", "");
+    Path gpu = dir.resolve("gpus/gpu.yaml");
+    java.nio.file.Files.writeString(gpu, DEVICE);
+    Path sys = write("sys.yaml", "kind: system\nid: my-box\nname: My box\nhost: i9-13900ks\ndevice: gpus/gpu.yaml\n"
+        + "device_count: 2\nhost_link: pcie4-x16\n");
+    CliRunner r = CliRunner.run("hardware", "validate", sys.toString());
+    assertThat(r.code()).as(r.err()).isZero();
+    assertThat(r.out()).contains("ok (system my-box)");
   }
 }

@@ -176,6 +176,9 @@ public enum ScenarioKey {
     String v = text == null ? "" : text.strip();
     switch (type) {
       case IDS -> {
+        if (v.isEmpty()) {
+          throw new IllegalArgumentException("the value is empty; give a hardware id or a .yaml file");
+        }
         List<String> out = new ArrayList<>();
         for (String part : v.split(",", -1)) {
           if (part.isBlank()) {
@@ -187,7 +190,8 @@ public enum ScenarioKey {
       }
       case TEXT -> {
         if (v.isEmpty()) {
-          throw new IllegalArgumentException("'" + key + "' must not be empty");
+          throw new IllegalArgumentException(this == MODEL
+              ? "the value is empty; give a model id, a .yaml file or a config.json" : "'" + key + "' must not be empty");
         }
         return v;
       }

@@ -88,22 +88,37 @@ final class Binder {
         n.num("latency_us") * 1e-6, n.str("latency_source")));
   }
 
+  /** The computed parameter count may differ from the published one by this fraction at most. */
+  static final double PUBLISHED_PARAMETERS_TOLERANCE = 0.10;
+
   static ModelSpec model(Node n) {
-    return guarded(n, () -> {
-      int hidden = n.integer("hidden_size");
-      int heads = n.integer("heads");
-      if (n.get("head_dim").isEmpty() && hidden % heads != 0) {
-        throw new IllegalArgumentException("hidden_size " + hidden + " is not a multiple of heads " + heads
-            + "; give head_dim");
-      }
-      boolean parallel = n.bool("parallel_attention", false);
-      return new ModelSpec(n.str("id"), n.str("name"), n.str("family"), n.strings("aliases"), n.integer("layers"),
-          hidden, heads, n.integer("kv_heads", heads), n.integer("head_dim", hidden / heads),
-          n.integer("ffn_hidden_size"), FfnKind.fromKey(n.str("ffn_kind")), n.integer("vocab_size"),
-          n.require("tied_embeddings").asBoolean(), n.integer("max_context"), NormKind.fromKey(n.str("norm")),
-          n.bool("linear_bias", false), n.bool("qkv_bias", false), n.bool("learned_positions", false), parallel,
-          n.integer("norms_per_layer", 2), n.num("published_parameters"), n.str("published_source"));
-    });
+    int hidden = n.integer("hidden_size");
+    int heads = n.integer("heads");
+    int kvHeads = n.integer("kv_heads", heads);
+    if (n.get("head_dim").isEmpty() && hidden % heads != 0) {
+      throw new InputException(n.require("heads").problem("hidden_size " + hidden + " is not a multiple of heads "
+          + heads + "; give head_dim"));
+    }
+    if (heads % kvHeads != 0) {
+      throw new InputException(n.require("kv_heads").problem("'kv_heads' must divide heads (" + heads + "), was "
+          + kvHeads));
+    }
+    ModelSpec m = guarded(n, () -> new ModelSpec(n.str("id"), n.str("name"), n.str("family"), n.strings("aliases"),
+        n.integer("layers"), hidden, heads, kvHeads, n.integer("head_dim", hidden / heads),
+        n.integer("ffn_hidden_size"), FfnKind.fromKey(n.str("ffn_kind")), n.integer("vocab_size"),
+        n.require("tied_embeddings").asBoolean(), n.integer("max_context"), NormKind.fromKey(n.str("norm")),
+        n.bool("linear_bias", false), n.bool("qkv_bias", false), n.bool("learned_positions", false),
+        n.bool("parallel_attention", false), n.integer("norms_per_layer", 2), n.num("published_parameters"),
+        n.str("published_source")));
+    double computed = m.parameterCount();
+    double published = m.publishedParameters();
+    if (Math.abs(computed - published) > PUBLISHED_PARAMETERS_TOLERANCE * published) {
+      throw new InputException(n.require("published_parameters").problem(String.format(java.util.Locale.ROOT,
+          "'published_parameters' is %.0f but the shape gives %d parameters (%+.1f%%; at most %.0f%% apart):"
+              + " the shape or the published count is wrong", published, m.parameterCount(),
+          100 * (computed - published) / published, 100 * PUBLISHED_PARAMETERS_TOLERANCE)));
+    }
+    return m;
   }
 
   /** Runs a record constructor; a rule it rejects becomes a problem at the node. */

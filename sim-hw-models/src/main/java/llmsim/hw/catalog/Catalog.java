@@ -149,23 +149,38 @@ public final class Catalog {
 
   private SystemSpec resolveSystemNode(Node n) {
     List<Problem> problems = new ArrayList<>();
-    Host host = lookup(n, "host", hosts, problems);
-    Device device = lookup(n, "device", devices, problems);
-    Link link = lookup(n, "host_link", links, problems);
-    Optional<Link> deviceLink = n.get("device_link").map(x -> lookup(n, "device_link", links, problems));
+    Host host = lookup(n, "host", hosts, "host", Binder::host, problems);
+    Device device = lookup(n, "device", devices, "device", Binder::device, problems);
+    Link link = lookup(n, "host_link", links, "link", Binder::link, problems);
+    Optional<Link> deviceLink = n.get("device_link").map(x -> lookup(n, "device_link", links, "link", Binder::link, problems));
+    if (problems.isEmpty() && (host == null || device == null || link == null)) {
+      throw new IllegalStateException("system " + n.str("id") + " resolved without a problem but with a part missing");
+    }
     if (!problems.isEmpty()) {
       throw new InputException(problems);
     }
     double share = n.num("gpu_memory_share", link.unified() ? deviceDefaults.getOrDefault(device.id(),
         new Binder.DefaultSystem("", "", 1.0, "")).gpuMemoryShare() : 1.0);
     String shareSource = n.optStr("gpu_memory_share_source").orElse(link.unified()
-        ? deviceDefaults.get(device.id()).shareSource() : "discrete device: all of its memory");
+        ? deviceDefaults.getOrDefault(device.id(), new Binder.DefaultSystem("", "", 1.0,
+            "device from a file: all of its memory (give gpu_memory_share)")).shareSource()
+        : "discrete device: all of its memory");
     return Binder.guarded(n, () -> new SystemSpec(n.str("id"), n.str("name"), n.strings("aliases"), host, device,
         n.integer("device_count", 1), link, deviceLink, share, shareSource, Binder.price(n)));
   }
 
-  private <T> T lookup(Node n, String key, Map<String, T> table, List<Problem> problems) {
+  /** A part named by catalog id or alias, or by a file relative to the naming file ({@link FileRefs}). */
+  private <T> T lookup(Node n, String key, Map<String, T> table, String kind, java.util.function.Function<Node, T> bind,
+      List<Problem> problems) {
     String id = n.str(key);
+    if (FileRefs.isFile(id)) {
+      try {
+        return FileRefs.read(n, key, kind, bind);
+      } catch (InputException e) {
+        problems.addAll(e.problems());
+        return null;
+      }
+    }
     T v = table.get(id);
     if (v == null) {
       String canonical = aliases.get(id);
@@ -211,6 +226,7 @@ public final class Catalog {
    * device or system file.
    */
   public SystemSpec system(String idOrPath, String flag) {
+    requireValue(idOrPath, flag, "a hardware id or a .yaml file");
     if (looksLikeFile(idOrPath)) {
       return userSystem(Path.of(idOrPath));
     }
@@ -236,8 +252,8 @@ public final class Catalog {
         Binder.DefaultSystem def = Binder.defaultSystem(n);
         List<Problem> problems = new ArrayList<>();
         Node ds = n.require("default_system");
-        Host h = lookup(ds, "host", hosts, problems);
-        Link l = lookup(ds, "host_link", links, problems);
+        Host h = lookup(ds, "host", hosts, "host", Binder::host, problems);
+        Link l = lookup(ds, "host_link", links, "link", Binder::link, problems);
         if (!problems.isEmpty()) {
           throw new InputException(problems);
         }
@@ -254,6 +270,7 @@ public final class Catalog {
 
   /** A model by id or alias, a model YAML file, or a Hugging Face config.json. */
   public ModelSpec model(String idOrPath, String flag) {
+    requireValue(idOrPath, flag, "a model id, a .yaml file or a config.json");
     if (looksLikeFile(idOrPath)) {
       Path p = Path.of(idOrPath);
       if (idOrPath.endsWith(".json")) {
@@ -295,12 +312,25 @@ public final class Catalog {
     return n.str("kind") + " " + n.optStr("id").orElse(path.getFileName().toString());
   }
 
+  private static void requireValue(String value, String flag, String expected) {
+    if (value == null || value.isBlank()) {
+      throw new InputException(new Problem(flag, 0, 0, "the value is empty; give " + expected));
+    }
+  }
+
   public String canonical(String idOrAlias) {
     return aliases.getOrDefault(idOrAlias, idOrAlias);
   }
 
   static boolean looksLikeFile(String s) {
-    return s.endsWith(".yaml") || s.endsWith(".yml") || s.endsWith(".json") || s.contains("/") || Files.exists(Path.of(s));
+    if (s.endsWith(".yaml") || s.endsWith(".yml") || s.endsWith(".json") || s.contains("/")) {
+      return true;
+    }
+    try {
+      return Files.exists(Path.of(s));
+    } catch (java.nio.file.InvalidPathException e) {
+      return false;
+    }
   }
 
   public Collection<Device> devices() {

@@ -8,6 +8,7 @@ import java.util.Map;
 import java.util.Optional;
 import llmsim.core.scenario.ScenarioKey;
 import llmsim.core.scenario.ScenarioValues;
+import llmsim.hw.catalog.FileRefs;
 import llmsim.hw.schema.SchemaValidator;
 import llmsim.hw.yaml.InputException;
 import llmsim.hw.yaml.Node;
@@ -57,7 +58,7 @@ public final class ScenarioFile {
   public static Raw read(Path path) {
     Node n = TreeReader.readFile(path);
     SchemaValidator.forKind("scenario").validate(n);
-    Path folder = path.toAbsolutePath().getParent();
+    Path folder = path.getParent() == null ? Path.of("") : path.getParent();
     return fromNode(n, folder);
   }
 
@@ -102,10 +103,7 @@ public final class ScenarioFile {
   }
 
   private static String resolve(String idOrPath, Path folder) {
-    boolean file = idOrPath.endsWith(".yaml") || idOrPath.endsWith(".yml") || idOrPath.endsWith(".json");
-    if (!file || Path.of(idOrPath).isAbsolute()) {
-      return idOrPath;
-    }
-    return folder.resolve(idOrPath).normalize().toString();
+    return FileRefs.resolve(folder, idOrPath);
   }
+
 }

@@ -93,40 +93,28 @@ public final class SchemaValidator {
     String where = path.isEmpty() ? "the document" : "'" + path + "'";
     if (s.get("type").isPresent() && !typeMatches(n, s.require("type"))) {
       out.add(n.problem(where + " must be " + describeType(s.require("type")) + ", was " + n.kind().describe()
-          + (n.kind() == Node.Kind.STRING ? " \"" + n.asText() + "\"" + unitHint(n) : "")));
+          + (n.kind() == Node.Kind.STRING ? " \"" + n.shortText() + "\"" + unitHint(n) : "")));
       return;
     }
     boolean scalar = n.kind() != Node.Kind.ARRAY && n.kind() != Node.Kind.OBJECT;
     s.get("const").filter(c -> scalar).ifPresent(c -> {
       if (!c.asText().equals(n.asText())) {
-        out.add(n.problem(where + " must be '" + c.asText() + "', was '" + n.asText() + "'"));
+        out.add(n.problem(where + " must be '" + c.asText() + "', was '" + n.shortText() + "'"));
       }
     });
     s.get("enum").filter(e -> scalar).ifPresent(e -> {
       List<String> allowed = e.items().stream().map(Node::asText).toList();
       if (!allowed.contains(n.asText())) {
-        String near = Suggest.closeMatch(n.asText(), allowed);
-        out.add(n.problem(where + " must be one of " + String.join(", ", allowed) + ", was '" + n.asText() + "'"
+        String near = n.asText().length() > 64 ? null : Suggest.closeMatch(n.asText(), allowed);
+        out.add(n.problem(where + " must be one of " + String.join(", ", allowed) + ", was '" + n.shortText() + "'"
             + (near == null ? "" : " (did you mean '" + near + "'?)")));
       }
     });
     if (n.isNumber()) {
-      double v = n.asDouble();
-      s.get("minimum").ifPresent(m -> {
-        if (v < m.asDouble()) {
-          out.add(n.problem(where + " must be >= " + fmt(m.asDouble()) + ", was " + n.asText()));
-        }
-      });
-      s.get("exclusiveMinimum").ifPresent(m -> {
-        if (v <= m.asDouble()) {
-          out.add(n.problem(where + " must be > " + fmt(m.asDouble()) + ", was " + n.asText()));
-        }
-      });
-      s.get("maximum").ifPresent(m -> {
-        if (v > m.asDouble()) {
-          out.add(n.problem(where + " must be <= " + fmt(m.asDouble()) + ", was " + n.asText()));
-        }
-      });
+      String range = rangeProblem(n.asDouble(), s);
+      if (range != null) {
+        out.add(n.problem(where + " must be " + range + ", was " + n.asText()));
+      }
     }
     if (n.kind() == Node.Kind.STRING) {
       s.get("minLength").ifPresent(m -> {
@@ -137,7 +125,7 @@ public final class SchemaValidator {
       s.get("pattern").ifPresent(pat -> {
         if (!Pattern.compile(pat.asText()).matcher(n.asText()).find()) {
           String desc = s.optStr("patternDescription").orElse("match " + pat.asText());
-          out.add(n.problem(where + " must " + desc + ", was '" + n.asText() + "'"));
+          out.add(n.problem(where + " must " + desc + ", was '" + n.shortText() + "'"));
         }
       });
     }
@@ -168,8 +156,9 @@ public final class SchemaValidator {
       if (props != null && props.get(key).isPresent()) {
         check(e.getValue(), props.require(key), sub, n, out);
       } else if (additional != null && additional.kind() == Node.Kind.BOOLEAN && !additional.asBoolean()) {
-        String near = Suggest.closeMatch(key, known);
-        out.add(n.problemAtKey(key, "unknown field '" + sub + "'"
+        String near = key.length() > 64 ? null : Suggest.closeMatch(key, known);
+        String shown = sub.length() <= 80 ? sub : sub.substring(0, 77) + "...";
+        out.add(n.problemAtKey(key, "unknown field '" + shown + "'"
             + (near == null ? " (allowed: " + String.join(", ", known) + ")" : " (did you mean '" + near + "'?)")));
       } else if (additional != null && additional.kind() == Node.Kind.OBJECT) {
         check(e.getValue(), additional, sub, n, out);
@@ -194,6 +183,23 @@ public final class SchemaValidator {
         }
       }
     });
+  }
+
+  /** The first bound {@code v} breaks (exclusiveMinimum, minimum, maximum), or null: one message per value. */
+  private static String rangeProblem(double v, Node s) {
+    var exclusiveMin = s.get("exclusiveMinimum");
+    if (exclusiveMin.isPresent() && !(v > exclusiveMin.get().asDouble())) {
+      return "> " + fmt(exclusiveMin.get().asDouble());
+    }
+    var min = s.get("minimum");
+    if (min.isPresent() && !(v >= min.get().asDouble())) {
+      return ">= " + fmt(min.get().asDouble());
+    }
+    var max = s.get("maximum");
+    if (max.isPresent() && !(v <= max.get().asDouble())) {
+      return "<= " + fmt(max.get().asDouble());
+    }
+    return null;
   }
 
   private Node resolve(String ref) {
@@ -235,6 +241,9 @@ public final class SchemaValidator {
 
   private static String unitHint(Node n) {
     String s = n.asText().trim().toLowerCase(Locale.ROOT);
+    if (s.length() > 64) {
+      return "";
+    }
     if (s.matches("[0-9.eE+-]+\\s*[a-z/]+.*")) {
       return " (write the bare number; the unit is in the field name)";
     }
@@ -242,6 +251,9 @@ public final class SchemaValidator {
   }
 
   private static String fmt(double d) {
-    return d == Math.rint(d) ? String.valueOf((long) d) : String.valueOf(d);
+    if (d == Math.rint(d) && Math.abs(d) < 1e18) {
+      return String.valueOf((long) d);
+    }
+    return String.valueOf(d);
   }
 }

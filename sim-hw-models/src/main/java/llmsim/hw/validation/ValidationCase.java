@@ -1,9 +1,13 @@
 package llmsim.hw.validation;
 
+import java.io.IOException;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
+import llmsim.hw.catalog.FileRefs;
 import llmsim.hw.scenario.ScenarioFile;
 import llmsim.hw.schema.SchemaValidator;
 import llmsim.hw.yaml.InputException;
@@ -13,10 +17,14 @@ import llmsim.hw.yaml.TreeReader;
 
 /**
  * A published measurement and what reproduces it: a scenario, a microbenchmark, or a reason to skip.
+ * Relative {@code hardware:} and {@code model:} files are read against the case file's folder.
  *
  * @param scenario present for end-to-end cases
  * @param micro present for microbenchmark cases
  * @param skip present when the case cannot be simulated yet, with the reason
+ * @param hardware the hardware id or file the case runs on (a link id for a link microbenchmark); null for a skip
+ * @param model the model id or file; null where none applies
+ * @param software the software profile named; null where none is
  */
 public record ValidationCase(
     String file,
@@ -31,10 +39,34 @@ public record ValidationCase(
     String unit,
     String source,
     String quote,
-    String confidence) {
+    String confidence,
+    String hardware,
+    String model,
+    String software) {
 
   /** A microbenchmark: a GEMM, a memory stream, or a link transfer. */
   public record Micro(String measure, String hardware, String link, String precision, int dies) {}
+
+  /** The cases that read, and one or more problems for each file that did not. */
+  public record Loaded(List<ValidationCase> cases, List<Problem> problems) {}
+
+  /** Units a metric may be published in, by metric. */
+  static final Map<String, List<String>> UNITS = Map.of(
+      "throughput", List.of("tokens/s", "output tokens/s", "tokens/GPU/s", "tokens/s/GPU"),
+      "time", List.of("ms", "s", "minutes", "hours", "days", "GPU-hours"),
+      "flops", List.of("TFLOP/s", "GFLOP/s", "TFLOP/s/GPU"),
+      "bandwidth", List.of("GB/s"),
+      "fraction", List.of("ratio", "percent"));
+
+  static String dimension(String metric) {
+    return switch (metric) {
+      case "prefill_tokens_per_s", "decode_tokens_per_s", "tokens_per_s" -> "throughput";
+      case "ttft_s", "tpot_s", "step_time_s" -> "time";
+      case "gemm_flops" -> "flops";
+      case "memory_bandwidth", "link_bandwidth" -> "bandwidth";
+      default -> "fraction";
+    };
+  }
 
   public boolean endToEnd() {
     return !category.equals("E-microbench");
@@ -42,13 +74,22 @@ public record ValidationCase(
 
   /** Read every {@code *.yaml} under the given files or folders, sorted by path; all problems at once. */
   public static List<ValidationCase> readAll(List<Path> paths) {
+    Loaded l = load(paths);
+    if (!l.problems().isEmpty()) {
+      throw new InputException(l.problems());
+    }
+    return l.cases();
+  }
+
+  /** Read every case it can; a bad file is one or more problems and does not stop the others. */
+  public static Loaded load(List<Path> paths) {
     List<Path> files = new ArrayList<>();
     List<Problem> problems = new ArrayList<>();
     for (Path p : paths) {
-      if (java.nio.file.Files.isDirectory(p)) {
-        try (var s = java.nio.file.Files.list(p)) {
+      if (Files.isDirectory(p)) {
+        try (var s = Files.list(p)) {
           s.filter(f -> f.toString().endsWith(".yaml") || f.toString().endsWith(".yml")).sorted().forEach(files::add);
-        } catch (java.io.IOException e) {
+        } catch (IOException e) {
           problems.add(new Problem(p.toString(), 0, 0, "cannot list: " + e.getMessage()));
         }
       } else {
@@ -63,10 +104,7 @@ public record ValidationCase(
         problems.addAll(e.problems());
       }
     }
-    if (!problems.isEmpty()) {
-      throw new InputException(problems);
-    }
-    return out;
+    return new Loaded(out, problems);
   }
 
   public static ValidationCase read(Path path) {
@@ -80,21 +118,60 @@ public record ValidationCase(
     if (!skip && n.get("metric").isEmpty()) {
       throw new InputException(n.problem("missing required field 'metric' (a case that is not skipped needs one)"));
     }
-    Optional<Micro> micro = n.get("microbenchmark").map(m -> {
-      String measure = m.str("measure");
-      boolean needsLink = measure.equals("link");
-      if (needsLink ? m.get("link").isEmpty() : m.get("hardware").isEmpty()) {
-        throw new InputException(m.problem("a '" + measure + "' microbenchmark needs '" + (needsLink ? "link" : "hardware") + "'"));
-      }
-      if (measure.equals("gemm") && m.get("precision").isEmpty()) {
-        throw new InputException(m.problem("a 'gemm' microbenchmark needs 'precision'"));
-      }
-      return new Micro(measure, m.optStr("hardware").orElse(null), m.optStr("link").orElse(null),
-          m.optStr("precision").orElse(null), m.integer("dies", 0));
-    });
     Node measured = n.require("measured");
+    n.get("metric").ifPresent(m -> {
+      List<String> allowed = UNITS.get(dimension(m.asText()));
+      if (!allowed.contains(measured.str("unit"))) {
+        throw new InputException(measured.require("unit").problem("a " + m.asText() + " is measured in "
+            + String.join(", ", allowed) + ", not '" + measured.str("unit") + "'"));
+      }
+    });
+    Path folder = path.getParent() == null ? Path.of("") : path.getParent();
+    Optional<Micro> micro = n.get("microbenchmark").map(m -> micro(m, folder));
+    Optional<Node> scenario = n.get("scenario").map(s -> relativeToCase(s, folder));
+    String hardware = scenario.map(ValidationCase::hardwareText)
+        .orElse(micro.map(m -> m.hardware() != null ? m.hardware() : m.link()).orElse(null));
     return new ValidationCase(path.toString(), n.line(), n.str("id"), n.str("category"),
-        n.get("scenario").map(s -> ScenarioFile.fromNode(s, path.toAbsolutePath().getParent())), micro, n.optStr("skip"), n.optStr("metric").orElse(""),
-        measured.num("value"), measured.str("unit"), n.str("source"), n.str("quote"), n.str("confidence"));
+        scenario.map(sc -> ScenarioFile.fromNode(sc, null)), micro, n.optStr("skip"), n.optStr("metric").orElse(""),
+        measured.num("value"), measured.str("unit"), n.str("source"), n.str("quote"), n.str("confidence"),
+        hardware, scenario.flatMap(s -> s.optStr("model")).orElse(null),
+        scenario.flatMap(s -> s.optStr("software")).orElse(null));
+  }
+
+  private static Micro micro(Node m, Path folder) {
+    String measure = m.str("measure");
+    boolean needsLink = measure.equals("link");
+    if (needsLink ? m.get("link").isEmpty() : m.get("hardware").isEmpty()) {
+      throw new InputException(m.problem("a '" + measure + "' microbenchmark needs '" + (needsLink ? "link" : "hardware") + "'"));
+    }
+    if (measure.equals("gemm") && m.get("precision").isEmpty()) {
+      throw new InputException(m.problem("a 'gemm' microbenchmark needs 'precision'"));
+    }
+    return new Micro(measure, m.optStr("hardware").map(h -> FileRefs.resolve(folder, h)).orElse(null),
+        m.optStr("link").orElse(null), m.optStr("precision").orElse(null), m.integer("dies", 0));
+  }
+
+  /** The scenario with relative hardware and model files resolved against the case file's folder. */
+  private static Node relativeToCase(Node s, Path folder) {
+    Node out = s;
+    Optional<Node> model = s.get("model");
+    if (model.isPresent()) {
+      out = out.withField("model", model.get().withText(FileRefs.resolve(folder, model.get().asText())));
+    }
+    Node hw = s.require("hardware");
+    if (hw.kind() == Node.Kind.ARRAY) {
+      out = out.withField("hardware", hw.withItems(hw.items().stream()
+          .map(i -> i.withText(FileRefs.resolve(folder, i.asText()))).toList()));
+    } else {
+      List<String> parts = List.of(hw.asText().split(",")).stream().map(String::strip)
+          .map(h -> FileRefs.resolve(folder, h)).toList();
+      out = out.withField("hardware", hw.withText(String.join(",", parts)));
+    }
+    return out;
+  }
+
+  private static String hardwareText(Node s) {
+    Node hw = s.require("hardware");
+    return hw.kind() == Node.Kind.ARRAY ? String.join(",", hw.items().stream().map(Node::asText).toList()) : hw.asText();
   }
 }

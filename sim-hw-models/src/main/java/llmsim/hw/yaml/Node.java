@@ -100,12 +100,32 @@ public final class Node {
     return kind == Kind.NULL ? "null" : String.valueOf(scalar);
   }
 
+  /** {@link #asText()} cut to 60 characters, for messages: a megabyte-long value should not fill the screen. */
+  public String shortText() {
+    String t = asText();
+    return t.length() <= 60 ? t : t.substring(0, 57) + "... (" + t.length() + " characters)";
+  }
+
   public double asDouble() {
     return ((Number) scalar).doubleValue();
   }
 
+  /** The value as a long; an integer beyond the long range saturates (a schema maximum catches it first). */
   public long asLong() {
+    if (scalar instanceof java.math.BigInteger b) {
+      return b.signum() < 0 ? Long.MIN_VALUE : Long.MAX_VALUE;
+    }
     return ((Number) scalar).longValue();
+  }
+
+  /** The value as an int, or a problem at this node if it does not fit (the schema's maximum should say first). */
+  public int asInt() {
+    long v = asLong();
+    if (v < Integer.MIN_VALUE || v > Integer.MAX_VALUE) {
+      throw new InputException(problem("must be between " + Integer.MIN_VALUE + " and " + Integer.MAX_VALUE
+          + ", was " + asText()));
+    }
+    return (int) v;
   }
 
   public boolean asBoolean() {
@@ -135,11 +155,11 @@ public final class Node {
   }
 
   public int integer(String key) {
-    return Math.toIntExact(require(key).asLong());
+    return require(key).asInt();
   }
 
   public int integer(String key, int fallback) {
-    return get(key).filter(Node::isNumber).map(n -> Math.toIntExact(n.asLong())).orElse(fallback);
+    return get(key).filter(Node::isNumber).map(Node::asInt).orElse(fallback);
   }
 
   public boolean bool(String key, boolean fallback) {
@@ -148,6 +168,24 @@ public final class Node {
 
   public List<String> strings(String key) {
     return get(key).map(n -> n.items().stream().map(Node::asText).toList()).orElse(List.of());
+  }
+
+  /** A copy of this string node with other text, at the same position (a path resolved against a folder). */
+  public Node withText(String text) {
+    return new Node(file, Kind.STRING, line, column, text, null, null, null);
+  }
+
+  /** A copy of this mapping with {@code key}'s value replaced (the key keeps its position). */
+  public Node withField(String key, Node value) {
+    Map<String, Node> copy = newFields();
+    copy.putAll(fields());
+    copy.put(key, value);
+    return new Node(file, kind, line, column, scalar, copy, keyPositions, items);
+  }
+
+  /** A copy of this list with other items. */
+  public Node withItems(List<Node> newItems) {
+    return new Node(file, kind, line, column, scalar, fields, keyPositions, List.copyOf(newItems));
   }
 
   static Map<String, Node> newFields() {

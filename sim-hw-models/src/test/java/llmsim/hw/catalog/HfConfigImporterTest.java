@@ -61,4 +61,58 @@ class HfConfigImporterTest {
     assertThatThrownBy(() -> imp("{\"model_type\": \"t5\"}")).isInstanceOf(InputException.class)
         .hasMessageContaining("config.json:1:16: model_type 't5' is not supported");
   }
+
+  static String problems(String json) {
+    try {
+      imp(json);
+      return "";
+    } catch (InputException e) {
+      return e.getMessage();
+    }
+  }
+
+  static final String LLAMA = "{\"model_type\": \"llama\", \"hidden_size\": 4096, \"intermediate_size\": 11008,"
+      + " \"num_attention_heads\": 32, \"num_hidden_layers\": 32, \"vocab_size\": 32000}";
+
+  @Test
+  void falconWithoutAHeadCount_orWithZeroHeads_isAnErrorAtTheKey_notADivisionByZero() {
+    String noHeads = "{\"model_type\": \"falcon\", \"hidden_size\": 4544, \"num_hidden_layers\": 32, \"vocab_size\": 65024}";
+    assertThat(problems(noHeads)).isEqualTo("config.json:1:1: missing required field 'num_attention_heads' (or 'n_head')");
+    String zero = noHeads.replace("}", ", \"num_attention_heads\": 0}");
+    assertThat(problems(zero)).isEqualTo("config.json:1:116: 'num_attention_heads' must be >= 1, was 0");
+  }
+
+  @Test
+  void wrongTypes_areErrorsAtTheirKeys_notDefaults() {
+    String bad = LLAMA.replace("}", ",\n \"num_key_value_heads\": \"8\", \"max_position_embeddings\": 4.5,"
+        + " \"tie_word_embeddings\": \"yes\"}");
+    assertThat(problems(bad).lines()).containsExactly(
+        "config.json:2:25: 'num_key_value_heads' must be an integer, was a string \"8\"",
+        "config.json:2:57: 'max_position_embeddings' must be an integer, was 4.5",
+        "config.json:2:85: 'tie_word_embeddings' must be true or false, was a string \"yes\"");
+  }
+
+  @Test
+  void overflowingIntegers_areBoundedAtTheirKeys() {
+    assertThat(problems(LLAMA.replace("\"num_hidden_layers\": 32", "\"num_hidden_layers\": 3000000000")))
+        .isEqualTo("config.json:1:122: 'num_hidden_layers' must be <= " + ModelLimits.LAYERS + ", was 3000000000");
+    assertThat(problems(LLAMA.replace("32000", "99999999999999999999999"))).contains("'vocab_size' must be <= 16777216");
+  }
+
+  @Test
+  void inconsistentShape_isAnError() {
+    assertThat(problems(LLAMA.replace("\"num_attention_heads\": 32", "\"num_attention_heads\": 30")))
+        .contains("'num_attention_heads' (30) must divide hidden_size (4096)");
+    assertThat(problems(LLAMA.replace("}", ", \"num_key_value_heads\": 5}")))
+        .contains("config.json:1:170: key/value heads (5) must divide the attention heads (32)");
+    assertThat(problems(LLAMA.replace("}", ", \"num_key_value_heads\": 64}")))
+        .contains("key/value heads (64) must divide the attention heads (32)");
+  }
+
+  @Test
+  void nullOptionalField_takesTheDefault_nullRequiredFieldIsAnError() {
+    assertThat(imp(LLAMA.replace("}", ", \"head_dim\": null}")).headDim()).isEqualTo(128);
+    assertThat(problems(LLAMA.replace("\"vocab_size\": 32000", "\"vocab_size\": null")))
+        .contains("'vocab_size' must be a positive integer, was null");
+  }
 }

@@ -1,0 +1,133 @@
+package llmsim.cli;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** The validate command's handling of case folders: bad files, relative paths, units, JSON. */
+class ValidateCommandTest {
+  @TempDir Path dir;
+
+  static String memoryCase(String id, String hardware, String unit, double value) {
+    return "kind: case\nid: " + id + "\ncategory: E-microbench\nmicrobenchmark:\n  measure: memory\n  hardware: " + hardware
+        + "\nmetric: memory_bandwidth\nmeasured:\n  value: " + value + "\n  unit: \"" + unit + "\"\nsource: s\nquote: q\n"
+        + "confidence: high\n";
+  }
+
+  static String scenarioCase(String id, String hardware, String model, String metric, String unit, double value) {
+    return "kind: case\nid: " + id + "\ncategory: B-gpu-inference\nscenario:\n  hardware: " + hardware + "\n  model: " + model
+        + "\n  task: inference\n  prompt_tokens: 128\n  generate_tokens: 8\nmetric: " + metric + "\nmeasured:\n  value: "
+        + value + "\n  unit: \"" + unit + "\"\nsource: s\nquote: q\nconfidence: high\n";
+  }
+
+  Path write(String name, String text) throws IOException {
+    Path p = dir.resolve(name);
+    Files.createDirectories(p.getParent());
+    Files.writeString(p, text);
+    return p;
+  }
+
+  @Test
+  void oneBadCaseFile_isReportedWithItsLine_theRestRun_andTheExitCodeIs2() throws IOException {
+    write("cases/A1.yaml", memoryCase("A1", "h100-sxm", "GB/s", 2900));
+    write("cases/B1.yaml", memoryCase("B1", "h100-sxm", "GB/s", 2900).replace("category: E-microbench",
+        "category: E-microbench\nbogus: 1"));
+    write("cases/C1.yaml", memoryCase("C1", "h100-sxn", "GB/s", 2900));
+    CliRunner r = CliRunner.run("validate", dir.resolve("cases").toString(), "--format", "csv");
+    assertThat(r.code()).isEqualTo(2);
+    assertThat(r.out()).contains("A1,");
+    assertThat(r.err()).contains("B1.yaml:4:1: unknown field 'bogus'").contains("C1.yaml:1:1: hardware: unknown hardware 'h100-sxn'")
+        .doesNotContain("Exception");
+  }
+
+  @Test
+  void relativeHardwareAndModelFiles_resolveAgainstTheCaseFilesFolder() throws IOException {
+    write("cases/hw/gpu.yaml", BadInputTest.DEVICE);
+    write("cases/models/tiny.json", "{\"model_type\": \"llama\", \"hidden_size\": 512, \"intermediate_size\": 1024,"
+        + " \"num_attention_heads\": 8, \"num_hidden_layers\": 2, \"vocab_size\": 1000}");
+    write("cases/R1.yaml", scenarioCase("R1", "hw/gpu.yaml", "models/tiny.json", "decode_tokens_per_s", "tokens/s", 100));
+    write("cases/R2.yaml", memoryCase("R2", "hw/gpu.yaml", "GB/s", 700));
+    // run from elsewhere: the paths in the case files must not depend on the working directory
+    CliRunner r = CliRunner.run("validate", dir.resolve("cases").toString(), "--format", "json");
+    assertThat(r.code()).as(r.err()).isZero();
+    assertThat(r.out()).contains("\"model\" : \"" + dir.resolve("cases/models/tiny.json") + "\"");
+  }
+
+  @Test
+  void deviceFile_mayNameItsHostAndLinkByRelativeFile() throws IOException {
+    Path cat = Path.of("..", "sim-hw-models", "src", "main", "resources", "llmsim", "catalog");
+    write("hw/parts/host.yaml", Files.readString(cat.resolve("hosts/i9-13900ks.yaml")).replace("id: i9-13900ks", "id: my-host"));
+    write("hw/parts/link.yaml", Files.readString(cat.resolve("links/pcie4-x16.yaml")).replace("id: pcie4-x16", "id: my-link"));
+    Path gpu = write("hw/gpu.yaml", BadInputTest.DEVICE.replace("host: i9-13900ks", "host: parts/host.yaml")
+        .replace("host_link: pcie4-x16", "host_link: parts/link.yaml"));
+    CliRunner r = CliRunner.run("hardware", "show", gpu.toString(), "--format", "json");
+    assertThat(r.code()).as(r.err()).isZero();
+    assertThat(r.out()).contains("\"id\" : \"my-host\"").contains("\"id\" : \"my-link\"");
+    write("hw/parts/link.yaml", "kind: link\n");
+    CliRunner bad = CliRunner.run("hardware", "validate", gpu.toString());
+    assertThat(bad.code()).isEqualTo(2);
+    assertThat(bad.err()).contains(dir.resolve("hw/parts/link.yaml") + ":1:1: missing required field 'id'");
+  }
+
+  @Test
+  void newUnits_convertFromSeconds_andMustFitTheMetric() throws IOException {
+    // the same TTFT in ms, minutes and hours: the predictions must be in the ratio 60000 : 1 : 1/60
+    write("u/T1.yaml", scenarioCase("T1", "h100-sxm", "llama-7b", "ttft_s", "ms", 10));
+    write("u/T2.yaml", scenarioCase("T2", "h100-sxm", "llama-7b", "ttft_s", "minutes", 10));
+    write("u/T3.yaml", scenarioCase("T3", "h100-sxm", "llama-7b", "ttft_s", "hours", 10));
+    write("u/T4.yaml", scenarioCase("T4", "h100-sxm", "llama-7b", "ttft_s", "GPU-hours", 10));
+    write("u/T5.yaml", scenarioCase("T5", "h100-sxm", "llama-7b", "mbu", "percent", 50));
+    write("u/T6.yaml", scenarioCase("T6", "h100-sxm", "llama-7b", "mbu", "ratio", 0.5));
+    CliRunner r = CliRunner.run("validate", dir.resolve("u").toString(), "--format", "json");
+    assertThat(r.code()).as(r.err()).isZero();
+    JsonNode cases = readJson(r.out()).get("cases");
+    double ms = cases.get(0).get("predicted").asDouble();
+    assertThat(cases.get(1).get("predicted").asDouble()).isCloseTo(ms / 60_000, org.assertj.core.data.Percentage.withPercentage(1e-9));
+    assertThat(cases.get(2).get("predicted").asDouble()).isCloseTo(ms / 3_600_000, org.assertj.core.data.Percentage.withPercentage(1e-9));
+    // one device: GPU-hours equal hours
+    assertThat(cases.get(3).get("predicted").asDouble()).isCloseTo(ms / 3_600_000, org.assertj.core.data.Percentage.withPercentage(1e-9));
+    assertThat(cases.get(4).get("predicted").asDouble()).isCloseTo(100 * cases.get(5).get("predicted").asDouble(),
+        org.assertj.core.data.Percentage.withPercentage(1e-9));
+
+    write("w/W1.yaml", scenarioCase("W1", "h100-sxm", "llama-7b", "ttft_s", "tokens/s", 10));
+    CliRunner w = CliRunner.run("validate", dir.resolve("w").toString());
+    assertThat(w.code()).isEqualTo(2);
+    assertThat(w.err()).contains("W1.yaml:13:9: a ttft_s is measured in ms, s, minutes, hours, days, GPU-hours, not 'tokens/s'");
+  }
+
+  @Test
+  void json_givesEveryCaseItsContext_andEachCategoryItsSkips() throws IOException {
+    write("j/J1.yaml", scenarioCase("J1", "h100-sxm", "llama-7b", "decode_tokens_per_s", "tokens/s", 50)
+        .replace("  generate_tokens: 8", "  generate_tokens: 8\n  software: llama.cpp"));
+    write("j/J2.yaml", "kind: case\nid: J2\ncategory: B-gpu-inference\nskip: needs two GPUs\nmeasured:\n  value: 1\n"
+        + "  unit: tokens/s\nsource: s\nquote: q\nconfidence: low\n");
+    CliRunner r = CliRunner.run("validate", dir.resolve("j").toString(), "--format", "json");
+    assertThat(r.code()).as(r.err()).isZero();
+    JsonNode j = readJson(r.out());
+    JsonNode ran = j.get("cases").get(0);
+    assertThat(ran.get("hardware").asText()).isEqualTo("h100-sxm");
+    assertThat(ran.get("model").asText()).isEqualTo("llama-7b");
+    assertThat(ran.get("software").asText()).isEqualTo("llama.cpp");
+    assertThat(ran.get("skip_reason").isNull()).isTrue();
+    double predicted = ran.get("predicted").asDouble();
+    assertThat(ran.get("signed_error").asDouble()).isCloseTo((predicted - 50) / 50, org.assertj.core.data.Offset.offset(1e-12));
+    JsonNode skipped = j.get("cases").get(1);
+    assertThat(skipped.get("skip_reason").asText()).isEqualTo("needs two GPUs");
+    assertThat(skipped.get("predicted").isNull()).isTrue();
+    JsonNode category = j.get("summary").get(0);
+    assertThat(category.get("group").asText()).isEqualTo("B-gpu-inference");
+    assertThat(category.get("run").asInt()).isEqualTo(1);
+    assertThat(category.get("skipped").asInt()).isEqualTo(1);
+    assertThat(category.get("skip_reasons").get(0).get("reason").asText()).isEqualTo("needs two GPUs");
+  }
+
+  static JsonNode readJson(String s) throws IOException {
+    return new ObjectMapper().readTree(s);
+  }
+}
