@@ -46,6 +46,7 @@ public record ChartStyle(int width, int height, Font title, Font label, Font tic
       case DEVICE_MEMORY -> new Color(0x1f77b4);
       case HOST_LINK -> new Color(0xff7f0e);
       case HOST -> new Color(0xd62728);
+      case OVERHEAD -> new Color(0x7f7f7f);
     };
   }
 

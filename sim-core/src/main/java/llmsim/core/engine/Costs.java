@@ -14,6 +14,8 @@ public final class Costs {
   final double[] tLink;
   /** Standalone service time including launch overhead. */
   public final double[] time;
+  /** The launch and dispatch part of {@link #time}: paid before the work starts. */
+  public final double[] launch;
   /** FLOP/s attained standalone. */
   public final double[] attained;
   /** FLOP per byte over all bytes the op moves. */
@@ -28,6 +30,7 @@ public final class Costs {
     tMemory = new double[n];
     tLink = new double[n];
     time = new double[n];
+    launch = new double[n];
     attained = new double[n];
     intensity = new double[n];
     bound = new double[n];
@@ -81,6 +84,7 @@ public final class Costs {
         c.tCompute[op] = f[j] * co.invPeakFlops();
         c.tMemory[op] = mb[j] * co.invDeviceBandwidth();
         c.tLink[op] = lb[j] * co.invLinkBandwidth();
+        c.launch[op] = co.launchSeconds();
         c.memPool[op] = mb[j] > 0 ? cg.memPool() : -1;
         c.linkPool[op] = lb[j] > 0 ? cg.linkPool() : -1;
       }

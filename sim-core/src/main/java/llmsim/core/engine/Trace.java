@@ -47,20 +47,30 @@ public record Trace(List<String> streams, List<Lane> lanes, List<String> pools, 
 
   /**
    * Wall-clock time attributed to each bound, summing to the makespan. At each instant: the bound of
-   * the GPU op running, if any; else the host link if a transfer runs; else the host if a CPU op runs
-   * (the GPU waits on them); idle instants count as compute (launch and dispatch gaps).
+   * the GPU op running, if any, where the first {@code launch} seconds of each GPU op are overhead (dispatch
+   * before the work); else the host link if a transfer runs; else the host if a CPU op runs (the GPU waits on
+   * them); else overhead (the GPU idles between launches).
    */
   public Map<Bound, Double> timeByBound() {
     List<double[]> gpu = new ArrayList<>();
     List<double[]> link = new ArrayList<>();
     List<double[]> cpu = new ArrayList<>();
-    double[] cuts = new double[2 * size() + 2];
+    double[] cuts = new double[3 * size() + 2];
     int k = 0;
     for (int i = 0; i < size(); i++) {
       Lane lane = lanes.get(ops.streams()[i]);
       double[] iv = {start[i], end[i], opBound(i).ordinal()};
       switch (lane) {
-        case COMPUTE -> gpu.add(iv);
+        case COMPUTE -> {
+          double workStart = Math.min(end[i], start[i] + costs.launch[i]);
+          if (workStart > start[i]) {
+            gpu.add(new double[] {start[i], workStart, Bound.OVERHEAD.ordinal()});
+            cuts[k++] = workStart;
+          }
+          if (end[i] > workStart) {
+            gpu.add(new double[] {workStart, end[i], iv[2]});
+          }
+        }
         case H2D, D2H -> link.add(iv);
         case CPU -> cpu.add(iv);
       }
@@ -87,7 +97,7 @@ public record Trace(List<String> streams, List<Lane> lanes, List<String> pools, 
       double mid = 0.5 * (a + b);
       double[] gi = g.at(mid);
       Bound bound = gi != null ? Bound.values()[(int) gi[2]]
-          : l.at(mid) != null ? Bound.HOST_LINK : c.at(mid) != null ? Bound.HOST : Bound.COMPUTE;
+          : l.at(mid) != null ? Bound.HOST_LINK : c.at(mid) != null ? Bound.HOST : Bound.OVERHEAD;
       out.merge(bound, b - a, Double::sum);
     }
     return out;

@@ -30,8 +30,8 @@ public final class Estimator {
     w.build();
     sum.evaluate(kernel);
     double step = sum.totalSeconds();
-    double[] byBound = new double[4];
-    for (int i = 0; i < 4; i++) {
+    double[] byBound = new double[Bound.values().length];
+    for (int i = 0; i < byBound.length; i++) {
       byBound[i] = sum.boundSeconds(i);
     }
     double ttft = Double.NaN;
@@ -58,7 +58,7 @@ public final class Estimator {
       tpot = w.tpot(trace);
     }
     var map = trace.timeByBound();
-    double[] byBound = new double[4];
+    double[] byBound = new double[Bound.values().length];
     for (Bound b : Bound.values()) {
       byBound[b.ordinal()] = map.get(b);
     }
@@ -72,7 +72,7 @@ public final class Estimator {
     double modelFlops = w.layers.totalFlops - w.layers.recomputeFlops;
     double mfu = modelFlops / (step * w.ctx.peakFlops);
     int best = 0;
-    for (int i = 1; i < 4; i++) {
+    for (int i = 1; i < byBound.length; i++) {
       if (byBound[i] > byBound[best]) {
         best = i;
       }

@@ -44,9 +44,24 @@ final class Explainer {
               + " More FLOP/s or a lower precision would move it; more memory bandwidth would not.",
           pct, r.mfu() * 100, Units.tflops(s.device().peakFlops(r.task().precision()) * s.deviceCount()),
           r.task().precision().key()));
+      case OVERHEAD -> {
+        double perKernel = r.software().launchSeconds();
+        sb.append(String.format(Locale.US, "Bound by launch and dispatch overhead (%s of the %s): %s pays about %.0f us to"
+                + " launch each of its ~%d kernels per layer, and at this size the GPU finishes the work faster than the"
+                + " host can issue it. CUDA graphs, a fused runtime (TensorRT-LLM, or llama.cpp with CUDA graphs) or a"
+                + " larger batch would move it; more bandwidth or FLOP/s would not.",
+            pct, r.task().kind().training() ? "step" : "run", r.software().id(), perKernel * 1e6,
+            r.software().kernelsPerLayer()));
+      }
       case HOST -> sb.append(String.format(Locale.US, "Bound by the host (%s of the step): the optimizer step runs on the CPU over %s of host memory"
               + " bandwidth. A device with %s or more would keep the optimizer on the GPU.",
           pct, Units.bandwidth(s.host().memoryBandwidthBytesPerSecond()), Units.gib(withoutOffload.totalBytes())));
+    }
+    double overhead = r.timeByBound().getOrDefault(Bound.OVERHEAD, 0.0) / r.stepTimeSeconds();
+    if (r.bound() != Bound.OVERHEAD && overhead >= 0.15) {
+      sb.append(String.format(Locale.US, " Launch and dispatch overhead takes %.0f%% of it: %s would gain less than"
+          + " that share suggests; CUDA graphs or a fused runtime would remove it.", overhead * 100,
+          r.bound() == Bound.DEVICE_MEMORY ? "more bandwidth" : "a faster " + r.bound().key().replace('_', ' ')));
     }
     if (s.unifiedMemory()) {
       sb.append(" Nothing crosses a link: CPU and GPU share one unified memory.");

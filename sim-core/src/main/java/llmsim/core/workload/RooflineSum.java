@@ -37,7 +37,7 @@ public final class RooflineSum implements OpSink {
   private int currentPhase;
   // results
   private final double[] phaseSeconds = new double[2];
-  private final double[] boundSeconds = new double[4];
+  private final double[] boundSeconds = new double[llmsim.core.engine.Bound.values().length];
   private double totalSeconds;
 
   public RooflineSum() {
@@ -158,9 +158,14 @@ public final class RooflineSum implements OpSink {
       double seconds = t[j] * weight[i];
       totalSeconds += seconds;
       phaseSeconds[phase[i]] += seconds;
-      boundSeconds[boundIndex(lanes.get(stream[i]), b[j])] += seconds;
+      Lane lane = lanes.get(stream[i]);
+      double overhead = lane == Lane.COMPUTE ? Math.min(t[j], groups.get(group[i]).launchSeconds()) * weight[i] : 0;
+      boundSeconds[boundIndex(lane, b[j])] += seconds - overhead;
+      boundSeconds[OVERHEAD] += overhead;
     }
   }
+
+  private static final int OVERHEAD = llmsim.core.engine.Bound.OVERHEAD.ordinal();
 
   /** 0 compute, 1 device memory, 2 host link, 3 host: the order of {@code llmsim.core.engine.Bound}. */
   private static int boundIndex(Lane lane, double kernelBound) {
