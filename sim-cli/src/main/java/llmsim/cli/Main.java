@@ -12,6 +12,8 @@ import picocli.CommandLine.Spec;
     name = "llmsim",
     mixinStandardHelpOptions = true,
     versionProvider = VersionProvider.class,
+    // every subcommand, nested ones included, inherits -h/--help and -V/--version (and the footer)
+    scope = CommandLine.ScopeType.INHERIT,
     description = {
       "How long will this LLM take to train, fine-tune or serve on this hardware, what bounds it, and does it fit?",
       "",

@@ -31,7 +31,7 @@ final class ValidateCommand implements Callable<Integer> {
   List<Path> paths;
 
   @picocli.CommandLine.Option(names = "--out", paramLabel = "DIR",
-      description = "Also draw predicted vs measured (log-log, y = x, +-20% bands) as validation.png and validation.svg.")
+      description = "Also draw predicted vs measured (log-log, y = x, +-20%% bands) as validation.png and validation.svg.")
   Path out;
 
   @Override
