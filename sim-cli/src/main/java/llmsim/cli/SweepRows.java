@@ -12,6 +12,9 @@ final class SweepRows {
       "fits", "offload_used", "step_time_s", "tokens_per_s", "ttft_s", "tpot_s", "mfu", "bound", "device_bytes",
       "capacity_bytes", "mode", "kernel");
 
+  /** Metrics --by can rank on. */
+  static final List<String> RANKABLE = List.of("tokens_per_s", "mfu", "step_time_s", "ttft_s", "tpot_s");
+
   static String header(boolean jsonl) {
     return jsonl ? "" : String.join(",", COLUMNS) + "\n";
   }
