@@ -10,6 +10,7 @@ import llmsim.core.hw.SystemSpec;
 import llmsim.core.workload.StepResult;
 import llmsim.hw.catalog.Catalog;
 import llmsim.report.ChartFiles;
+import llmsim.report.ReportFolder;
 import llmsim.report.roofline.RooflineChart;
 import llmsim.report.roofline.RooflineData;
 import org.jfree.chart.JFreeChart;
@@ -36,7 +37,7 @@ final class RooflineCommand implements Callable<Integer> {
     if (scenario.hardware == null || scenario.hardware.isEmpty()) {
       throw new BadFlagException("--hardware is required (for example h100-sxm,m2-ultra)");
     }
-    ReportOutput.prepare(out);
+    ReportOutput.prepare(out, scenario.hardware.size(), "--hardware");
     Catalog c = Catalog.bundled();
     List<RooflineData> data = new ArrayList<>();
     if (scenario.model == null) {
@@ -49,16 +50,17 @@ final class RooflineCommand implements Callable<Integer> {
         data.add(RooflineData.of(r.system(), r.trace(), !r.task().kind().training(), ReportOutput.prefillEnd(r)));
       }
     }
-    try {
+    try (ReportFolder folder = ReportFolder.open(out, "roofline")) {
       List<Path> written = new ArrayList<>();
       for (RooflineData d : data) {
         JFreeChart chart = RooflineChart.create("Roofline: " + d.system(), List.of(d), ReportOutput.STYLE);
-        written.addAll(ChartFiles.write(chart, out, "roofline-" + ReportOutput.safe(d.system()),
+        written.addAll(ChartFiles.write(chart, folder, "roofline-" + ReportOutput.safe(d.system()),
             ReportOutput.STYLE.width(), ReportOutput.STYLE.height()));
       }
       JFreeChart overlay = RooflineChart.create("Roofline overlay: " + String.join(", ", data.stream().map(RooflineData::system).toList()),
           data, ReportOutput.STYLE);
-      written.addAll(ChartFiles.write(overlay, out, "roofline-overlay", ReportOutput.STYLE.width(), ReportOutput.STYLE.height()));
+      written.addAll(ChartFiles.write(overlay, folder, "roofline-overlay", ReportOutput.STYLE.width(), ReportOutput.STYLE.height()));
+      ReportOutput.commit(folder, spec.commandLine().getErr());
       written.forEach(p -> spec.commandLine().getOut().println(p));
     } catch (IOException e) {
       throw new UncheckedIOException(e);

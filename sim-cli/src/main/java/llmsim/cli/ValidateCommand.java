@@ -47,9 +47,10 @@ final class ValidateCommand implements Callable<Integer> {
       List<llmsim.report.ValidationChart.Point> pts = outcomes.stream().filter(ValidationRunner.Outcome::ran)
           .map(o -> new llmsim.report.ValidationChart.Point(o.c().id(), o.c().category(), o.c().measured(), o.predicted()))
           .toList();
-      try {
+      try (llmsim.report.ReportFolder folder = llmsim.report.ReportFolder.open(out, "validate")) {
         llmsim.report.ChartFiles.write(llmsim.report.ValidationChart.create("llmsim: predicted vs published measurements",
-            pts, ReportOutput.STYLE), out, "validation", ReportOutput.STYLE.width(), ReportOutput.STYLE.height());
+            pts, ReportOutput.STYLE), folder, "validation", ReportOutput.STYLE.width(), ReportOutput.STYLE.height());
+        ReportOutput.commit(folder, spec.commandLine().getErr());
       } catch (java.io.IOException e) {
         throw new java.io.UncheckedIOException(e);
       }

@@ -19,16 +19,11 @@ import org.w3c.dom.Document;
 public final class ChartFiles {
   private ChartFiles() {}
 
-  /** Writes {@code name}.png and {@code name}.svg under {@code dir}; returns the two paths. */
-  public static List<Path> write(JFreeChart chart, Path dir, String name, int width, int height) throws IOException {
-    Path png = dir.resolve(name + ".png");
-    Path svg = dir.resolve(name + ".svg");
-    AtomicFiles.write(png, out -> ChartUtils.writeChartAsPNG(out, chart, width, height));
-    String svgText = svg(chart, width, height, name);
-    AtomicFiles.writeString(svg, svgText);
+  /** Stages {@code name}.png and {@code name}.svg in {@code folder}; returns the two paths they will have. */
+  public static List<Path> write(JFreeChart chart, ReportFolder folder, String name, int width, int height) throws IOException {
     List<Path> out = new ArrayList<>();
-    out.add(png);
-    out.add(svg);
+    out.add(folder.write(name + ".png", o -> ChartUtils.writeChartAsPNG(o, chart, width, height)));
+    out.add(folder.writeString(name + ".svg", svg(chart, width, height, name)));
     return out;
   }
 
