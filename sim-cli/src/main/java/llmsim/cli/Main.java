@@ -47,7 +47,13 @@ public final class Main implements Runnable {
   }
 
   public static void main(String[] args) {
-    System.exit(execute(args, new PrintWriter(System.out, true), new PrintWriter(System.err, true)));
+    PrintWriter out = new PrintWriter(System.out, true);
+    PrintWriter err = new PrintWriter(System.err, true);
+    if (TerminalWriter.attached()) {
+      out = new PrintWriter(new TerminalWriter(out, false), true);
+      err = new PrintWriter(new TerminalWriter(err, true), true);
+    }
+    System.exit(execute(args, out, err));
   }
 
   /** Run with the given writers; returns the exit code. */

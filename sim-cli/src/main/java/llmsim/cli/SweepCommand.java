@@ -100,7 +100,7 @@ final class SweepCommand implements Callable<Integer> {
     try {
       Writer w = staged == null ? new PrintWriter(spec.commandLine().getOut())
           : new BufferedWriter(new OutputStreamWriter(Files.newOutputStream(staged.tmp()), StandardCharsets.UTF_8), 1 << 16);
-      Progress progress = new Progress(spec.commandLine().getErr(), n, output != null && System.console() != null);
+      Progress progress = new Progress(spec.commandLine().getErr(), n, output != null && TerminalWriter.attached());
       Run run = new Run(grid, n, format.equals("jsonl"), w, staged, progress);
       Thread hook = new Thread(run::interrupt, "llmsim-sweep-interrupt");
       if (staged != null) {

@@ -2,8 +2,12 @@ package llmsim.cli;
 
 import java.util.List;
 import llmsim.core.workload.Estimate;
+import llmsim.report.Escape;
 
-/** Sweep rows as CSV or JSON Lines, with a fixed column order and locale-free numbers. */
+/**
+ * Sweep rows as CSV (RFC 4180 quoting) or JSON Lines (escaped strings), with a fixed column order and locale-free
+ * numbers. Ids come from user files and may hold commas, quotes or line breaks: one point is still one record.
+ */
 final class SweepRows {
   private SweepRows() {}
 
@@ -32,10 +36,10 @@ final class SweepRows {
         if (i > 0) {
           b.append(',');
         }
-        b.append('"').append(COLUMNS.get(i)).append("\":");
+        b.append(Escape.json(COLUMNS.get(i))).append(':');
         Object x = v[i];
         if (x instanceof String s) {
-          b.append('"').append(s).append('"');
+          b.append(Escape.json(s));
         } else if (x instanceof Double d) {
           b.append(Double.isFinite(d) ? Double.toString(d) : "null");
         } else {
@@ -51,6 +55,8 @@ final class SweepRows {
         Object x = v[i];
         if (x instanceof Double d) {
           b.append(Double.isFinite(d) ? Double.toString(d) : "");
+        } else if (x instanceof String s) {
+          b.append(Escape.csv(s));
         } else {
           b.append(x);
         }

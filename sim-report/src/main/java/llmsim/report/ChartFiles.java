@@ -53,7 +53,9 @@ public final class ChartFiles {
     try (Writer w = new OutputStreamWriter(bytes, StandardCharsets.UTF_8)) {
       g.stream(w, true);
     }
-    return bytes.toString(StandardCharsets.UTF_8);
+    // Batik escapes markup but writes NUL, ESC and other characters XML 1.0 forbids as they are (a model name from
+    // a config.json may hold them), which makes the whole file ill-formed: drop them
+    return Escape.xmlLegal(bytes.toString(StandardCharsets.UTF_8));
   }
 
   /** A fixed prefix and a per-document counter, so the same chart gives the same file. */
