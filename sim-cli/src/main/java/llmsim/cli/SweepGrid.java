@@ -57,10 +57,24 @@ final class SweepGrid {
         software.size()};
   }
 
+  static final String[] AXES = {"hardware", "models", "tasks", "precision", "weights", "batch", "seq_len",
+      "prompt_tokens", "generate_tokens", "micro_batches", "activation_checkpointing", "offload", "software"};
+
+  /** The number of points; a grid past 2^63 - 1 points is bad input, named by its axis sizes. */
   long points() {
     long p = 1;
     for (int r : radix) {
-      p = Math.multiplyExact(p, r);
+      if (p > Long.MAX_VALUE / r) {
+        StringBuilder sizes = new StringBuilder();
+        for (int a = 0; a < radix.length; a++) {
+          if (radix[a] > 1) {
+            sizes.append(sizes.length() == 0 ? "" : " x ").append(AXES[a]).append(' ').append(radix[a]);
+          }
+        }
+        throw new BadFlagException("the grid has more than 2^63 - 1 points (" + sizes + "); --max-points allows at "
+            + "most the number given (default 20,000,000): narrow it");
+      }
+      p *= r;
     }
     return p;
   }
