@@ -147,7 +147,8 @@ final class HardwareCommand implements Runnable {
     }
   }
 
-  @Command(name = "schema", description = "Print the JSON Schema of a file kind: ${COMPLETION-CANDIDATES}.")
+  // ${COMPLETION-CANDIDATES} only works in an option's description (a command's printed "null"): list the kinds
+  @Command(name = "schema", description = "Print the JSON Schema of a file kind (KIND).")
   static final class Schema implements Callable<Integer> {
     @Spec CommandSpec spec;
 

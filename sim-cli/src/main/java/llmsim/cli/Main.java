@@ -1,10 +1,13 @@
 package llmsim.cli;
 
 import java.io.PrintWriter;
+import llmsim.core.kernel.Kernels;
 import llmsim.hw.yaml.InputException;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Model.OptionSpec;
+import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
 
 /** The {@code llmsim} command: a bare call prints usage. Exit codes: 0 ok, 1 failure, 2 bad input. */
@@ -45,11 +48,24 @@ public final class Main implements Runnable {
   }
 
   public static void main(String[] args) {
-    System.exit(execute(args, new PrintWriter(System.out, true), new PrintWriter(System.err, true)));
+    PrintWriter out = new PrintWriter(System.out, true);
+    PrintWriter err = new PrintWriter(System.err, true);
+    if (TerminalWriter.attached()) {
+      out = new PrintWriter(new TerminalWriter(out, false), true);
+      err = new PrintWriter(new TerminalWriter(err, true), true);
+    }
+    System.exit(execute(args, out, err));
   }
 
   /** Run with the given writers; returns the exit code. */
   public static int execute(String[] args, PrintWriter out, PrintWriter err) {
+    try {
+      Kernels.checkProperty(); // a bad -Dllmsim.kernel is bad input, reported before anything runs
+    } catch (IllegalArgumentException e) {
+      err.println("error: " + e.getMessage());
+      err.flush();
+      return EXIT_BAD_INPUT;
+    }
     CommandLine cl = commandLine(out, err);
     int code = cl.execute(args);
     out.flush();
@@ -70,6 +86,28 @@ public final class Main implements Runnable {
     }
   }
 
+  /** The {@code -h, --help} option of every subcommand. */
+  @Command
+  static final class HelpOption {
+    @Option(names = {"-h", "--help"}, usageHelp = true, description = "Show this help message and exit.")
+    boolean help;
+  }
+
+  /**
+   * Gives every subcommand, nested ones included, {@code -h/--help} (the root has it, and --version, from
+   * mixinStandardHelpOptions). Done here rather than with scope INHERIT, which would also copy the version to every
+   * subcommand and so pick the roofline kernel at start-up, before a bad -Dllmsim.kernel could be reported cleanly.
+   */
+  static void addHelpOptions(CommandLine cl) {
+    for (CommandLine sub : cl.getSubcommands().values()) {
+      CommandSpec spec = sub.getCommandSpec();
+      if (spec.options().stream().noneMatch(OptionSpec::usageHelp)) { // picocli's help command has its own
+        spec.addMixin("help", CommandSpec.forAnnotatedObject(new HelpOption()));
+      }
+      addHelpOptions(sub);
+    }
+  }
+
   static CommandLine commandLine(PrintWriter out, PrintWriter err) {
     Main main = new Main();
     CommandLine cl = new CommandLine(main);
@@ -77,6 +115,7 @@ public final class Main implements Runnable {
     cl.setOut(out);
     cl.setErr(err);
     cl.setCaseInsensitiveEnumValuesAllowed(true);
+    addHelpOptions(cl);
     cl.setExecutionExceptionHandler((ex, commandLine, parseResult) -> {
       PrintWriter e = commandLine.getErr();
       if (ex instanceof InputException ie) {

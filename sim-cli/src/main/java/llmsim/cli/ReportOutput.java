@@ -1,6 +1,7 @@
 package llmsim.cli;
 
 import java.io.IOException;
+import java.io.PrintWriter;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -14,7 +15,7 @@ import llmsim.report.ChromeTrace;
 import llmsim.report.HtmlReport;
 import llmsim.report.MemoryChart;
 import llmsim.report.TimelineChart;
-import llmsim.report.AtomicFiles;
+import llmsim.report.ReportFolder;
 import llmsim.report.roofline.RooflineChart;
 import llmsim.report.roofline.RooflineData;
 import org.jfree.chart.JFreeChart;
@@ -23,10 +24,28 @@ import picocli.CommandLine.Option;
 /** {@code --out DIR}: charts (PNG + SVG), trace.json and report.html for simulate and compare. */
 final class ReportOutput {
   @Option(names = "--out", paramLabel = "DIR", description = "Also write timeline, memory, bounds and roofline charts (PNG and SVG), "
-      + "trace.json (Perfetto / chrome://tracing) and a self-contained report.html into DIR.")
+      + "trace.json (Perfetto / chrome://tracing) and a self-contained report.html into DIR (at most "
+      + ReportOutput.MAX_SYSTEMS + " systems). Files an earlier llmsim report wrote there and this one does not are removed "
+      + "(they are listed in DIR/" + ReportFolder.MANIFEST + "); other files are left alone.")
   Path out;
 
   static final ChartStyle STYLE = ChartStyle.DEFAULT;
+
+  /**
+   * The most systems one report draws: every system adds a timeline and a roofline chart (PNG, SVG and the PNG
+   * again inside report.html), and a chart's legend stops being readable long before; 1,000 systems took minutes
+   * and gigabytes. A sweep is the tool for many systems.
+   */
+  static final int MAX_SYSTEMS = 16;
+
+  /** {@link #prepare(Path)}, after refusing more systems than a report draws (exit code 2, nothing written). */
+  static Path prepare(Path dir, int systems, String flag) {
+    if (systems > MAX_SYSTEMS) {
+      throw new BadFlagException("--out draws at most " + MAX_SYSTEMS + " systems, but " + flag + " names " + systems
+          + "; drop --out, split the systems over several runs, or use llmsim sweep");
+    }
+    return prepare(dir);
+  }
 
   /** Creates the folder or fails with exit code 2, before any simulation runs. */
   static Path prepare(Path dir) {
@@ -42,9 +61,12 @@ final class ReportOutput {
     return dir;
   }
 
-  /** Writes every file; returns the paths written, in a stable order. */
-  static List<Path> write(Path dir, List<StepResult> results, TextTable table) {
-    try {
+  /**
+   * Writes every file as one unit (see {@link ReportFolder}); returns the paths written, in a stable order, after
+   * saying on {@code err} which files of an earlier report were removed.
+   */
+  static List<Path> write(Path dir, List<StepResult> results, TextTable table, PrintWriter err) {
+    try (ReportFolder folder = ReportFolder.open(dir, "report")) {
       List<Path> written = new ArrayList<>();
       StepResult first = results.get(0);
       String what = first.model().name() + ", " + first.task().kind().key();
@@ -53,40 +75,46 @@ final class ReportOutput {
         String name = results.size() == 1 ? "timeline" : "timeline-" + safe(r.system().id());
         JFreeChart c = TimelineChart.create("Simulated " + (r.task().kind().training() ? "step" : "run") + ": " + what
             + " on " + r.system().id(), r.trace(), STYLE);
-        written.addAll(ChartFiles.write(c, dir, name, STYLE.width(), 150 + 90 * r.trace().streams().size()));
+        written.addAll(ChartFiles.write(c, folder, name, STYLE.width(), 150 + 90 * r.trace().streams().size()));
         images.add(new HtmlReport.Image("Timeline: " + r.system().id(), ChartFiles.png(c, STYLE.width(), 150 + 90 * r.trace().streams().size())));
       }
       JFreeChart memory = MemoryChart.create("Memory: " + what, results.stream()
           .map(r -> new MemoryChart.Entry(r.system().id(), r.memory())).toList(), STYLE);
-      written.addAll(ChartFiles.write(memory, dir, "memory", STYLE.width(), STYLE.height()));
+      written.addAll(ChartFiles.write(memory, folder, "memory", STYLE.width(), STYLE.height()));
       images.add(new HtmlReport.Image("Memory on the device against usable capacity", ChartFiles.png(memory, STYLE.width(), STYLE.height())));
       JFreeChart bounds = BoundsChart.create("Time by bound: " + what, results.stream()
           .map(r -> new BoundsChart.Entry(r.system().id(), r.timeByBound())).toList(), STYLE);
-      written.addAll(ChartFiles.write(bounds, dir, "bounds", STYLE.width(), 200 + 110 * results.size()));
+      written.addAll(ChartFiles.write(bounds, folder, "bounds", STYLE.width(), 200 + 110 * results.size()));
       images.add(new HtmlReport.Image("Time by bound", ChartFiles.png(bounds, STYLE.width(), 200 + 110 * results.size())));
       List<RooflineData> roofs = new ArrayList<>();
       for (StepResult r : results) {
         RooflineData d = RooflineData.of(r.system(), r.trace(), !r.task().kind().training(), prefillEnd(r));
         roofs.add(d);
         JFreeChart c = RooflineChart.create("Roofline: " + r.system().id() + " with " + what, List.of(d), STYLE);
-        written.addAll(ChartFiles.write(c, dir, "roofline-" + safe(r.system().id()), STYLE.width(), STYLE.height()));
+        written.addAll(ChartFiles.write(c, folder, "roofline-" + safe(r.system().id()), STYLE.width(), STYLE.height()));
         images.add(new HtmlReport.Image("Roofline: " + r.system().id(), ChartFiles.png(c, STYLE.width(), STYLE.height())));
       }
-      Path trace = dir.resolve("trace.json");
-      AtomicFiles.writeString(trace, ChromeTrace.write(results.stream()
-          .map(r -> new ChromeTrace.Process(r.system().id() + ": " + what, r.trace(), r.memory())).toList()));
-      written.add(trace);
+      written.add(folder.writeString("trace.json", ChromeTrace.write(results.stream()
+          .map(r -> new ChromeTrace.Process(r.system().id() + ": " + what, r.trace(), r.memory())).toList())));
       List<String[]> why = results.stream().map(r -> new String[] {r.system().id(), r.explanation()}).toList();
       List<List<String>> rows = new ArrayList<>(scenarioRows(first));
       results.forEach(r -> rows.add(List.of("hardware " + r.system().id(), r.system().name())));
       HtmlReport.Table scenario = new HtmlReport.Table("Scenario", List.of("key", "value"), rows);
       HtmlReport.Table tab = new HtmlReport.Table("Results", table.header(), table.rows());
-      Path html = dir.resolve("report.html");
-      AtomicFiles.writeString(html, HtmlReport.render("llmsim: " + what, List.of(scenario, tab), why, images));
-      written.add(html);
+      written.add(folder.writeString("report.html", HtmlReport.render("llmsim: " + what, List.of(scenario, tab), why, images)));
+      commit(folder, err);
       return written;
     } catch (IOException e) {
       throw new UncheckedIOException(e);
+    }
+  }
+
+  /** Moves the staged files into place and says which files of an earlier run of the same kind were removed. */
+  static void commit(ReportFolder folder, PrintWriter err) throws IOException {
+    List<Path> removed = folder.commit();
+    if (!removed.isEmpty()) {
+      err.println("--out: removed " + removed.size() + " file(s) an earlier run wrote into " + folder.dir()
+          + " and this one replaces: " + String.join(", ", removed.stream().map(p -> p.getFileName().toString()).toList()));
     }
   }
 

@@ -11,6 +11,7 @@ import llmsim.core.scenario.ScenarioKey;
 import llmsim.core.workload.StepResult;
 import llmsim.hw.catalog.Catalog;
 import llmsim.report.ChartFiles;
+import llmsim.report.ReportFolder;
 import llmsim.report.roofline.RooflineChart;
 import llmsim.report.roofline.RooflineData;
 import org.jfree.chart.JFreeChart;
@@ -43,12 +44,12 @@ final class RooflineCommand implements ScenarioOptions.Command, Callable<Integer
     if (hardware == null || hardware.isBlank()) {
       throw new BadFlagException("--hardware is required (for example h100-sxm,m2-ultra)");
     }
-    ReportOutput.prepare(out);
+    @SuppressWarnings("unchecked")
+    List<String> ids = (List<String>) ScenarioKey.HARDWARE.parse(hardware);
+    ReportOutput.prepare(out, ids.size(), "--hardware");
     Catalog c = Catalog.bundled();
     List<RooflineData> data = new ArrayList<>();
     if (scenario.given(ScenarioKey.MODEL) == null) {
-      @SuppressWarnings("unchecked")
-      List<String> ids = (List<String>) ScenarioKey.HARDWARE.parse(hardware);
       for (String h : ids) {
         SystemSpec s = c.system(h, "--hardware");
         data.add(RooflineData.of(s, null, false, -1));
@@ -58,16 +59,17 @@ final class RooflineCommand implements ScenarioOptions.Command, Callable<Integer
         data.add(RooflineData.of(r.system(), r.trace(), !r.task().kind().training(), ReportOutput.prefillEnd(r)));
       }
     }
-    try {
+    try (ReportFolder folder = ReportFolder.open(out, "roofline")) {
       List<Path> written = new ArrayList<>();
       for (RooflineData d : data) {
         JFreeChart chart = RooflineChart.create("Roofline: " + d.system(), List.of(d), ReportOutput.STYLE);
-        written.addAll(ChartFiles.write(chart, out, "roofline-" + ReportOutput.safe(d.system()),
+        written.addAll(ChartFiles.write(chart, folder, "roofline-" + ReportOutput.safe(d.system()),
             ReportOutput.STYLE.width(), ReportOutput.STYLE.height()));
       }
       JFreeChart overlay = RooflineChart.create("Roofline overlay: " + String.join(", ", data.stream().map(RooflineData::system).toList()),
           data, ReportOutput.STYLE);
-      written.addAll(ChartFiles.write(overlay, out, "roofline-overlay", ReportOutput.STYLE.width(), ReportOutput.STYLE.height()));
+      written.addAll(ChartFiles.write(overlay, folder, "roofline-overlay", ReportOutput.STYLE.width(), ReportOutput.STYLE.height()));
+      ReportOutput.commit(folder, spec.commandLine().getErr());
       written.forEach(p -> spec.commandLine().getOut().println(p));
     } catch (IOException e) {
       throw new UncheckedIOException(e);

@@ -47,7 +47,7 @@ class SimulateCommand implements ScenarioOptions.Command, Callable<Integer> {
   int execute(Path file, boolean singleAsObject) {
     ScenarioOptions.Resolved r = scenario.resolve(file == null ? null : ScenarioFile.read(file), true);
     if (report.out != null) {
-      ReportOutput.prepare(report.out);
+      ReportOutput.prepare(report.out, r.hardware().size(), "--hardware");
     }
     List<StepResult> results = run(r);
     print(results, singleAsObject && results.size() == 1);
@@ -57,8 +57,8 @@ class SimulateCommand implements ScenarioOptions.Command, Callable<Integer> {
 
   void writeReports(List<StepResult> results) {
     if (report.out != null) {
-      List<java.nio.file.Path> files = ReportOutput.write(report.out, results, ResultFormat.table(results));
       PrintWriter err = spec.commandLine().getErr();
+      List<java.nio.file.Path> files = ReportOutput.write(report.out, results, ResultFormat.table(results), err);
       err.println("wrote " + files.size() + " files to " + report.out + " (open report.html; trace.json in ui.perfetto.dev)");
     }
   }

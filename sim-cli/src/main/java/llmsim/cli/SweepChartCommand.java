@@ -16,6 +16,7 @@ import llmsim.core.workload.Simulator;
 import llmsim.core.workload.StepResult;
 import llmsim.hw.catalog.Catalog;
 import llmsim.report.ChartFiles;
+import llmsim.report.ReportFolder;
 import llmsim.report.SweepChart;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
@@ -55,7 +56,7 @@ final class SweepChartCommand implements ScenarioOptions.Command, Callable<Integ
     }
     scenario.set(ScenarioKey.MODEL, models.get(0));
     ScenarioOptions.Resolved r = scenario.resolve(null, true);
-    ReportOutput.prepare(out);
+    ReportOutput.prepare(out, r.hardware().size(), "--hardware");
     Catalog c = Catalog.bundled();
     List<ModelSpec> ms = models.stream().map(m -> c.model(m, "--models")).toList();
     List<SystemSpec> systems = r.hardware().stream().map(h -> c.system(h, "--hardware")).toList();
@@ -75,10 +76,11 @@ final class SweepChartCommand implements ScenarioOptions.Command, Callable<Integ
     }
     String label = metric.equals("tokens_per_s") ? (r.task().kind().training() ? "training tokens/s" : "generated tokens/s")
         : "step time (s)";
-    try {
+    try (ReportFolder folder = ReportFolder.open(out, "sweep-chart")) {
       ChartFiles.write(SweepChart.create(label + " vs model size: " + r.task().kind().key(), label,
-          systems.stream().map(SystemSpec::id).toList(), points, ReportOutput.STYLE), out, "sweep",
+          systems.stream().map(SystemSpec::id).toList(), points, ReportOutput.STYLE), folder, "sweep",
           ReportOutput.STYLE.width(), ReportOutput.STYLE.height());
+      ReportOutput.commit(folder, spec.commandLine().getErr());
     } catch (IOException e) {
       throw new UncheckedIOException(e);
     }

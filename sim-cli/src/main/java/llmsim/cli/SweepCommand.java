@@ -28,6 +28,7 @@ import llmsim.core.scenario.ScenarioKey;
 import llmsim.core.workload.Estimate;
 import llmsim.core.workload.Estimator;
 import llmsim.hw.scenario.GridFile;
+import llmsim.report.AtomicFiles;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
@@ -38,7 +39,9 @@ import picocli.CommandLine.Spec;
 @Command(name = "sweep", description = {
     "Sweep a cartesian grid of scenarios: every combination of the listed values, one row each, in a stable order,",
     "written as they complete. --mode analytic sums the roofline kernel's costs in closed form (no overlap);",
-    "--mode simulate runs the event engine per point. Ctrl-C leaves a valid file of complete rows.",
+    "--mode simulate runs the event engine per point. Without --output, rows stream to standard output a whole line",
+    "at a time. With --output, rows go to a temporary file beside FILE that replaces it when the sweep ends; Ctrl-C",
+    "keeps the complete rows so far (without --top), a failure or a hard kill leaves FILE as it was.",
     "Example: llmsim sweep --hardware m2-ultra,13900ks-h100 --models llama-7b,llama-13b --tasks inference --batch 1,8,64 --output out.csv"})
 final class SweepCommand implements ScenarioOptions.GridCommand, Callable<Integer> {
   /** Points per unit of work: large for the closed form, small for event simulations (progress, Ctrl-C). */
@@ -80,29 +83,70 @@ final class SweepCommand implements ScenarioOptions.GridCommand, Callable<Intege
   @Option(names = "--threads", paramLabel = "N", description = "Worker threads (default: all cores).")
   Integer threads;
 
+  /** Test seam: a child JVM given this property stops writing after that many chunks and waits for a signal. */
+  static final String PAUSE_PROPERTY = "llmsim.test.sweepPauseAfterChunks";
+
   @Override
   public Integer call() throws Exception {
     SweepGrid grid = new SweepGrid(axes());
     long n = grid.points();
-    checkOptions(n);
-    boolean jsonl = format.equals("jsonl");
-    Writer w = output == null ? new PrintWriter(spec.commandLine().getOut())
-        : new BufferedWriter(new OutputStreamWriter(Files.newOutputStream(output), StandardCharsets.UTF_8), 1 << 16);
-    Progress progress = new Progress(spec.commandLine().getErr(), n, output != null && System.console() != null);
-    Run run = new Run(grid, n, jsonl, w, progress);
-    Thread hook = new Thread(run::interrupt, "llmsim-sweep-interrupt");
-    Runtime.getRuntime().addShutdownHook(hook);
+    checkOptions(n); // every flag is checked before the output is touched
+    AtomicFiles.Staged staged = output == null ? null : stageOutput();
     try {
-      run.execute(threads == null ? Runtime.getRuntime().availableProcessors() : threads);
-    } finally {
+      Writer w = staged == null ? new PrintWriter(spec.commandLine().getOut())
+          : new BufferedWriter(new OutputStreamWriter(Files.newOutputStream(staged.tmp()), StandardCharsets.UTF_8), 1 << 16);
+      Progress progress = new Progress(spec.commandLine().getErr(), n, output != null && TerminalWriter.attached());
+      Run run = new Run(grid, n, format.equals("jsonl"), w, staged, progress);
+      Thread hook = new Thread(run::interrupt, "llmsim-sweep-interrupt");
+      if (staged != null) {
+        staged.onShutdown(run::interrupt); // AtomicFiles' one hook: keep the complete rows, then clean up
+      } else {
+        Runtime.getRuntime().addShutdownHook(hook);
+      }
       try {
-        Runtime.getRuntime().removeShutdownHook(hook);
-      } catch (IllegalStateException shuttingDown) {
-        // the hook is running: it closes the file
+        run.execute(threads == null ? Runtime.getRuntime().availableProcessors() : threads);
+      } finally {
+        if (staged == null) {
+          try {
+            Runtime.getRuntime().removeShutdownHook(hook);
+          } catch (IllegalStateException shuttingDown) {
+            // the hook is running: it flushes the rows
+          }
+        }
+      }
+      progress.done();
+      return 0;
+    } finally {
+      if (staged != null) {
+        staged.close(); // no-op after the commit; otherwise the temporary file goes and FILE stays as it was
       }
     }
-    progress.done();
-    return 0;
+  }
+
+  /** Refuses an --output that cannot be written, before any work, and creates its temporary file. */
+  private AtomicFiles.Staged stageOutput() {
+    if (Files.isDirectory(output)) {
+      throw new BadFlagException("--output: " + output + " is a folder; give a file name (for example "
+          + output.resolve(format.equals("jsonl") ? "sweep.jsonl" : "sweep.csv") + ")");
+    }
+    Path parent = output.toAbsolutePath().getParent();
+    if (parent == null || !Files.isDirectory(parent)) {
+      throw new BadFlagException("--output: folder " + parent + (parent != null && Files.exists(parent)
+          ? " is not a folder" : " does not exist; create it first"));
+    }
+    if (Files.exists(output) && !Files.isWritable(output)) {
+      throw new BadFlagException("--output: " + output + " is not writable");
+    }
+    if (!Files.isWritable(parent)) {
+      throw new BadFlagException("--output: folder " + parent + " is not writable (rows are written to a temporary "
+          + "file there, then moved over " + output.getFileName() + ")");
+    }
+    try {
+      return AtomicFiles.stage(output);
+    } catch (IOException | SecurityException e) {
+      throw new BadFlagException("--output: cannot write in folder " + parent + " (" + e.getClass().getSimpleName()
+          + (e.getMessage() == null ? "" : ": " + e.getMessage()) + ")");
+    }
   }
 
   private void checkOptions(long n) {
@@ -119,7 +163,9 @@ final class SweepCommand implements ScenarioOptions.GridCommand, Callable<Intege
     if (top != null && top < 1) {
       throw new BadFlagException("--top must be >= 1, was " + top);
     }
-    SweepRows.higherIsBetter(by);
+    if (!SweepRows.RANKABLE.contains(by)) {
+      throw new BadFlagException("--by", by, String.join(", ", SweepRows.RANKABLE));
+    }
     if (threads != null && threads < 1) {
       throw new BadFlagException("--threads must be >= 1, was " + threads);
     }
@@ -141,20 +187,23 @@ final class SweepCommand implements ScenarioOptions.GridCommand, Callable<Intege
     final long n;
     final boolean jsonl;
     final Writer out;
+    final AtomicFiles.Staged staged; // null: standard output
     final Progress progress;
     final AtomicBoolean cancelled = new AtomicBoolean();
     final java.util.concurrent.atomic.AtomicReference<RuntimeException> failure = new java.util.concurrent.atomic.AtomicReference<>();
     final Object writeLock = new Object();
     boolean closed;
+    long rowsWritten;
     final Map<Long, Chunk> done = new ConcurrentHashMap<>();
     final String kernel = Kernels.get().name();
     final int chunkSize = mode.equals("analytic") ? ANALYTIC_CHUNK : SIMULATE_CHUNK;
 
-    Run(SweepGrid grid, long n, boolean jsonl, Writer out, Progress progress) {
+    Run(SweepGrid grid, long n, boolean jsonl, Writer out, AtomicFiles.Staged staged, Progress progress) {
       this.grid = grid;
       this.n = n;
       this.jsonl = jsonl;
       this.out = out;
+      this.staged = staged;
       this.progress = progress;
     }
 
@@ -186,10 +235,14 @@ final class SweepCommand implements ScenarioOptions.GridCommand, Callable<Intege
       }
       pool.shutdown();
       if (top == null) {
-        write(SweepRows.header(jsonl));
+        write(SweepRows.header(jsonl), 0);
       }
       List<Ranked> best = new ArrayList<>();
+      long pauseAfter = Long.getLong(PAUSE_PROPERTY, -1);
       for (long c = 0; c < chunks && !cancelled.get(); c++) {
+        if (c == pauseAfter) {
+          pauseForTest(c);
+        }
         Chunk chunk;
         while ((chunk = done.remove(c)) == null) {
           if (cancelled.get()) {
@@ -201,7 +254,7 @@ final class SweepCommand implements ScenarioOptions.GridCommand, Callable<Intege
           break;
         }
         if (top == null) {
-          write(chunk.text());
+          write(chunk.text(), Math.min(n, (c + 1) * chunkSize) - c * chunkSize);
         } else {
           best.addAll(chunk.best());
           best = keepBest(best);
@@ -209,16 +262,24 @@ final class SweepCommand implements ScenarioOptions.GridCommand, Callable<Intege
         progress.update(Math.min(n, (c + 1) * chunkSize));
       }
       if (failure.get() != null) {
-        close();
+        finish(false);
         throw failure.get();
       }
       if (top != null && !cancelled.get()) {
         StringBuilder b = new StringBuilder(SweepRows.header(jsonl));
         best.forEach(r -> b.append(r.row()));
-        write(b.toString());
+        write(b.toString(), best.size());
       }
       pool.awaitTermination(1, TimeUnit.MINUTES);
-      close();
+      finish(true);
+    }
+
+    /** See {@link #PAUSE_PROPERTY}: lets a test signal the process at a known row instead of racing the engine. */
+    private void pauseForTest(long chunksWritten) throws InterruptedException {
+      PrintWriter err = spec.commandLine().getErr();
+      err.println("llmsim-test: paused after " + chunksWritten + " chunks");
+      err.flush();
+      new java.util.concurrent.CountDownLatch(1).await();
     }
 
     Chunk compute(Estimator est, long c) {
@@ -255,33 +316,51 @@ final class SweepCommand implements ScenarioOptions.GridCommand, Callable<Intege
       return new ArrayList<>(rows.stream().sorted(order).limit(top).toList());
     }
 
-    void write(String text) throws IOException {
+    /** Writes whole rows at once: a signal that takes the lock finds only complete lines. */
+    void write(String text, long rows) throws IOException {
       synchronized (writeLock) {
         if (closed) {
           return;
         }
         out.write(text);
         out.flush();
+        rowsWritten += rows;
       }
     }
 
-    void close() throws IOException {
+    /** Flushes; with --output, closes the temporary file and moves it over FILE ({@code keep}) or deletes it. */
+    void finish(boolean keep) throws IOException {
       synchronized (writeLock) {
-        if (!closed) {
-          closed = true;
-          out.flush();
-          if (output != null) {
-            out.close();
+        if (closed) {
+          return;
+        }
+        closed = true;
+        out.flush();
+        if (staged != null) {
+          out.close();
+          if (keep) {
+            staged.commit();
+          } else {
+            staged.close();
           }
         }
       }
     }
 
-    /** Ctrl-C: stop handing out chunks; what is written is whole rows, flushed; close the file. */
+    /**
+     * Ctrl-C: stop handing out chunks; what is written is whole rows. With --output they replace FILE, unless
+     * --top holds them back (nothing is ranked yet): then FILE stays as it was.
+     */
     void interrupt() {
       cancelled.set(true);
       try {
-        close();
+        finish(top == null);
+        if (staged != null) {
+          PrintWriter err = spec.commandLine().getErr();
+          err.println(top == null ? "llmsim: interrupted; " + output + " holds the " + rowsWritten + " complete rows of "
+              + n + " written so far" : "llmsim: interrupted before the ranking was complete; " + output + " is unchanged");
+          err.flush();
+        }
       } catch (IOException e) {
         throw new UncheckedIOException(e);
       }

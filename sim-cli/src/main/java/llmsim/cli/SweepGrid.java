@@ -70,15 +70,21 @@ final class SweepGrid {
     return values.get(java.util.Arrays.asList(AXES).indexOf(k));
   }
 
-  /** Points in the grid; refuses a grid whose size does not fit a long. */
+  /** The number of points; a grid past 2^63 - 1 points is bad input, named by its axis sizes. */
   long points() {
     long p = 1;
-    for (int i = 0; i < radix.length; i++) {
-      if (p > Long.MAX_VALUE / radix[i]) {
-        throw new BadFlagException(String.format(Locale.US, "the grid has more than %,d points (axes of %s values);"
-            + " narrow it", Long.MAX_VALUE, java.util.Arrays.toString(radix)));
+    for (int r : radix) {
+      if (p > Long.MAX_VALUE / r) {
+        StringBuilder sizes = new StringBuilder();
+        for (int a = 0; a < radix.length; a++) {
+          if (radix[a] > 1) {
+            sizes.append(sizes.length() == 0 ? "" : " x ").append(AXES[a].gridKey()).append(' ').append(radix[a]);
+          }
+        }
+        throw new BadFlagException("the grid has more than 2^63 - 1 points (" + sizes + "); --max-points allows at "
+            + "most the number given (default 20,000,000): narrow it");
       }
-      p *= radix[i];
+      p *= r;
     }
     return p;
   }

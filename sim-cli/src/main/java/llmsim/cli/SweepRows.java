@@ -7,8 +7,12 @@ import java.util.Map;
 import llmsim.core.scenario.ScenarioKey;
 import llmsim.core.scenario.ScenarioValues;
 import llmsim.core.workload.Estimate;
+import llmsim.report.Escape;
 
-/** Sweep rows as CSV or JSON Lines, with a fixed column order and locale-free numbers. */
+/**
+ * Sweep rows as CSV (RFC 4180 quoting) or JSON Lines (escaped strings), with a fixed column order and locale-free
+ * numbers. Ids come from user files and may hold commas, quotes or line breaks: one point is still one record.
+ */
 final class SweepRows {
   private SweepRows() {}
 
@@ -25,6 +29,9 @@ final class SweepRows {
         "device_bytes", "capacity_bytes", "mode", "kernel"));
     return List.copyOf(c);
   }
+
+  /** Metrics --by can rank on. */
+  static final List<String> RANKABLE = List.of("tokens_per_s", "mfu", "step_time_s", "ttft_s", "tpot_s");
 
   static String header(boolean jsonl) {
     return jsonl ? "" : String.join(",", COLUMNS) + "\n";
@@ -47,12 +54,12 @@ final class SweepRows {
         if (i > 0) {
           b.append(',');
         }
-        b.append('"').append(COLUMNS.get(i)).append("\":");
+        b.append(Escape.json(COLUMNS.get(i))).append(':');
         Object x = v[i];
         if (x == null) {
           b.append("null");
         } else if (x instanceof String s) {
-          b.append('"').append(s).append('"');
+          b.append(Escape.json(s));
         } else if (x instanceof Double d) {
           b.append(Double.isFinite(d) ? Double.toString(d) : "null");
         } else {
@@ -70,6 +77,8 @@ final class SweepRows {
           continue;
         } else if (x instanceof Double d) {
           b.append(Double.isFinite(d) ? Double.toString(d) : "");
+        } else if (x instanceof String s) {
+          b.append(Escape.csv(s));
         } else {
           b.append(x);
         }

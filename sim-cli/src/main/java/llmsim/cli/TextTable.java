@@ -2,6 +2,7 @@ package llmsim.cli;
 
 import java.util.ArrayList;
 import java.util.List;
+import llmsim.report.Escape;
 
 /** A plain-text table with aligned columns, and the same rows as CSV. */
 final class TextTable {
@@ -20,6 +21,11 @@ final class TextTable {
     return this;
   }
 
+  /** A cell as a terminal shows it: control characters (ESC, NUL, line breaks) as visible escapes, one line. */
+  private static String shown(String cell) {
+    return Escape.terminal(cell, false);
+  }
+
   List<String> header() {
     return header;
   }
@@ -31,9 +37,9 @@ final class TextTable {
   String render() {
     int[] w = new int[header.size()];
     for (int i = 0; i < w.length; i++) {
-      w[i] = header.get(i).length();
+      w[i] = shown(header.get(i)).length();
       for (List<String> r : rows) {
-        w[i] = Math.max(w[i], r.get(i).length());
+        w[i] = Math.max(w[i], shown(r.get(i)).length());
       }
     }
     StringBuilder sb = new StringBuilder();
@@ -55,7 +61,8 @@ final class TextTable {
       if (i > 0) {
         l.append("  ");
       }
-      l.append(cells.get(i)).append(" ".repeat(w[i] - cells.get(i).length()));
+      String c = shown(cells.get(i));
+      l.append(c).append(" ".repeat(w[i] - c.length()));
     }
     sb.append(l.toString().stripTrailing()).append('\n');
   }
@@ -70,10 +77,6 @@ final class TextTable {
   }
 
   static String csvLine(List<String> cells) {
-    List<String> out = new ArrayList<>();
-    for (String c : cells) {
-      out.add(c.contains(",") || c.contains("\"") || c.contains("\n") ? "\"" + c.replace("\"", "\"\"") + "\"" : c);
-    }
-    return String.join(",", out) + "\n";
+    return String.join(",", cells.stream().map(Escape::csv).toList()) + "\n";
   }
 }

@@ -33,7 +33,7 @@ final class ValidateCommand implements Callable<Integer> {
   List<Path> paths;
 
   @picocli.CommandLine.Option(names = "--out", paramLabel = "DIR",
-      description = "Also draw predicted vs measured (log-log, y = x, +-20% bands) as validation.png and validation.svg.")
+      description = "Also draw predicted vs measured (log-log, y = x, +-20%% bands) as validation.png and validation.svg.")
   Path out;
 
   @Override
@@ -50,9 +50,10 @@ final class ValidateCommand implements Callable<Integer> {
       List<llmsim.report.ValidationChart.Point> pts = outcomes.stream().filter(ValidationRunner.Outcome::ran)
           .map(o -> new llmsim.report.ValidationChart.Point(o.c().id(), o.c().category(), o.c().measured(), o.predicted()))
           .toList();
-      try {
+      try (llmsim.report.ReportFolder folder = llmsim.report.ReportFolder.open(out, "validate")) {
         llmsim.report.ChartFiles.write(llmsim.report.ValidationChart.create("llmsim: predicted vs published measurements",
-            pts, ReportOutput.STYLE), out, "validation", ReportOutput.STYLE.width(), ReportOutput.STYLE.height());
+            pts, ReportOutput.STYLE), folder, "validation", ReportOutput.STYLE.width(), ReportOutput.STYLE.height());
+        ReportOutput.commit(folder, spec.commandLine().getErr());
       } catch (java.io.IOException e) {
         throw new java.io.UncheckedIOException(e);
       }

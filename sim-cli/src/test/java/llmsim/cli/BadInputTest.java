@@ -172,4 +172,18 @@ class BadInputTest {
     assertThat(r.code()).as(r.err()).isZero();
     assertThat(r.out()).contains("ok (system my-box)");
   }
+
+  @Test
+  void badKernelProperty_isOneLineNamingThePropertyAndTheChoices() throws Exception {
+    // the kernel is picked once per JVM, so this runs in a child JVM of its own
+    Process p = new ProcessBuilder(java.nio.file.Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+        "-Dllmsim.kernel=bogus", "-cp", System.getProperty("java.class.path"), "llmsim.cli.Main", "models", "list")
+        .start();
+    String out = new String(p.getInputStream().readAllBytes(), java.nio.charset.StandardCharsets.UTF_8);
+    String err = new String(p.getErrorStream().readAllBytes(), java.nio.charset.StandardCharsets.UTF_8);
+    assertThat(p.waitFor()).as(err).isEqualTo(2);
+    assertThat(out).isEmpty();
+    assertThat(err.lines().filter(l -> !l.startsWith("WARNING: Using incubator modules")).toList())
+        .containsExactly("error: -Dllmsim.kernel=bogus is not allowed (allowed: auto, scalar, panama)");
+  }
 }

@@ -149,4 +149,43 @@ class ReportOutputTest {
     assertThat(r.code()).isEqualTo(2);
     assertThat(r.err()).contains("--out: cannot create folder");
   }
+
+  @Test
+  void twoRunsIntoOneFolder_leaveOnlyTheSecondRunsReport() throws IOException {
+    Path both = dir.resolve("both");
+    Files.createDirectories(both);
+    Files.writeString(both.resolve("notes.txt"), "mine");
+    CliRunner first = CliRunner.run("compare", "--model", "gpt3-125m", "--hardware", "m2-ultra,13900ks-rtx4090",
+        "--generate-tokens", "2", "--out", both.toString());
+    assertThat(first.code()).as(first.err()).isZero();
+    assertThat(both.resolve("timeline-m2-ultra.png")).exists();
+    CliRunner second = CliRunner.run("simulate", "--model", "gpt3-125m", "--hardware", "h100-sxm",
+        "--generate-tokens", "2", "--out", both.toString());
+    assertThat(second.code()).as(second.err()).isZero();
+    List<String> names;
+    try (var s = Files.list(both)) {
+      names = s.map(p -> p.getFileName().toString()).sorted().toList();
+    }
+    assertThat(names).containsExactly(llmsim.report.ReportFolder.MANIFEST, "bounds.png", "bounds.svg", "memory.png",
+        "memory.svg", "notes.txt", "report.html", "roofline-h100-sxm.png", "roofline-h100-sxm.svg", "timeline.png",
+        "timeline.svg", "trace.json");
+    assertThat(second.err()).contains("--out: removed 8 file(s) an earlier run wrote into " + both)
+        .contains("timeline-m2-ultra.png").contains("roofline-13900ks-rtx4090.svg");
+  }
+
+  @Test
+  void moreSystemsThanAReportDraws_isABadInput_andWritesNothing() {
+    Path many = dir.resolve("many");
+    String ids = String.join(",", java.util.Collections.nCopies(ReportOutput.MAX_SYSTEMS + 1, "h100-sxm"));
+    for (String cmd : List.of("compare", "roofline", "sweep-chart")) {
+      List<String> args = new java.util.ArrayList<>(List.of(cmd, "--hardware", ids, "--out", many.toString()));
+      args.addAll(cmd.equals("sweep-chart") ? List.of("--models", "gpt3-125m") : List.of("--model", "gpt3-125m"));
+      CliRunner r = CliRunner.run(args.toArray(String[]::new));
+      assertThat(r.code()).as(cmd + ": " + r.err()).isEqualTo(2);
+      assertThat(r.err()).as(cmd).isEqualTo("error: --out draws at most " + ReportOutput.MAX_SYSTEMS
+          + " systems, but --hardware names " + (ReportOutput.MAX_SYSTEMS + 1)
+          + "; drop --out, split the systems over several runs, or use llmsim sweep\n");
+      assertThat(many).as(cmd).doesNotExist();
+    }
+  }
 }

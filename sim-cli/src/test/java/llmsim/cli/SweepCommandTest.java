@@ -138,4 +138,16 @@ class SweepCommandTest {
     assertThat(r.err()).contains("the grid has 16 points, more than --max-points 10");
     assertThat(r.out()).isEmpty();
   }
+
+  @Test
+  void aGridPastALongsRange_isABadInputNamingTheAxes() {
+    // five integer axes of 8,192 values each: 2^65 points, before the enumerated axes even multiply in
+    String values = String.join(",", java.util.Collections.nCopies(8192, "1"));
+    CliRunner r = CliRunner.run("sweep", "--hardware", "h100-sxm", "--models", "gpt3-125m", "--batch", values,
+        "--seq-len", values, "--prompt-tokens", values, "--generate-tokens", values, "--micro-batches", values);
+    assertThat(r.code()).as(r.err()).isEqualTo(2);
+    assertThat(r.err()).isEqualTo("error: the grid has more than 2^63 - 1 points (batch 8192 x seq_len 8192 x "
+        + "prompt_tokens 8192 x generate_tokens 8192 x micro_batches 8192); --max-points allows at most the number given "
+        + "(default 20,000,000): narrow it\n");
+  }
 }

@@ -1,6 +1,7 @@
 package llmsim.cli;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
@@ -18,9 +19,18 @@ class ValidationSuiteTest {
 
   final List<ValidationRunner.Outcome> outcomes = ValidationRunner.run(ValidationCase.readAll(List.of(CASES)));
 
+  /**
+   * The list of published measurements lives beside the repository, in the team's shared folder, not in it:
+   * a fresh clone has no such file, so this check runs only where it is present.
+   */
+  static final Path PUBLISHED = Path.of("..", "..", "shared", "validation", "published-measurements.json");
+
   @Test
   void everyPublishedMeasurement_hasACaseFile() throws IOException {
-    JsonNode published = new ObjectMapper().readTree(Path.of("..", "..", "shared", "validation", "published-measurements.json").toFile());
+    assumeTrue(Files.isRegularFile(PUBLISHED), () -> "skipped: " + PUBLISHED.toAbsolutePath().normalize()
+        + " is not present (it sits beside the repository, not in it)");
+    JsonNode published = new ObjectMapper().readTree(PUBLISHED.toFile());
+    assertThat(published.size()).as("published measurements").isPositive();
     List<String> ids = outcomes.stream().map(o -> o.c().id()).toList();
     for (JsonNode c : published) {
       assertThat(ids).contains(c.get("id").asText());

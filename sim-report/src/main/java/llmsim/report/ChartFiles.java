@@ -19,16 +19,11 @@ import org.w3c.dom.Document;
 public final class ChartFiles {
   private ChartFiles() {}
 
-  /** Writes {@code name}.png and {@code name}.svg under {@code dir}; returns the two paths. */
-  public static List<Path> write(JFreeChart chart, Path dir, String name, int width, int height) throws IOException {
-    Path png = dir.resolve(name + ".png");
-    Path svg = dir.resolve(name + ".svg");
-    AtomicFiles.write(png, out -> ChartUtils.writeChartAsPNG(out, chart, width, height));
-    String svgText = svg(chart, width, height, name);
-    AtomicFiles.writeString(svg, svgText);
+  /** Stages {@code name}.png and {@code name}.svg in {@code folder}; returns the two paths they will have. */
+  public static List<Path> write(JFreeChart chart, ReportFolder folder, String name, int width, int height) throws IOException {
     List<Path> out = new ArrayList<>();
-    out.add(png);
-    out.add(svg);
+    out.add(folder.write(name + ".png", o -> ChartUtils.writeChartAsPNG(o, chart, width, height)));
+    out.add(folder.writeString(name + ".svg", svg(chart, width, height, name)));
     return out;
   }
 
@@ -58,7 +53,9 @@ public final class ChartFiles {
     try (Writer w = new OutputStreamWriter(bytes, StandardCharsets.UTF_8)) {
       g.stream(w, true);
     }
-    return bytes.toString(StandardCharsets.UTF_8);
+    // Batik escapes markup but writes NUL, ESC and other characters XML 1.0 forbids as they are (a model name from
+    // a config.json may hold them), which makes the whole file ill-formed: drop them
+    return Escape.xmlLegal(bytes.toString(StandardCharsets.UTF_8));
   }
 
   /** A fixed prefix and a per-document counter, so the same chart gives the same file. */

@@ -13,6 +13,8 @@ import java.util.Arrays;
 public final class EventQueue {
   private static final int PRIORITY_SHIFT = 48;
   private static final long SEQUENCE_MASK = (1L << PRIORITY_SHIFT) - 1;
+  /** The largest priority whose packed key stays positive (16 bits above the sequence, the sign bit excluded). */
+  public static final int MAX_PRIORITY = (1 << (63 - PRIORITY_SHIFT)) - 1;
 
   private long[] keys;
   private int[] payloads;
@@ -34,11 +36,16 @@ public final class EventQueue {
   }
 
   /**
-   * Schedule {@code payload} at {@code time} with {@code priority} in [0, 32767]; lower runs first.
+   * Schedule {@code payload} at {@code time} with {@code priority} in [0, {@value #MAX_PRIORITY}]; lower runs first.
+   * A priority outside that range would not fit its bits in the packed key (32768 would sort before 0), so it is
+   * refused rather than misordered.
    */
   public void push(double time, int priority, int payload) {
     if (!(time >= 0)) {
       throw new IllegalArgumentException("cannot schedule at " + time + " s: times are >= 0");
+    }
+    if (priority < 0 || priority > MAX_PRIORITY) {
+      throw new IllegalArgumentException("priority must be in [0, " + MAX_PRIORITY + "], was " + priority);
     }
     if (size == payloads.length) {
       keys = Arrays.copyOf(keys, keys.length * 2);

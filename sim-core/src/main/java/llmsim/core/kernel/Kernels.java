@@ -13,13 +13,48 @@ public final class Kernels {
 
   private Kernels() {}
 
+  static final java.util.List<String> CHOICES = java.util.List.of("auto", "scalar", "panama");
+
   private static final class Holder {
-    static final RooflineKernel KERNEL = select(System.getProperty(PROPERTY, "auto"));
+    static final RooflineKernel KERNEL;
+    static final RuntimeException FAILURE;
+
+    static {
+      RooflineKernel k = null;
+      RuntimeException f = null;
+      try {
+        k = select(System.getProperty(PROPERTY, "auto"));
+      } catch (RuntimeException e) {
+        f = e;
+      }
+      KERNEL = k;
+      FAILURE = f;
+    }
   }
 
-  /** The kernel this JVM uses. */
+  /**
+   * The kernel this JVM uses. A bad {@code -Dllmsim.kernel} throws {@link IllegalArgumentException}, a forced
+   * choice that cannot load {@link IllegalStateException}, on every call and with the message (never an
+   * {@link ExceptionInInitializerError}, which hid it behind a stack trace).
+   */
   public static RooflineKernel get() {
+    checkProperty();
+    if (Holder.FAILURE != null) {
+      throw new IllegalStateException(Holder.FAILURE.getMessage(), Holder.FAILURE);
+    }
     return Holder.KERNEL;
+  }
+
+  /**
+   * Checks {@code -Dllmsim.kernel} without loading any kernel, so a front end can report a bad value as bad input
+   * before any work; throws {@link IllegalArgumentException} naming the property and the allowed values.
+   */
+  public static void checkProperty() {
+    String choice = System.getProperty(PROPERTY, "auto");
+    if (!CHOICES.contains(choice.toLowerCase(Locale.ROOT))) {
+      throw new IllegalArgumentException("-D" + PROPERTY + "=" + choice + " is not allowed (allowed: "
+          + String.join(", ", CHOICES) + ")");
+    }
   }
 
   static RooflineKernel select(String choice) {
@@ -38,7 +73,8 @@ public final class Kernels {
         return new ScalarRooflineKernel();
       }
       default:
-        throw new IllegalArgumentException("-D" + PROPERTY + "=" + choice + " is not allowed (allowed: auto, scalar, panama)");
+        throw new IllegalArgumentException("-D" + PROPERTY + "=" + choice + " is not allowed (allowed: "
+            + String.join(", ", CHOICES) + ")");
     }
   }
 

@@ -39,4 +39,25 @@ class EventQueueTest {
     assertThat(got).isEqualTo(want);
     assertThat(q.isEmpty()).isTrue();
   }
+
+  @Test
+  void theWholePriorityRange_ordersLowestFirst() {
+    EventQueue q = new EventQueue(4);
+    q.push(1.0, EventQueue.MAX_PRIORITY, 1);
+    q.push(1.0, 0, 2);
+    q.push(1.0, EventQueue.MAX_PRIORITY - 1, 3);
+    assertThat(List.of(q.pop(), q.pop(), q.pop())).containsExactly(2, 3, 1);
+    assertThat(EventQueue.MAX_PRIORITY).isEqualTo(32767); // 64 bits: 1 sign, 15 priority, 48 sequence
+  }
+
+  @Test
+  void aPriorityOutsideTheRange_isRefusedNamingTheRange() {
+    EventQueue q = new EventQueue(4);
+    for (int p : new int[] {-1, EventQueue.MAX_PRIORITY + 1, Integer.MAX_VALUE, Integer.MIN_VALUE}) {
+      org.assertj.core.api.Assertions.assertThatThrownBy(() -> q.push(0.0, p, 0))
+          .isInstanceOf(IllegalArgumentException.class)
+          .hasMessage("priority must be in [0, 32767], was " + p);
+    }
+    assertThat(q.isEmpty()).isTrue();
+  }
 }

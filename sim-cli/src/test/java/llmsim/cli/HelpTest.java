@@ -1,0 +1,112 @@
+package llmsim.cli;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.io.PrintWriter;
+import java.io.StringWriter;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.IdentityHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.stream.Stream;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.Arguments;
+import org.junit.jupiter.params.provider.MethodSource;
+import picocli.CommandLine;
+
+/**
+ * Every command and subcommand, found by walking the registered tree from the root (so a new one is covered
+ * without touching this test), answers {@code -h}, {@code --help} and {@code llmsim help ...} with its usage
+ * and exit code 0, and picocli has nothing to complain about while formatting it.
+ */
+class HelpTest {
+
+  /** The words that name each command below the root, e.g. {@code [hardware, list]}; the root is {@code []}. */
+  static List<List<String>> commandPaths() {
+    CommandLine root = Main.commandLine(new PrintWriter(new StringWriter()), new PrintWriter(new StringWriter()));
+    List<List<String>> paths = new ArrayList<>();
+    walk(root, List.of(), paths, new IdentityHashMap<>());
+    return paths;
+  }
+
+  private static void walk(CommandLine cl, List<String> path, List<List<String>> paths, Map<CommandLine, Boolean> seen) {
+    if (seen.put(cl, Boolean.TRUE) != null) {
+      return; // an alias of a command already visited
+    }
+    paths.add(path);
+    for (Map.Entry<String, CommandLine> sub : cl.getSubcommands().entrySet()) {
+      List<String> p = new ArrayList<>(path);
+      p.add(sub.getKey());
+      walk(sub.getValue(), p, paths, seen);
+    }
+  }
+
+  static Stream<Arguments> everyCommandWithEachHelpForm() {
+    List<Arguments> out = new ArrayList<>();
+    for (List<String> path : commandPaths()) {
+      for (String flag : List.of("-h", "--help")) {
+        List<String> args = new ArrayList<>(path);
+        args.add(flag);
+        out.add(Arguments.of(path, args));
+      }
+      // picocli's help command looks up one name only ("help hardware list" shows "hardware")
+      if (path.size() == 1) {
+        List<String> args = new ArrayList<>();
+        args.add("help");
+        args.addAll(path);
+        out.add(Arguments.of(path, args));
+      }
+    }
+    return out.stream();
+  }
+
+  @ParameterizedTest(name = "llmsim {1}")
+  @MethodSource("everyCommandWithEachHelpForm")
+  void help_printsUsageAndExitsZero(List<String> path, List<String> args) {
+    Captured r = runCapturingSystemErr(args.toArray(String[]::new));
+    String name = String.join(" ", Stream.concat(Stream.of("llmsim"), path.stream()).toList());
+    assertThat(r.code).as("exit code of llmsim %s; stderr: %s", args, r.err).isZero();
+    assertThat(r.out).as("usage of llmsim %s", args).containsPattern("(?m)^Usage: " + java.util.regex.Pattern.quote(name) + "( |$)");
+    assertThat(r.out).as("the help options are listed").contains("-h, --help");
+    assertThat(r.out).as("unresolved or empty variables in the usage").doesNotContain("${").doesNotContainPattern(":\\s+null\\b");
+    assertThat(r.err).as("stderr of llmsim %s", args).doesNotContain("Could not format").doesNotContain("Unknown option");
+    assertThat(r.systemErr).as("picocli's own warnings (System.err) for llmsim %s", args).doesNotContain("Could not format");
+  }
+
+  @org.junit.jupiter.api.Test
+  void theWalk_findsNestedSubcommands() {
+    // guards the walk itself: if it stopped at the first level, the test above would pass vacuously for them
+    assertThat(commandPaths()).contains(List.of(), List.of("hardware", "list"), List.of("hardware", "schema"),
+        List.of("models", "show"), List.of("sweep"), List.of("help"));
+  }
+
+  record Captured(int code, String out, String err, String systemErr) {}
+
+  /** Picocli prints its formatting warnings through its tracer on System.err, not on the command's writer. */
+  static Captured runCapturingSystemErr(String... args) {
+    PrintStream saved = System.err;
+    ByteArrayOutputStream bytes = new ByteArrayOutputStream();
+    StringWriter out = new StringWriter();
+    StringWriter err = new StringWriter();
+    int code;
+    try {
+      System.setErr(new PrintStream(bytes, true, StandardCharsets.UTF_8));
+      code = Main.execute(args, new PrintWriter(out), new PrintWriter(err));
+    } finally {
+      System.setErr(saved);
+    }
+    return new Captured(code, out.toString(), err.toString(), bytes.toString(StandardCharsets.UTF_8));
+  }
+
+  @org.junit.jupiter.api.Test
+  void unknownOption_stillSaysWhereHelpIs() {
+    Captured r = runCapturingSystemErr("simulate", "--no-such-flag");
+    assertThat(r.code).isEqualTo(2);
+    assertThat(r.err).contains("Unknown option: '--no-such-flag'").contains("llmsim simulate --help");
+    assertThat(Arrays.asList(r.out.split("\n"))).noneMatch(l -> l.startsWith("Usage:"));
+  }
+}
