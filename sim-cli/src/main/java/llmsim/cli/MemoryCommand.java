@@ -15,6 +15,7 @@ import llmsim.core.memory.MemoryPlan;
 import llmsim.core.memory.MemoryPlanner;
 import llmsim.core.model.ModelSpec;
 import llmsim.core.task.Offload;
+import llmsim.core.task.Task;
 import llmsim.core.util.Units;
 import llmsim.hw.catalog.Catalog;
 import picocli.CommandLine.Command;
@@ -46,8 +47,9 @@ final class MemoryCommand implements ScenarioOptions.Command, Callable<Integer> 
     systems.forEach(r::checkAgainst);
     List<Row> rows = new ArrayList<>();
     for (SystemSpec s : systems) {
-      MemoryPlan chosen = MemoryPlanner.plan(s, model, r.task(), r.software());
-      MemoryPlan bare = MemoryPlanner.place(s, model, r.task().withOffload(Offload.NONE), r.software(), Offload.NONE);
+      Task t = r.taskOn(s).task();
+      MemoryPlan chosen = MemoryPlanner.plan(s, model, t, r.software());
+      MemoryPlan bare = MemoryPlanner.place(s, model, t.withOffload(Offload.NONE), r.software(), Offload.NONE);
       rows.add(new Row(s, chosen, MemoryExplainer.explain(s, model, chosen, bare)));
     }
     print(model, r, rows);

@@ -46,6 +46,7 @@ final class ResultFormat {
     m.put("time_by_bound_s", byBound);
     m.put("bound", r.bound().key());
     m.put("explanation", r.explanation());
+    m.put("warnings", r.warnings());
     m.put("ops", r.trace().size());
     m.put("events", r.trace().events());
     m.put("kernel", Kernels.get().name());

@@ -3,6 +3,7 @@ package llmsim.cli;
 import java.util.EnumMap;
 import java.util.List;
 import java.util.Map;
+import llmsim.core.hw.PrecisionSupport;
 import llmsim.core.hw.SystemSpec;
 import llmsim.core.memory.MemoryPlanner;
 import llmsim.core.model.ModelSpec;
@@ -11,6 +12,8 @@ import llmsim.core.scenario.ScenarioKeyException;
 import llmsim.core.scenario.ScenarioValues;
 import llmsim.core.software.SoftwareProfile;
 import llmsim.core.task.Task;
+import llmsim.core.workload.Simulator;
+import llmsim.core.workload.StepResult;
 import llmsim.hw.scenario.ScenarioFile;
 import llmsim.hw.scenario.ScenarioFile.Raw;
 import llmsim.hw.yaml.InputException;
@@ -107,7 +110,32 @@ final class ScenarioOptions {
 
   /** A scenario with flags applied over its file: hardware ids, model id, task and software. */
   record Resolved(List<String> hardware, String model, Task task, SoftwareProfile software, Raw file,
-      Map<ScenarioKey, String> flags) {
+      Map<ScenarioKey, String> flags, boolean precisionGiven) {
+
+    /**
+     * Simulate on one system: the default precision adapted to what the device runs (with a warning), an asked
+     * precision it cannot run refused at its flag or file line.
+     */
+    StepResult simulate(SystemSpec s, ModelSpec m) {
+      try {
+        PrecisionSupport.Adapted a = taskOn(s);
+        StepResult r = Simulator.simulate(s, m, a.task(), software);
+        return a.note() == null ? r : r.withWarning(a.note());
+      } catch (ScenarioKeyException e) {
+        throw locate(e, flags, file);
+      }
+    }
+
+    /** The task as it runs on {@code s} (its precision adapted when the user left it at the default). */
+    PrecisionSupport.Adapted taskOn(SystemSpec s) {
+      try {
+        PrecisionSupport.Adapted a = PrecisionSupport.adapt(task, s.device(), software, precisionGiven);
+        PrecisionSupport.resolve(s.device(), a.task().precision(), software);
+        return a;
+      } catch (ScenarioKeyException e) {
+        throw locate(e, flags, file);
+      }
+    }
 
     /** Check the rules between the task and the model; a broken one points at its flag or file line. */
     void checkAgainst(ModelSpec m) {
@@ -153,7 +181,7 @@ final class ScenarioOptions {
     }
     Map<ScenarioKey, String> flags = Map.copyOf(given);
     try {
-      return new Resolved(v.hardware(), v.model(), v.task(), v.software(), base, flags);
+      return new Resolved(v.hardware(), v.model(), v.task(), v.software(), base, flags, v.has(ScenarioKey.PRECISION));
     } catch (ScenarioKeyException e) {
       throw locate(e, flags, base);
     }
@@ -162,7 +190,7 @@ final class ScenarioOptions {
   /** A rule broken by a key: reported at its flag when given as one, else at its line in the file. */
   static RuntimeException locate(ScenarioKeyException e, Map<ScenarioKey, String> flags, Raw file) {
     if (flags.containsKey(e.key()) || file == null || file.node(e.key()).isEmpty()) {
-      return new BadFlagException(e.key().flag() + ": " + e.getMessage());
+      return new BadFlagException(e.key().flag() + ": " + e.getMessage().replaceFirst("^'" + e.key().key() + "' ", ""));
     }
     return new InputException(file.problem(e.key(), e.getMessage()));
   }

@@ -69,7 +69,7 @@ class SimulateCommand implements ScenarioOptions.Command, Callable<Integer> {
     r.checkAgainst(model);
     List<SystemSpec> systems = r.hardware().stream().map(h -> c.system(h, "--hardware")).toList();
     systems.forEach(r::checkAgainst);
-    return systems.stream().map(s -> Simulator.simulate(s, model, r.task(), r.software())).toList();
+    return systems.stream().map(s -> r.simulate(s, model)).toList();
   }
 
   void print(List<StepResult> results, boolean single) {
@@ -87,7 +87,10 @@ class SimulateCommand implements ScenarioOptions.Command, Callable<Integer> {
             first.software().id());
         out.print(ResultFormat.table(results).render());
         out.println();
-        results.forEach(r -> out.println(r.system().id() + ": " + r.explanation()));
+        results.forEach(r -> {
+          out.println(r.system().id() + ": " + r.explanation());
+          r.warnings().forEach(w -> out.println(r.system().id() + ": warning: " + w));
+        });
       }
     }
   }

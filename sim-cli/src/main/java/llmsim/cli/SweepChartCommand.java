@@ -66,7 +66,7 @@ final class SweepChartCommand implements ScenarioOptions.Command, Callable<Integ
     for (SystemSpec s : systems) {
       for (ModelSpec m : ms) {
         r.checkAgainst(m);
-        StepResult res = Simulator.simulate(s, m, r.task(), r.software());
+        StepResult res = r.simulate(s, m);
         double v = metric.equals("tokens_per_s") ? res.tokensPerSecond() : res.stepTimeSeconds();
         points.add(new SweepChart.Point(s.id(), m.id(), m.parameterCount(), v, res.memory().offload() != Offload.NONE,
             res.memory().fits()));

@@ -5,6 +5,7 @@ import java.util.EnumMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import llmsim.core.hw.PrecisionSupport;
 import llmsim.core.hw.SystemSpec;
 import llmsim.core.memory.MemoryPlanner;
 import llmsim.core.model.ModelSpec;
@@ -90,6 +91,7 @@ final class SweepGrid {
   }
 
   /** One grid point. */
+  /** One grid point; its task's precision is adapted to the device when the grid leaves it at the default. */
   record Point(long index, SystemSpec system, ModelSpec model, Task task, SoftwareProfile software) {}
 
   Point point(long index) {
@@ -100,7 +102,10 @@ final class SweepGrid {
       rest /= radix[a];
     }
     ScenarioValues v = values(at);
-    return new Point(index, systems.get(at[0]), models.get(at[1]), v.task(), v.software());
+    SystemSpec s = systems.get(at[0]);
+    SoftwareProfile sw = v.software();
+    Task t = PrecisionSupport.adapt(v.task(), s.device(), sw, v.has(ScenarioKey.PRECISION)).task();
+    return new Point(index, s, models.get(at[1]), t, sw);
   }
 
   private ScenarioValues values(int[] at) {
@@ -143,9 +148,29 @@ final class SweepGrid {
         for (SystemSpec s : systems) {
           MemoryPlanner.checkOffload(s, t);
         }
+        checkPrecisions(sub);
       } catch (ScenarioKeyException e) {
-        throw new BadFlagException(e.key().gridFlag() + ": " + e.getMessage() + " (at " + describe(sub, free) + ");"
+        throw new BadFlagException(e.key().gridFlag() + ": " + e.getMessage().replaceFirst("^'" + e.key().key() + "' ", "")
+            + " (at " + describe(sub, free) + ");"
             + " the sweep refuses what simulate refuses");
+      }
+    }
+  }
+
+  /** Every system x precision x software the grid names runs that precision (natively or by emulation). */
+  private void checkPrecisions(int[] at) {
+    int p = java.util.Arrays.asList(AXES).indexOf(ScenarioKey.PRECISION);
+    int w = java.util.Arrays.asList(AXES).indexOf(ScenarioKey.SOFTWARE);
+    int[] point = at.clone();
+    for (int i = 0; i < radix[p]; i++) {
+      for (int j = 0; j < radix[w]; j++) {
+        point[p] = i;
+        point[w] = j;
+        ScenarioValues v = values(point);
+        for (SystemSpec s : systems) {
+          Task t = PrecisionSupport.adapt(v.task(), s.device(), v.software(), v.has(ScenarioKey.PRECISION)).task();
+          PrecisionSupport.resolve(s.device(), t.precision(), v.software());
+        }
       }
     }
   }

@@ -110,6 +110,20 @@ class SimulateCommandTest {
   void offloadOptimizerForInference_isRefused() {
     CliRunner r = CliRunner.run("simulate", "--model", "llama-7b", "--hardware", "rtx4090", "--offload", "optimizer");
     assertThat(r.code()).isEqualTo(2);
-    assertThat(r.err()).contains("--offload: 'offload' optimizer applies to training only");
+    assertThat(r.err()).contains("--offload: optimizer applies to training only");
+  }
+
+  @Test
+  void aPrecisionTheDeviceLacks_isRefused_andTheDefaultAdaptsWithAWarning() {
+    CliRunner asked = CliRunner.run("simulate", "--model", "gpt3-125m", "--task", "train", "--hardware", "t4",
+        "--precision", "bf16");
+    assertThat(asked.code()).isEqualTo(2);
+    assertThat(asked.err()).contains("--precision: bf16 is not native on NVIDIA T4").contains("it runs fp32, fp16, int8");
+    CliRunner dflt = CliRunner.run("simulate", "--model", "gpt3-125m", "--task", "train", "--hardware", "t4",
+        "--format", "json");
+    assertThat(dflt.code()).as(dflt.err()).isZero();
+    assertThat(dflt.out()).contains("\"precision\": \"fp16\"").contains("the default bf16 is not native");
+    CliRunner fp8 = CliRunner.run("simulate", "--model", "llama-7b", "--hardware", "a100-sxm-80gb", "--precision", "fp8");
+    assertThat(fp8.code()).isEqualTo(2);
   }
 }

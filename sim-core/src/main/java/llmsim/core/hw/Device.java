@@ -14,6 +14,7 @@ import llmsim.core.util.Checks;
  * @param memoryBandwidthBytesPerSecond device memory bandwidth
  * @param dies number of dies with their own memory in one package (2 for MI250); capacity and
  *     bandwidth and peaks are for the whole package
+ * @param emulated precisions without native units that some software runs at a stated rate
  */
 public record Device(
     String id,
@@ -32,7 +33,17 @@ public record Device(
     String powerSource,
     int dies,
     Optional<Price> price,
-    Efficiency efficiency) {
+    Efficiency efficiency,
+    Map<Precision, Emulation> emulated) {
+
+  /** A device whose precisions are all native (nothing emulated). */
+  public Device(String id, String name, String vendor, List<String> aliases, Map<Precision, Double> peakFlopsDense,
+      String peakSource, double memoryCapacityBytes, double memoryBandwidthBytesPerSecond, String memoryKind,
+      String memorySource, double cacheBytes, String cacheSource, double powerWatts, String powerSource, int dies,
+      Optional<Price> price, Efficiency efficiency) {
+    this(id, name, vendor, aliases, peakFlopsDense, peakSource, memoryCapacityBytes, memoryBandwidthBytesPerSecond,
+        memoryKind, memorySource, cacheBytes, cacheSource, powerWatts, powerSource, dies, price, efficiency, Map.of());
+  }
 
   public Device {
     Checks.notBlank("device id", id);
@@ -49,6 +60,12 @@ public record Device(
     Checks.positive("power (W)", powerWatts);
     Checks.positive("dies", dies);
     Checks.notNull("efficiency", efficiency);
+    emulated = emulated.isEmpty() ? Map.of() : Map.copyOf(new EnumMap<>(emulated));
+    for (Precision p : emulated.keySet()) {
+      if (peakFlopsDense.containsKey(p)) {
+        throw new IllegalArgumentException("device " + id + ": " + p.key() + " has a native peak and cannot be emulated");
+      }
+    }
   }
 
   public boolean hasPeak(Precision p) {
@@ -56,38 +73,16 @@ public record Device(
   }
 
   /**
-   * Dense peak at {@code p}; a precision the device lacks falls back to the next wider one it has
-   * (fp8 -> fp16, bf16 -> fp16 -> fp32, tf32 -> fp32), as the hardware would execute it.
+   * Dense peak at a precision the device runs natively. A precision it lacks has no peak: see
+   * {@link PrecisionSupport} for emulation and refusal.
    */
   public double peakFlops(Precision p) {
     Double v = peakFlopsDense.get(p);
-    if (v != null) {
-      return v;
+    if (v == null) {
+      throw new IllegalArgumentException("device " + id + " has no native " + p.key() + " (it runs "
+          + PrecisionSupport.nativeList(this) + ")");
     }
-    for (Precision wider : fallbacks(p)) {
-      Double w = peakFlopsDense.get(wider);
-      if (w != null) {
-        return w;
-      }
-    }
-    throw new IllegalArgumentException("device " + id + " has no peak for " + p.key() + " or a wider precision");
-  }
-
-  private static List<Precision> fallbacks(Precision p) {
-    switch (p) {
-      case INT8:
-        return List.of(Precision.FP8, Precision.FP16, Precision.BF16, Precision.FP32);
-      case FP8:
-        return List.of(Precision.FP16, Precision.BF16, Precision.FP32);
-      case BF16:
-        return List.of(Precision.FP16, Precision.FP32);
-      case FP16:
-        return List.of(Precision.BF16, Precision.FP32);
-      case TF32:
-        return List.of(Precision.FP32);
-      default:
-        return List.of();
-    }
+    return v;
   }
 
   public double ridgePoint(Precision p) {

@@ -84,7 +84,7 @@ public final class ScenarioValues {
     int prompt = integer(ScenarioKey.PROMPT_TOKENS, d.promptTokens());
     int generate = integer(ScenarioKey.GENERATE_TOKENS, d.generateTokens());
     if (context > 0 && !kind.training() && context < (long) prompt + generate) {
-      throw new ScenarioKeyException(ScenarioKey.CONTEXT, "'context' (" + context + ") must hold the prompt and the"
+      throw new ScenarioKeyException(ScenarioKey.CONTEXT, "'context' " + context + " must hold the prompt and the"
           + " generated tokens (" + prompt + " + " + generate + " = " + (prompt + generate) + ")");
     }
     int gpuLayers = integer(ScenarioKey.GPU_LAYERS, Task.GPU_LAYERS_AUTO);
@@ -107,7 +107,7 @@ public final class ScenarioValues {
   public static void checkAgainstModel(Task t, ModelSpec m) {
     long max = m.maxContext();
     if (t.kind().training() && t.seqLen() > max) {
-      throw new ScenarioKeyException(ScenarioKey.SEQ_LEN, "'seq_len' (" + t.seqLen() + ") exceeds " + m.id()
+      throw new ScenarioKeyException(ScenarioKey.SEQ_LEN, "'seq_len' " + t.seqLen() + " exceeds " + m.id()
           + "'s max context of " + max + " tokens");
     }
     if (!t.kind().training() && (long) t.promptTokens() + t.generateTokens() > max) {
@@ -116,15 +116,15 @@ public final class ScenarioValues {
               + "'s max context of " + max + " tokens");
     }
     if (!t.kind().training() && t.context() > max) {
-      throw new ScenarioKeyException(ScenarioKey.CONTEXT, "'context' (" + t.context() + ") exceeds " + m.id()
+      throw new ScenarioKeyException(ScenarioKey.CONTEXT, "'context' " + t.context() + " exceeds " + m.id()
           + "'s max context of " + max + " tokens");
     }
     if (t.gpuLayers() > m.layers()) {
-      throw new ScenarioKeyException(ScenarioKey.GPU_LAYERS, "'gpu_layers' (" + t.gpuLayers() + ") exceeds the "
+      throw new ScenarioKeyException(ScenarioKey.GPU_LAYERS, "'gpu_layers' " + t.gpuLayers() + " exceeds the "
           + m.layers() + " layers of " + m.id());
     }
     if (t.offload() == Offload.NONE && t.gpuLayers() != Task.GPU_LAYERS_AUTO && t.gpuLayers() < m.layers()) {
-      throw new ScenarioKeyException(ScenarioKey.GPU_LAYERS, "'gpu_layers' (" + t.gpuLayers() + ") leaves layers in"
+      throw new ScenarioKeyException(ScenarioKey.GPU_LAYERS, "'gpu_layers' " + t.gpuLayers() + " leaves layers in"
           + " host memory, which offload=none forbids; use offload auto or weights");
     }
   }

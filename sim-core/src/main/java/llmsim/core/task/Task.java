@@ -102,6 +102,11 @@ public record Task(
         activationCheckpointing, loraRank, prefixTokens, offload, context, kvCache, gpuLayers);
   }
 
+  public Task withPrecision(Precision p) {
+    return new Task(kind, p, weights, batch, seqLen, promptTokens, generateTokens, microBatches,
+        activationCheckpointing, loraRank, prefixTokens, offload, context, kvCache, gpuLayers);
+  }
+
   public Task withOffload(Offload o) {
     return new Task(kind, precision, weights, batch, seqLen, promptTokens, generateTokens, microBatches,
         activationCheckpointing, loraRank, prefixTokens, o, context, kvCache, gpuLayers);

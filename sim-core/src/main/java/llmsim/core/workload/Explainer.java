@@ -2,6 +2,8 @@ package llmsim.core.workload;
 
 import java.util.Locale;
 import llmsim.core.engine.Bound;
+import llmsim.core.hw.Device;
+import llmsim.core.hw.Precision;
 import llmsim.core.hw.SystemSpec;
 import llmsim.core.memory.MemoryPlan;
 import llmsim.core.task.Offload;
@@ -10,6 +12,20 @@ import llmsim.core.util.Units;
 /** A sentence or two per result: what bounds it, and what would move it. */
 final class Explainer {
   private Explainer() {}
+
+  /** A natively faster precision the device has, if any: never one that would not speed it up. */
+  static String fasterPrecision(Device d, Precision current) {
+    double now = d.hasPeak(current) ? d.peakFlops(current) : 0;
+    Precision best = null;
+    for (Precision p : Precision.values()) { // in a fixed order, so ties name the same precision every run
+      if (p != Precision.INT8 && d.hasPeak(p) && d.peakFlops(p) > now * 1.01
+          && (best == null || d.peakFlops(p) > d.peakFlops(best))) {
+        best = p;
+      }
+    }
+    return best == null ? "" : String.format(Locale.US, " or %s (%s dense on this device)", best.key(),
+        Units.tflops(d.peakFlops(best)));
+  }
 
   static String explain(StepResult r, MemoryPlan withoutOffload) {
     SystemSpec s = r.system();
@@ -41,9 +57,9 @@ final class Explainer {
         }
       }
       case COMPUTE -> sb.append(String.format(Locale.US, "Bound by compute (%s of the step): MFU %.0f%% of the %s dense %s peak."
-              + " More FLOP/s or a lower precision would move it; more memory bandwidth would not.",
-          pct, r.mfu() * 100, Units.tflops(s.device().peakFlops(r.task().precision()) * s.deviceCount()),
-          r.task().precision().key()));
+              + " More FLOP/s%s would move it; more memory bandwidth would not.",
+          pct, r.mfu() * 100, Units.tflops(r.mfu() > 0 ? r.modelFlops() / (r.stepTimeSeconds() * r.mfu()) : 0),
+          r.task().precision().key(), fasterPrecision(s.device(), r.task().precision())));
       case OVERHEAD -> {
         double perKernel = r.software().launchSeconds();
         sb.append(String.format(Locale.US, "Bound by launch and dispatch overhead (%s of the %s): %s pays about %.0f us to"
@@ -61,7 +77,12 @@ final class Explainer {
     if (r.bound() != Bound.OVERHEAD && overhead >= 0.15) {
       sb.append(String.format(Locale.US, " Launch and dispatch overhead takes %.0f%% of it: %s would gain less than"
           + " that share suggests; CUDA graphs or a fused runtime would remove it.", overhead * 100,
-          r.bound() == Bound.DEVICE_MEMORY ? "more bandwidth" : "a faster " + r.bound().key().replace('_', ' ')));
+          switch (r.bound()) {
+            case COMPUTE -> "more FLOP/s";
+            case DEVICE_MEMORY -> "more bandwidth";
+            case HOST_LINK -> "a faster link";
+            default -> "a faster host";
+          }));
     }
     if (s.unifiedMemory()) {
       sb.append(" Nothing crosses a link: CPU and GPU share one unified memory.");

@@ -1,5 +1,6 @@
 package llmsim.core.workload;
 
+import java.util.List;
 import java.util.Map;
 import llmsim.core.engine.Bound;
 import llmsim.core.engine.Simulation;
@@ -68,9 +69,10 @@ public final class Simulator {
     Bound bound = byBound.entrySet().stream().max(Map.Entry.comparingByValue()).orElseThrow().getKey();
     double mfu = modelFlops / (step * peak);
     StepResult partial = new StepResult(s, m, t, sw, plan, trace, step, tokensPerSecond, prefillRate, decodeRate,
-        ttft, tpot, modelFlops, hardwareFlops, mfu, mbu, linkBytes, bytesPerToken, byBound, bound, "");
+        ttft, tpot, modelFlops, hardwareFlops, mfu, mbu, linkBytes, bytesPerToken, byBound, bound, "", List.of());
     String why = Explainer.explain(partial, bare);
     return new StepResult(s, m, t, sw, plan, trace, step, tokensPerSecond, prefillRate, decodeRate, ttft, tpot,
-        modelFlops, hardwareFlops, mfu, mbu, linkBytes, bytesPerToken, byBound, bound, why);
+        modelFlops, hardwareFlops, mfu, mbu, linkBytes, bytesPerToken, byBound, bound, why,
+        w.ctx.precision.warning() == null ? List.of() : List.of(w.ctx.precision.warning()));
   }
 }

@@ -4,7 +4,7 @@ import llmsim.core.engine.CostGroup;
 import llmsim.core.engine.Lane;
 import llmsim.core.engine.OpSink;
 import llmsim.core.hw.Device;
-import llmsim.core.hw.Precision;
+import llmsim.core.hw.PrecisionSupport;
 import llmsim.core.hw.SystemSpec;
 import llmsim.core.software.SoftwareProfile;
 import llmsim.core.task.Task;
@@ -35,6 +35,8 @@ final class StepContext {
   final int copyOut;
   final int cpuGroup;
   final double peakFlops;
+  /** How the task's precision runs on this device (native, emulated with a warning). */
+  final PrecisionSupport.Resolved precision;
 
   StepContext(SystemSpec system, Task task, SoftwareProfile sw, OpSink sink, int opsPerLayer) {
     this.sink = sink;
@@ -42,8 +44,8 @@ final class StepContext {
     this.software = sw;
     this.unified = system.unifiedMemory();
     Device d = system.device();
-    Precision p = task.precision();
-    peakFlops = d.peakFlops(p) * system.deviceCount();
+    precision = PrecisionSupport.resolve(d, task.precision(), sw);
+    peakFlops = precision.peakFlops() * system.deviceCount();
     devicePool = sink.addPool(unified ? "unified memory" : "device memory");
     hostPool = unified ? devicePool : sink.addPool("host memory");
     int h2dPool = unified ? -1 : sink.addPool("host link H2D");
@@ -53,7 +55,7 @@ final class StepContext {
     d2h = unified ? -1 : sink.addStream("D2H copy", Lane.D2H);
     cpu = sink.addStream("CPU", Lane.CPU);
     double memBw = d.memoryBandwidthBytesPerSecond() * system.deviceCount() * d.efficiency().memoryStreaming() * sw.streamScale();
-    double gemmPeak = peakFlops * d.efficiency().gemmAt(p) * sw.gemmScale();
+    double gemmPeak = peakFlops * d.efficiency().gemmAt(precision.gemmPrecision()) * sw.gemmScale();
     double launch = sw.launchSeconds() * sw.kernelsPerLayer() / Math.max(1, opsPerLayer);
     gemm = sink.addGroup(new CostGroup("gemm", gemmPeak, devicePool, memBw, -1, 1, launch));
     gemmQuantised = sink.addGroup(new CostGroup("gemm (block-quantised weights)", gemmPeak, devicePool,

@@ -18,6 +18,7 @@ import llmsim.core.task.Task;
  * @param mfu model FLOPs (recomputation excluded) / (time x dense peak at the compute precision)
  * @param mbu decode bytes per token / (TPOT x peak memory bandwidth)
  * @param linkBytes bytes that crossed the host link during the step (both directions)
+ * @param warnings what the result must say about how it was obtained (an emulated precision, a changed default)
  */
 public record StepResult(
     SystemSpec system,
@@ -40,4 +41,19 @@ public record StepResult(
     double decodeBytesPerToken,
     Map<Bound, Double> timeByBound,
     Bound bound,
-    String explanation) {}
+    String explanation,
+    java.util.List<String> warnings) {
+
+  public StepResult {
+    warnings = java.util.List.copyOf(warnings);
+  }
+
+  /** This result with one more warning. */
+  public StepResult withWarning(String w) {
+    java.util.List<String> all = new java.util.ArrayList<>(warnings);
+    all.add(w);
+    return new StepResult(system, model, task, software, memory, trace, stepTimeSeconds, tokensPerSecond,
+        prefillTokensPerSecond, decodeTokensPerSecond, ttftSeconds, tpotSeconds, modelFlops, hardwareFlops, mfu, mbu,
+        linkBytes, decodeBytesPerToken, timeByBound, bound, explanation, all);
+  }
+}

@@ -51,8 +51,8 @@ class EstimatorAgreementTest {
     return List.of(
         new Task(TaskKind.INFERENCE, Precision.FP16, WeightFormat.F16, 1, 2048, 512, 64, 1, false, 8, 128, Offload.NONE),
         new Task(TaskKind.INFERENCE, Precision.FP16, WeightFormat.Q4_0, 8, 2048, 128, 33, 1, false, 8, 128, Offload.NONE),
-        new Task(TaskKind.TRAIN, Precision.BF16, WeightFormat.BF16, 2, 1024, 1, 1, 2, false, 8, 128, Offload.NONE),
-        new Task(TaskKind.TRAIN, Precision.BF16, WeightFormat.BF16, 1, 2048, 1, 1, 1, true, 8, 128, Offload.NONE),
-        new Task(TaskKind.FINETUNE_LORA, Precision.BF16, WeightFormat.BF16, 4, 512, 1, 1, 1, false, 16, 128, Offload.NONE));
+        new Task(TaskKind.TRAIN, Precision.FP16, WeightFormat.F16, 2, 1024, 1, 1, 2, false, 8, 128, Offload.NONE),
+        new Task(TaskKind.TRAIN, Precision.FP16, WeightFormat.F16, 1, 2048, 1, 1, 1, true, 8, 128, Offload.NONE),
+        new Task(TaskKind.FINETUNE_LORA, Precision.FP16, WeightFormat.F16, 4, 512, 1, 1, 1, false, 16, 128, Offload.NONE));
   }
 }

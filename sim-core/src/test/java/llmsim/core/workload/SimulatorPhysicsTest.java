@@ -143,4 +143,13 @@ class SimulatorPhysicsTest {
         .isLessThan(20 * layerBytes / 55e9 + 60 * layerBytes / (2.0e12 * 0.9) * 1.05);
     assertThat(all.tpotSeconds() / partial.tpotSeconds()).isGreaterThan(3.5);
   }
+
+  @Test
+  void explanations_neverSuggestAPrecisionThatWouldNotSpeedTheDeviceUp() {
+    // the unified fixture runs fp16 at its fp32 rate: nothing to suggest; the discrete one has fp16 at 15x fp32
+    assertThat(Explainer.fasterPrecision(mac.device(), Precision.FP32)).isEmpty();
+    assertThat(Explainer.fasterPrecision(mac.device(), Precision.FP16)).isEmpty();
+    assertThat(Explainer.fasterPrecision(gpu.device(), Precision.FP32)).startsWith(" or fp16");
+    assertThat(Explainer.fasterPrecision(gpu.device(), Precision.BF16)).isEmpty();
+  }
 }

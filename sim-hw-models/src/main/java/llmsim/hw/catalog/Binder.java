@@ -4,6 +4,7 @@ import java.util.EnumMap;
 import java.util.Map;
 import java.util.Optional;
 import llmsim.core.hw.Device;
+import llmsim.core.hw.Emulation;
 import llmsim.core.hw.Efficiency;
 import llmsim.core.hw.Host;
 import llmsim.core.hw.Link;
@@ -41,8 +42,24 @@ final class Binder {
       return new Device(n.str("id"), n.str("name"), n.str("vendor"), n.strings("aliases"), flops,
           peaks.str("source"), mem.num("capacity_gib") * Units.GIB, mem.num("bandwidth_gb_per_s") * Units.GB,
           mem.str("type"), mem.str("source"), cache.num("on_chip_mib") * Units.MIB, cache.str("source"),
-          power.num("tdp_w"), power.str("source"), n.integer("dies", 1), price(n), efficiency(n));
+          power.num("tdp_w"), power.str("source"), n.integer("dies", 1), price(n), efficiency(n), emulated(n));
     });
+  }
+
+  private static Map<Precision, Emulation> emulated(Node n) {
+    Map<Precision, Emulation> out = new EnumMap<>(Precision.class);
+    n.get("emulated_precisions").ifPresent(e -> e.fields().forEach((k, v) -> {
+      Precision p = Precision.fromKey(k);
+      if (n.require("peak_dense_tflops").get(k).isPresent()) {
+        throw new InputException(e.problemAtKey(k, "'" + k + "' has a native peak in peak_dense_tflops; it cannot also be emulated"));
+      }
+      Precision via = Precision.fromKey(v.str("via"));
+      if (n.require("peak_dense_tflops").get(via.key()).isEmpty()) {
+        throw new InputException(v.require("via").problem("'via' " + via.key() + " has no native peak in peak_dense_tflops"));
+      }
+      out.put(p, new Emulation(via, v.num("rate"), v.strings("software"), v.str("source")));
+    }));
+    return out;
   }
 
   static DefaultSystem defaultSystem(Node device) {
