@@ -122,7 +122,7 @@ class SimulateCommandTest {
     CliRunner dflt = CliRunner.run("simulate", "--model", "gpt3-125m", "--task", "train", "--hardware", "t4",
         "--format", "json");
     assertThat(dflt.code()).as(dflt.err()).isZero();
-    assertThat(dflt.out()).contains("\"precision\": \"fp16\"").contains("the default bf16 is not native");
+    assertThat(dflt.out()).contains("\"precision\" : \"fp16\"").contains("the default bf16 is not native");
     CliRunner fp8 = CliRunner.run("simulate", "--model", "llama-7b", "--hardware", "a100-sxm-80gb", "--precision", "fp8");
     assertThat(fp8.code()).isEqualTo(2);
   }
