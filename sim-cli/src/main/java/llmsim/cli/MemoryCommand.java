@@ -88,7 +88,11 @@ final class MemoryCommand implements ScenarioOptions.Command, Callable<Integer> 
     line(t, "framework workspace", rows, MemoryPlan::workspaceBytes);
     line(t, "total on device", rows, MemoryPlan::totalBytes);
     line(t, "usable capacity", rows, MemoryPlan::capacityBytes);
+    line(t, "needed without offload", rows, MemoryPlan::neededBytes);
     line(t, "in host memory (offload)", rows, MemoryPlan::hostBytes);
+    line(t, "host memory capacity", rows, MemoryPlan::hostCapacityBytes);
+    text(t, "layers on the GPU", rows, row -> row.plan().gpuLayers() + " of " + row.plan().layers()
+        + (row.plan().hostLayers() == 0 ? "" : row.plan().cpuRunsHostLayers() ? " (the rest on the CPU)" : " (the rest streamed)"));
     text(t, "offload", rows, row -> row.plan().offload().key());
     text(t, "fits", rows, row -> row.plan().fits() ? "yes" : "NO");
     text(t, "largest batch", rows, row -> String.valueOf(row.plan().maxBatch()));
@@ -119,6 +123,10 @@ final class MemoryCommand implements ScenarioOptions.Command, Callable<Integer> 
     m.put("host_bytes", p.hostBytes());
     m.put("host_capacity_bytes", p.hostCapacityBytes());
     m.put("shortfall_bytes", p.shortfallBytes());
+    m.put("needed_without_offload_bytes", p.neededBytes());
+    m.put("gpu_layers", p.gpuLayers());
+    m.put("host_layers", p.hostLayers());
+    m.put("host_layers_run_on", p.hostLayers() == 0 ? null : p.cpuRunsHostLayers() ? "cpu" : "gpu (streamed)");
     m.put("max_batch", p.maxBatch());
     m.put("max_context", p.maxContext());
     return m;

@@ -72,6 +72,9 @@ final class ResultFormat {
       row(t, results, "MBU (decode)", r -> Double.isNaN(r.mbu()) ? "-" : Units.percent(r.mbu()));
     }
     row(t, results, "MFU", r -> Units.percent(r.mfu()));
+    if (results.stream().map(r -> r.task().precision()).distinct().count() > 1) {
+      row(t, results, "precision", r -> r.task().precision().key());
+    }
     for (Bound b : Bound.values()) {
       row(t, results, "time bound by " + b.key().replace('_', ' '), r -> Units.seconds(r.timeByBound().get(b))
           + " (" + Units.percent(r.timeByBound().get(b) / r.stepTimeSeconds()) + ")");
@@ -79,8 +82,15 @@ final class ResultFormat {
     row(t, results, "bound", r -> r.bound().key());
     row(t, results, "bytes over host link", r -> Units.gb(r.linkBytes()));
     row(t, results, "memory on device", r -> Units.gib(r.memory().totalBytes()) + " / " + Units.gib(r.memory().capacityBytes()));
+    if (results.stream().anyMatch(r -> r.memory().hostBytes() > 0)) {
+      row(t, results, "memory in host (offload)", r -> r.memory().hostBytes() > 0
+          ? Units.gib(r.memory().hostBytes()) + " / " + Units.gib(r.memory().hostCapacityBytes()) : "-");
+      row(t, results, "needed without offload", r -> Units.gib(r.memory().neededBytes()));
+    }
     row(t, results, "fits", r -> r.memory().fits() ? "yes" : "NO");
-    row(t, results, "offload", r -> r.memory().offload().key());
+    row(t, results, "offload", r -> r.memory().offload().key() + (r.memory().partialOffload()
+        ? " (" + r.memory().gpuLayers() + " of " + r.memory().layers() + " layers on the GPU, the rest "
+            + (r.memory().cpuRunsHostLayers() ? "on the CPU)" : "streamed)") : ""));
     return t;
   }
 

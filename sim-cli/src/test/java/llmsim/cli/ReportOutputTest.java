@@ -41,8 +41,8 @@ class ReportOutputTest {
   @Test
   void everyChartKind_isWrittenAsParseableSvgNamingItsSeries() throws Exception {
     Map<String, List<String>> expected = Map.of(
-        "memory.svg", List.of("weights", "optimizer state", "activations", "usable device capacity"),
-        "bounds.svg", List.of("compute", "device memory", "host link", "host"),
+        "memory.svg", List.of("weights", "optimizer state", "activations", "capacity"),
+        "bounds.svg", List.of("compute", "device memory", "host link", "host", "overhead"),
         "timeline-m2-ultra.svg", List.of("GPU compute", "CPU"),
         "timeline-13900ks-rtx4090.svg", List.of("H2D copy", "D2H copy"),
         "roofline-13900ks-rtx4090.svg", List.of("fp16/bf16", "host link roof", "PCIe 4.0", "ridge"));

@@ -42,8 +42,13 @@ public final class MemoryExplainer {
       case OPTIMIZER -> "With offload=optimizer (ZeRO-Offload) it fits: " + Units.gib(p.hostBytes())
           + " of optimizer state and fp32 gradients live in host memory, gradients and updated weights cross "
           + link + " every step.";
-      case WEIGHTS -> "With offload=weights it fits: " + Units.gib(p.hostBytes()) + " stay in host memory and every layer's weights stream over "
-          + link + " each step, " + MemoryPlanner.PREFETCH_LAYERS + " layers resident at a time.";
+      case WEIGHTS -> p.partialOffload()
+          ? "With offload=weights it fits: " + p.gpuLayers() + " of " + p.layers() + " layers stay on the GPU and the other "
+              + p.hostLayers() + " (" + Units.gib(p.hostBytes()) + ") stay in host memory, "
+              + (p.cpuRunsHostLayers() ? "where the CPU computes them (llama.cpp -ngl " + p.gpuLayers() + ")."
+                  : "streamed over " + link + " each pass through a " + MemoryPlanner.PREFETCH_LAYERS + "-layer buffer.")
+          : "With offload=weights it fits: " + Units.gib(p.hostBytes()) + " stay in host memory and every layer's weights"
+              + " stream over " + link + " each step, " + MemoryPlanner.PREFETCH_LAYERS + " layers resident at a time.";
       default -> "";
     };
   }

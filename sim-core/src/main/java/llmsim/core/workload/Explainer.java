@@ -69,9 +69,21 @@ final class Explainer {
             pct, r.task().kind().training() ? "step" : "run", r.software().id(), perKernel * 1e6,
             r.software().kernelsPerLayer()));
       }
-      case HOST -> sb.append(String.format(Locale.US, "Bound by the host (%s of the step): the optimizer step runs on the CPU over %s of host memory"
-              + " bandwidth. A device with %s or more would keep the optimizer on the GPU.",
-          pct, Units.bandwidth(s.host().memoryBandwidthBytesPerSecond()), Units.gib(withoutOffload.totalBytes())));
+      case HOST -> {
+        MemoryPlan m = r.memory();
+        if (!r.task().kind().training() && m.cpuRunsHostLayers() && m.hostLayers() > 0) {
+          sb.append(String.format(Locale.US, "Bound by the host (%s of the run): %d of %d layers do not fit on the GPU and"
+                  + " run on the CPU, reading their weights and KV cache from host memory at %s (gpu_layers %d, as"
+                  + " llama.cpp's -ngl %d). A device with %s or more, or a smaller weight format, would keep every"
+                  + " layer on the GPU.",
+              pct, m.hostLayers(), m.layers(), Units.bandwidth(s.host().memoryBandwidthBytesPerSecond()),
+              m.gpuLayers(), m.gpuLayers(), Units.gib(withoutOffload.totalBytes())));
+        } else {
+          sb.append(String.format(Locale.US, "Bound by the host (%s of the step): the optimizer step runs on the CPU over"
+                  + " %s of host memory bandwidth. A device with %s or more would keep the optimizer on the GPU.",
+              pct, Units.bandwidth(s.host().memoryBandwidthBytesPerSecond()), Units.gib(withoutOffload.totalBytes())));
+        }
+      }
     }
     double overhead = r.timeByBound().getOrDefault(Bound.OVERHEAD, 0.0) / r.stepTimeSeconds();
     if (r.bound() != Bound.OVERHEAD && overhead >= 0.15) {
@@ -101,6 +113,10 @@ final class Explainer {
             .append(" and has ").append(Units.gib(p.hostCapacityBytes()));
       }
       sb.append("; the time assumes the memory were there.");
+      if (p.maxBatch() > 0 && p.maxBatch() < r.task().batch()) {
+        sb.append(String.format(Locale.US, " The largest batch that fits with offload=%s is %d.", p.offload().key(),
+            p.maxBatch()));
+      }
     }
     return sb.toString();
   }
