@@ -50,13 +50,13 @@ final class MemoryCommand implements ScenarioOptions.Command, Callable<Integer> 
       Task t = r.taskOn(s).task();
       MemoryPlan chosen = MemoryPlanner.plan(s, model, t, r.software());
       MemoryPlan bare = MemoryPlanner.place(s, model, t.withOffload(Offload.NONE), r.software(), Offload.NONE);
-      rows.add(new Row(s, chosen, MemoryExplainer.explain(s, model, chosen, bare)));
+      rows.add(new Row(s, chosen, MemoryExplainer.explain(s, model, chosen, bare), t));
     }
     print(model, r, rows);
     return 0;
   }
 
-  record Row(SystemSpec system, MemoryPlan plan, String explanation) {}
+  record Row(SystemSpec system, MemoryPlan plan, String explanation, Task task) {}
 
   private void print(ModelSpec model, ScenarioOptions.Resolved r, List<Row> rows) {
     PrintWriter out = spec.commandLine().getOut();
@@ -102,7 +102,8 @@ final class MemoryCommand implements ScenarioOptions.Command, Callable<Integer> 
       return;
     }
     out.printf("%s, %s, %s, batch %d, software %s%n%n", model.name(), r.task().kind().key(),
-        r.task().kind().training() ? "seq_len " + r.task().seqLen() + ", precision " + r.task().precision().key()
+        r.task().kind().training() ? "seq_len " + r.task().seqLen() + ", precision " + String.join("/",
+            rows.stream().map(row -> row.task().precision().key()).distinct().toList())
             : "weights " + r.task().weights().key() + ", context " + r.task().contextTokens() + " tokens",
         r.task().batch(), r.software().id());
     out.print(t.render());
