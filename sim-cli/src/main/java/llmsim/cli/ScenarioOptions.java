@@ -11,6 +11,7 @@ import llmsim.core.scenario.ScenarioKeyException;
 import llmsim.core.scenario.ScenarioValues;
 import llmsim.core.software.SoftwareProfile;
 import llmsim.core.task.Task;
+import llmsim.core.workload.OpBudget;
 import llmsim.hw.scenario.ScenarioFile;
 import llmsim.hw.scenario.ScenarioFile.Raw;
 import llmsim.hw.yaml.InputException;
@@ -118,6 +119,22 @@ final class ScenarioOptions {
       }
     }
 
+    /**
+     * Refuse, before anything is built, a simulation whose ops (summed over the systems, whose results are
+     * held together) this JVM's heap cannot hold; the message names the flag that drives the op count.
+     */
+    void checkSimulable(ModelSpec m, List<SystemSpec> systems) {
+      long ops = 0;
+      for (SystemSpec s : systems) {
+        ops = saturatedAdd(ops, OpBudget.ops(s, m, task, software));
+      }
+      try {
+        OpBudget.check(ops, systems.size(), "systems", task, Runtime.getRuntime().maxMemory());
+      } catch (ScenarioKeyException e) {
+        throw locate(e, flags, file);
+      }
+    }
+
     /** Check the rules between the task and a system (an offload it cannot do). */
     void checkAgainst(SystemSpec s) {
       try {
@@ -126,6 +143,11 @@ final class ScenarioOptions {
         throw locate(e, flags, file);
       }
     }
+  }
+
+  static long saturatedAdd(long a, long b) {
+    long r = a + b;
+    return ((a ^ r) & (b ^ r)) < 0 ? Long.MAX_VALUE : r;
   }
 
   /** Merge flags over a scenario file (either may be absent). */

@@ -69,6 +69,7 @@ class SimulateCommand implements ScenarioOptions.Command, Callable<Integer> {
     r.checkAgainst(model);
     List<SystemSpec> systems = r.hardware().stream().map(h -> c.system(h, "--hardware")).toList();
     systems.forEach(r::checkAgainst);
+    r.checkSimulable(model, systems);
     return systems.stream().map(s -> Simulator.simulate(s, model, r.task(), r.software())).toList();
   }
 
