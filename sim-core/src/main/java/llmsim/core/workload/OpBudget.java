@@ -79,9 +79,10 @@ public final class OpBudget {
     String fewer = key == ScenarioKey.GENERATE_TOKENS ? "fewer tokens" : key == ScenarioKey.MICRO_BATCHES
         ? "fewer micro-batches" : "a smaller model";
     throw new ScenarioKeyException(key, String.format(Locale.US,
-        "%s%s would need about %,d ops (%.1f GiB) to simulate event by event, %s; use %s%s, a larger heap"
-            + " (java -Xmx), or sweep --mode analytic, which costs the same ops in closed form",
-        what, on, ops, (double) ops * BYTES_PER_OP / GIB, why, fewer, runs > 1 ? " or fewer " + runsAre : ""));
+        "%s%s would need about %,d ops (%.1f GiB) to simulate event by event, %s; use %s%s,%s or sweep --mode"
+            + " analytic, which costs the same ops in closed form",
+        what, on, ops, (double) ops * BYTES_PER_OP / GIB, why, fewer, runs > 1 ? " or fewer " + runsAre : "",
+        ops > MAX_OPS ? "" : " a larger heap (java -Xmx),"));
   }
 
   private static final double GIB = 1024.0 * 1024 * 1024;
