@@ -122,14 +122,26 @@ final class ScenarioOptions {
     /**
      * Refuse, before anything is built, a simulation whose ops (summed over the systems, whose results are
      * held together) this JVM's heap cannot hold; the message names the flag that drives the op count.
+     * {@code reports}: the --out reports are written too, which costs each op more.
      */
-    void checkSimulable(ModelSpec m, List<SystemSpec> systems) {
+    void checkSimulable(ModelSpec m, List<SystemSpec> systems, boolean reports) {
       long ops = 0;
       for (SystemSpec s : systems) {
         ops = saturatedAdd(ops, OpBudget.ops(s, m, task, software));
       }
+      long heap = Runtime.getRuntime().maxMemory();
       try {
-        OpBudget.check(ops, systems.size(), "systems", task, Runtime.getRuntime().maxMemory());
+        try {
+          OpBudget.check(ops, reports ? OpBudget.REPORT_BYTES_PER_OP : OpBudget.BYTES_PER_OP, systems.size(), "systems",
+              task, heap);
+        } catch (ScenarioKeyException withReports) {
+          if (!reports) {
+            throw withReports;
+          }
+          OpBudget.check(ops, OpBudget.BYTES_PER_OP, systems.size(), "systems", task, heap);
+          throw new ScenarioKeyException(withReports.key(), withReports.getMessage()
+              + "; it is the reports --out writes that do not fit: without --out the run fits");
+        }
       } catch (ScenarioKeyException e) {
         throw locate(e, flags, file);
       }

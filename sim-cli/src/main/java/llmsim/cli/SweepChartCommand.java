@@ -64,7 +64,7 @@ final class SweepChartCommand implements ScenarioOptions.Command, Callable<Integ
     for (SystemSpec s : systems) {
       for (ModelSpec m : ms) {
         r.checkAgainst(m);
-        r.checkSimulable(m, List.of(s)); // one at a time: only each run's metric is kept
+        r.checkSimulable(m, List.of(s), false); // one at a time: only each run's metric is kept
       }
     }
     List<SweepChart.Point> points = new ArrayList<>();

@@ -187,7 +187,8 @@ final class SweepCommand implements ScenarioOptions.GridCommand, Callable<Intege
       SweepGrid.Point p = grid.point(i);
       long ops = OpBudget.ops(p.system(), p.model(), p.task(), p.software());
       try {
-        OpBudget.check(ops > Long.MAX_VALUE / workers ? Long.MAX_VALUE : ops * workers, workers, "sweep threads",
+        OpBudget.check(ops > Long.MAX_VALUE / workers ? Long.MAX_VALUE : ops * workers, OpBudget.BYTES_PER_OP, workers,
+            "sweep threads",
             p.task(), heap);
       } catch (ScenarioKeyException e) {
         throw new BadFlagException(e.key().gridFlag() + ": " + e.getMessage() + " (at point " + i + ": system "

@@ -55,6 +55,15 @@ class OpBudgetRefusalTest {
   }
 
   @Test
+  void simulateWithOut_isRefusedBeforeTheReportFolderIsCreated() {
+    Path out = dir.resolve("reports");
+    CliRunner r = CliRunner.run("simulate", "--model", "llama3-70b", "--hardware", "h100-sxm", "--task", "train",
+        "--micro-batches", "1048576", "--out", out.toString());
+    assertRefused(r, "--micro-batches");
+    assertThat(out).doesNotExist();
+  }
+
+  @Test
   void compare_countsEverySystemsOps() {
     CliRunner r = CliRunner.run("compare", "--model", "llama3-70b", "--hardware", "h100-sxm,m2-ultra", "--task", "train",
         "--micro-batches", "1048576");

@@ -27,8 +27,14 @@ public final class OpBudget {
    * 370-400 B per op; the issue measured about 400 B at 16,384 tokens. Rounded up.
    */
   public static final long BYTES_PER_OP = 400;
-  /** Share of the maximum heap ops may take; the rest is for the catalog, results and reports. */
-  public static final double HEAP_SHARE = 0.85;
+  /**
+   * Heap bytes per op when the reports are written too (simulate --out): the Chrome trace is built as one
+   * string of about 160 characters per op, and the timeline and roofline charts walk every op. Measured: the
+   * same 1,716,225-op run with --out fails with -Xmx1500m and runs with -Xmx2000m, so 900-1,200 B per op.
+   */
+  public static final long REPORT_BYTES_PER_OP = 1200;
+  /** Share of the maximum heap ops may take; the rest is for the JVM's own use, the catalog and the results. */
+  public static final double HEAP_SHARE = 0.9;
   /** The engine packs an op id and a flag bit into an int event payload, so ids stay below 2^30. */
   public static final long MAX_OPS = (1L << 30) - 1;
 
@@ -41,21 +47,22 @@ public final class OpBudget {
     return c.count >= Long.MAX_VALUE ? Long.MAX_VALUE : (long) c.count;
   }
 
-  /** The most ops a heap of {@code maxHeapBytes} holds at once, within {@link #MAX_OPS}. */
-  public static long limit(long maxHeapBytes) {
-    return Math.min(MAX_OPS, (long) (maxHeapBytes * HEAP_SHARE / BYTES_PER_OP));
+  /** The most ops of {@code bytesPerOp} each a heap of {@code maxHeapBytes} holds at once, within {@link #MAX_OPS}. */
+  public static long limit(long maxHeapBytes, long bytesPerOp) {
+    return Math.min(MAX_OPS, (long) (maxHeapBytes * HEAP_SHARE / bytesPerOp));
   }
 
   /**
-   * Refuses {@code ops} ops in total, from {@code runs} simulations of {@code t} held at once (one per system
+   * Refuses {@code ops} ops of {@code bytesPerOp} each ({@link #BYTES_PER_OP}, or {@link #REPORT_BYTES_PER_OP}
+   * with reports) in total, from {@code runs} simulations of {@code t} held at once (one per system
    * of a comparison, or one per sweep thread; {@code runsAre} names them: "systems", "sweep threads"), that a
    * heap of {@code maxHeapBytes} cannot hold. The message names the key that drives the size: the generated
    * tokens (one decode step each), the micro-batches, or else the model (its layers).
    *
    * @throws ScenarioKeyException naming the key, the op count, the bytes and the heap
    */
-  public static void check(long ops, int runs, String runsAre, Task t, long maxHeapBytes) {
-    long limit = limit(maxHeapBytes);
+  public static void check(long ops, long bytesPerOp, int runs, String runsAre, Task t, long maxHeapBytes) {
+    long limit = limit(maxHeapBytes, bytesPerOp);
     if (ops <= limit) {
       return;
     }
@@ -75,13 +82,13 @@ public final class OpBudget {
     String why = ops > MAX_OPS
         ? String.format(Locale.US, "more than the engine's %,d op ids", MAX_OPS)
         : String.format(Locale.US, "more than the %.0f%% of this JVM's %.1f GiB heap they may take (about %,d ops"
-            + " at %d B each)", HEAP_SHARE * 100, maxHeapBytes / GIB, limit, BYTES_PER_OP);
+            + " at %,d B each)", HEAP_SHARE * 100, maxHeapBytes / GIB, limit, bytesPerOp);
     String fewer = key == ScenarioKey.GENERATE_TOKENS ? "fewer tokens" : key == ScenarioKey.MICRO_BATCHES
         ? "fewer micro-batches" : "a smaller model";
     throw new ScenarioKeyException(key, String.format(Locale.US,
         "%s%s would need about %,d ops (%.1f GiB) to simulate event by event, %s; use %s%s,%s or sweep --mode"
             + " analytic, which costs the same ops in closed form",
-        what, on, ops, (double) ops * BYTES_PER_OP / GIB, why, fewer, runs > 1 ? " or fewer " + runsAre : "",
+        what, on, ops, (double) ops * bytesPerOp / GIB, why, fewer, runs > 1 ? " or fewer " + runsAre : "",
         ops > MAX_OPS ? "" : " a larger heap (java -Xmx),"));
   }
 

@@ -132,17 +132,17 @@ class OpBudgetTest {
   @Test
   void limit_isTheHeapShareOverTheBytesPerOp_cappedByTheEnginesOpIds() {
     long heap = 8L << 30;
-    assertThat(OpBudget.limit(heap)).isEqualTo((long) (heap * OpBudget.HEAP_SHARE / OpBudget.BYTES_PER_OP));
-    assertThat(OpBudget.limit(Long.MAX_VALUE / 2)).isEqualTo(OpBudget.MAX_OPS);
+    assertThat(OpBudget.limit(heap, OpBudget.BYTES_PER_OP)).isEqualTo((long) (heap * OpBudget.HEAP_SHARE / OpBudget.BYTES_PER_OP));
+    assertThat(OpBudget.limit(Long.MAX_VALUE / 2, OpBudget.BYTES_PER_OP)).isEqualTo(OpBudget.MAX_OPS);
   }
 
   @Test
   void check_atTheLimit_passes_andOneOpMore_namesGeneratedTokensForADecode() {
     long heap = 1L << 30;
-    long limit = OpBudget.limit(heap);
+    long limit = OpBudget.limit(heap, OpBudget.BYTES_PER_OP);
     Task t = inference(4096, Offload.NONE);
-    OpBudget.check(limit, 1, "systems", t, heap);
-    assertThatThrownBy(() -> OpBudget.check(limit + 1, 1, "systems", t, heap))
+    OpBudget.check(limit, OpBudget.BYTES_PER_OP, 1, "systems", t, heap);
+    assertThatThrownBy(() -> OpBudget.check(limit + 1, OpBudget.BYTES_PER_OP, 1, "systems", t, heap))
         .isInstanceOfSatisfying(ScenarioKeyException.class, e -> assertThat(e.key()).isEqualTo(ScenarioKey.GENERATE_TOKENS))
         .hasMessageContaining("4,096 generated tokens (4,095 decode steps)")
         .hasMessageContaining(String.format(java.util.Locale.US, "%,d ops", limit + 1))
@@ -150,19 +150,29 @@ class OpBudgetTest {
   }
 
   @Test
+  void check_withReports_costsEachOpMore() {
+    long heap = 1L << 30;
+    long fitsBare = OpBudget.limit(heap, OpBudget.BYTES_PER_OP);
+    assertThat(OpBudget.limit(heap, OpBudget.REPORT_BYTES_PER_OP))
+        .isEqualTo((long) (heap * OpBudget.HEAP_SHARE / OpBudget.REPORT_BYTES_PER_OP)).isLessThan(fitsBare);
+    assertThatThrownBy(() -> OpBudget.check(fitsBare, OpBudget.REPORT_BYTES_PER_OP, 1, "systems",
+        inference(4096, Offload.NONE), heap)).hasMessageContaining(String.format(java.util.Locale.US, "at %,d B each", OpBudget.REPORT_BYTES_PER_OP));
+  }
+
+  @Test
   void check_training_namesMicroBatches_orTheModelWithOne() {
     long heap = 1L << 30;
-    long over = OpBudget.limit(heap) + 1;
-    assertThatThrownBy(() -> OpBudget.check(over, 2, "systems", training(8, false, Offload.NONE), heap))
+    long over = OpBudget.limit(heap, OpBudget.BYTES_PER_OP) + 1;
+    assertThatThrownBy(() -> OpBudget.check(over, OpBudget.BYTES_PER_OP, 2, "systems", training(8, false, Offload.NONE), heap))
         .isInstanceOfSatisfying(ScenarioKeyException.class, e -> assertThat(e.key()).isEqualTo(ScenarioKey.MICRO_BATCHES))
         .hasMessageContaining("for 2 systems at once");
-    assertThatThrownBy(() -> OpBudget.check(over, 1, "systems", training(1, false, Offload.NONE), heap))
+    assertThatThrownBy(() -> OpBudget.check(over, OpBudget.BYTES_PER_OP, 1, "systems", training(1, false, Offload.NONE), heap))
         .isInstanceOfSatisfying(ScenarioKeyException.class, e -> assertThat(e.key()).isEqualTo(ScenarioKey.MODEL));
   }
 
   @Test
   void check_beyondTheEnginesOpIds_saysSoWhateverTheHeap() {
-    assertThatThrownBy(() -> OpBudget.check(OpBudget.MAX_OPS + 1, 1, "systems", inference(100, Offload.NONE), Long.MAX_VALUE))
+    assertThatThrownBy(() -> OpBudget.check(OpBudget.MAX_OPS + 1, OpBudget.BYTES_PER_OP, 1, "systems", inference(100, Offload.NONE), Long.MAX_VALUE))
         .hasMessageContaining("op ids");
   }
 }
