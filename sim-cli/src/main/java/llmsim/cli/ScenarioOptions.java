@@ -12,6 +12,7 @@ import llmsim.core.scenario.ScenarioKeyException;
 import llmsim.core.scenario.ScenarioValues;
 import llmsim.core.software.SoftwareProfile;
 import llmsim.core.task.Task;
+import llmsim.core.workload.OpBudget;
 import llmsim.core.workload.Simulator;
 import llmsim.core.workload.StepResult;
 import llmsim.hw.scenario.ScenarioFile;
@@ -146,6 +147,34 @@ final class ScenarioOptions {
       }
     }
 
+    /**
+     * Refuse, before anything is built, a simulation whose ops (summed over the systems, whose results are
+     * held together) this JVM's heap cannot hold; the message names the flag that drives the op count.
+     * {@code reports}: the --out reports are written too, which costs each op more.
+     */
+    void checkSimulable(ModelSpec m, List<SystemSpec> systems, boolean reports) {
+      long ops = 0;
+      for (SystemSpec s : systems) {
+        ops = saturatedAdd(ops, OpBudget.ops(s, m, taskOn(s).task(), software));
+      }
+      long heap = Runtime.getRuntime().maxMemory();
+      try {
+        try {
+          OpBudget.check(ops, reports ? OpBudget.REPORT_BYTES_PER_OP : OpBudget.BYTES_PER_OP, systems.size(), "systems",
+              task, heap);
+        } catch (ScenarioKeyException withReports) {
+          if (!reports) {
+            throw withReports;
+          }
+          OpBudget.check(ops, OpBudget.BYTES_PER_OP, systems.size(), "systems", task, heap);
+          throw new ScenarioKeyException(withReports.key(), withReports.getMessage()
+              + "; it is the reports --out writes that do not fit: without --out the run fits");
+        }
+      } catch (ScenarioKeyException e) {
+        throw locate(e, flags, file);
+      }
+    }
+
     /** Check the rules between the task and a system (an offload it cannot do). */
     void checkAgainst(SystemSpec s) {
       try {
@@ -154,6 +183,11 @@ final class ScenarioOptions {
         throw locate(e, flags, file);
       }
     }
+  }
+
+  static long saturatedAdd(long a, long b) {
+    long r = a + b;
+    return ((a ^ r) & (b ^ r)) < 0 ? Long.MAX_VALUE : r;
   }
 
   /** Merge flags over a scenario file (either may be absent). */

@@ -47,9 +47,10 @@ class SimulateCommand implements ScenarioOptions.Command, Callable<Integer> {
   int execute(Path file, boolean singleAsObject) {
     ScenarioOptions.Resolved r = scenario.resolve(file == null ? null : ScenarioFile.read(file), true);
     if (report.out != null) {
+      check(r, true); // a run too large to hold is refused before --out's folder is created
       ReportOutput.prepare(report.out, r.hardware().size(), "--hardware");
     }
-    List<StepResult> results = run(r);
+    List<StepResult> results = run(r, report.out != null);
     print(results, singleAsObject && results.size() == 1);
     writeReports(results);
     return 0;
@@ -64,12 +65,25 @@ class SimulateCommand implements ScenarioOptions.Command, Callable<Integer> {
   }
 
   static List<StepResult> run(ScenarioOptions.Resolved r) {
+    return run(r, false);
+  }
+
+  /** Simulate on every system; {@code reports}: the --out reports will be written from the results. */
+  static List<StepResult> run(ScenarioOptions.Resolved r, boolean reports) {
+    ModelSpec model = Catalog.bundled().model(r.model(), "--model");
+    List<SystemSpec> systems = check(r, reports);
+    return systems.stream().map(s -> r.simulate(s, model)).toList();
+  }
+
+  /** Every check {@link #run} makes before simulating (model, systems, op count); returns the systems. */
+  static List<SystemSpec> check(ScenarioOptions.Resolved r, boolean reports) {
     Catalog c = Catalog.bundled();
     ModelSpec model = c.model(r.model(), "--model");
     r.checkAgainst(model);
     List<SystemSpec> systems = r.hardware().stream().map(h -> c.system(h, "--hardware")).toList();
     systems.forEach(r::checkAgainst);
-    return systems.stream().map(s -> r.simulate(s, model)).toList();
+    r.checkSimulable(model, systems, reports);
+    return systems;
   }
 
   void print(List<StepResult> results, boolean single) {

@@ -61,6 +61,12 @@ final class SweepChartCommand implements ScenarioOptions.Command, Callable<Integ
     List<ModelSpec> ms = models.stream().map(m -> c.model(m, "--models")).toList();
     List<SystemSpec> systems = r.hardware().stream().map(h -> c.system(h, "--hardware")).toList();
     systems.forEach(r::checkAgainst);
+    for (SystemSpec s : systems) {
+      for (ModelSpec m : ms) {
+        r.checkAgainst(m);
+        r.checkSimulable(m, List.of(s), false); // one at a time: only each run's metric is kept
+      }
+    }
     List<SweepChart.Point> points = new ArrayList<>();
     TextTable t = new TextTable(List.of("system", "model", "parameters (B)", metric, "offload", "fits"));
     for (SystemSpec s : systems) {

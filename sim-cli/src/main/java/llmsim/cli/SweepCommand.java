@@ -25,8 +25,10 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
 import llmsim.core.kernel.Kernels;
 import llmsim.core.scenario.ScenarioKey;
+import llmsim.core.scenario.ScenarioKeyException;
 import llmsim.core.workload.Estimate;
 import llmsim.core.workload.Estimator;
+import llmsim.core.workload.OpBudget;
 import llmsim.hw.scenario.GridFile;
 import llmsim.report.AtomicFiles;
 import picocli.CommandLine.Command;
@@ -91,6 +93,10 @@ final class SweepCommand implements ScenarioOptions.GridCommand, Callable<Intege
     SweepGrid grid = new SweepGrid(axes());
     long n = grid.points();
     checkOptions(n); // every flag is checked before the output is touched
+    int workers = threads == null ? Runtime.getRuntime().availableProcessors() : threads;
+    if (mode.equals("simulate")) {
+      checkSimulable(grid, n, workers);
+    }
     AtomicFiles.Staged staged = output == null ? null : stageOutput();
     try {
       Writer w = staged == null ? new PrintWriter(spec.commandLine().getOut())
@@ -104,7 +110,7 @@ final class SweepCommand implements ScenarioOptions.GridCommand, Callable<Intege
         Runtime.getRuntime().addShutdownHook(hook);
       }
       try {
-        run.execute(threads == null ? Runtime.getRuntime().availableProcessors() : threads);
+        run.execute(workers);
       } finally {
         if (staged == null) {
           try {
@@ -168,6 +174,26 @@ final class SweepCommand implements ScenarioOptions.GridCommand, Callable<Intege
     }
     if (threads != null && threads < 1) {
       throw new BadFlagException("--threads must be >= 1, was " + threads);
+    }
+  }
+
+  /**
+   * Refuses, before any row, a --mode simulate grid with a point whose ops the heap cannot hold while every
+   * worker simulates a point that size. Counting walks one step per point, far less than simulating it.
+   */
+  private static void checkSimulable(SweepGrid grid, long n, int workers) {
+    long heap = Runtime.getRuntime().maxMemory();
+    for (long i = 0; i < n; i++) {
+      SweepGrid.Point p = grid.point(i);
+      long ops = OpBudget.ops(p.system(), p.model(), p.task(), p.software());
+      try {
+        OpBudget.check(ops > Long.MAX_VALUE / workers ? Long.MAX_VALUE : ops * workers, OpBudget.BYTES_PER_OP, workers,
+            "sweep threads",
+            p.task(), heap);
+      } catch (ScenarioKeyException e) {
+        throw new BadFlagException(e.key().gridFlag() + ": " + e.getMessage() + " (at point " + i + ": system "
+            + p.system().id() + ", model " + p.model().id() + ")");
+      }
     }
   }
 
