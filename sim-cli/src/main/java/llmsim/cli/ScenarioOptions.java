@@ -118,10 +118,17 @@ final class ScenarioOptions {
      * precision it cannot run refused at its flag or file line.
      */
     StepResult simulate(SystemSpec s, ModelSpec m) {
-      try {
+      return located(() -> {
         PrecisionSupport.Adapted a = taskOn(s);
         StepResult r = Simulator.simulate(s, m, a.task(), software);
         return a.note() == null ? r : r.withWarning(a.note());
+      });
+    }
+
+    /** Run {@code body}; a rule it finds broken points at its flag or file line. */
+    private <T> T located(java.util.function.Supplier<T> body) {
+      try {
+        return body.get();
       } catch (ScenarioKeyException e) {
         throw locate(e, flags, file);
       }
@@ -129,22 +136,19 @@ final class ScenarioOptions {
 
     /** The task as it runs on {@code s} (its precision adapted when the user left it at the default). */
     PrecisionSupport.Adapted taskOn(SystemSpec s) {
-      try {
+      return located(() -> {
         PrecisionSupport.Adapted a = PrecisionSupport.adapt(task, s.device(), software, precisionGiven);
         PrecisionSupport.resolve(s.device(), a.task().precision(), software);
         return a;
-      } catch (ScenarioKeyException e) {
-        throw locate(e, flags, file);
-      }
+      });
     }
 
     /** Check the rules between the task and the model; a broken one points at its flag or file line. */
     void checkAgainst(ModelSpec m) {
-      try {
+      located(() -> {
         ScenarioValues.checkAgainstModel(task, m);
-      } catch (ScenarioKeyException e) {
-        throw locate(e, flags, file);
-      }
+        return null;
+      });
     }
 
     /**
@@ -158,30 +162,29 @@ final class ScenarioOptions {
         ops = saturatedAdd(ops, OpBudget.ops(s, m, taskOn(s).task(), software));
       }
       long heap = Runtime.getRuntime().maxMemory();
-      try {
+      long all = ops;
+      located(() -> {
         try {
-          OpBudget.check(ops, reports ? OpBudget.REPORT_BYTES_PER_OP : OpBudget.BYTES_PER_OP, systems.size(), "systems",
+          OpBudget.check(all, reports ? OpBudget.REPORT_BYTES_PER_OP : OpBudget.BYTES_PER_OP, systems.size(), "systems",
               task, heap);
         } catch (ScenarioKeyException withReports) {
           if (!reports) {
             throw withReports;
           }
-          OpBudget.check(ops, OpBudget.BYTES_PER_OP, systems.size(), "systems", task, heap);
+          OpBudget.check(all, OpBudget.BYTES_PER_OP, systems.size(), "systems", task, heap);
           throw new ScenarioKeyException(withReports.key(), withReports.getMessage()
               + "; it is the reports --out writes that do not fit: without --out the run fits");
         }
-      } catch (ScenarioKeyException e) {
-        throw locate(e, flags, file);
-      }
+        return null;
+      });
     }
 
     /** Check the rules between the task and a system (an offload it cannot do). */
     void checkAgainst(SystemSpec s) {
-      try {
+      located(() -> {
         MemoryPlanner.checkOffload(s, task);
-      } catch (ScenarioKeyException e) {
-        throw locate(e, flags, file);
-      }
+        return null;
+      });
     }
   }
 

@@ -4,7 +4,6 @@ import java.util.Locale;
 import llmsim.core.engine.CostGroup;
 import llmsim.core.engine.Lane;
 import llmsim.core.engine.OpKind;
-import llmsim.core.engine.OpSink;
 import llmsim.core.hw.SystemSpec;
 import llmsim.core.memory.MemoryPlanner;
 import llmsim.core.model.ModelSpec;
@@ -95,15 +94,9 @@ public final class OpBudget {
   private static final double GIB = 1024.0 * 1024 * 1024;
 
   /** Counts ops; a repeated section is walked once and weighted by its count, as {@link RooflineSum} does. */
-  private static final class Counter implements OpSink {
-    private final double[] weights = new double[16];
-    private int depth;
+  private static final class Counter extends ClosedFormSink {
     private int resources;
     double count;
-
-    Counter() {
-      weights[0] = 1;
-    }
 
     @Override
     public int addPool(String name) {
@@ -123,30 +116,8 @@ public final class OpBudget {
     @Override
     public int addOp(String name, OpKind kind, int stream, int group, double flops, double memBytes, double linkBytes,
         int... deps) {
-      count += weights[depth];
+      count += weight();
       return -1;
-    }
-
-    @Override
-    public boolean keepsNames() {
-      return false;
-    }
-
-    @Override
-    public int repeat(int n) {
-      weights[depth + 1] = weights[depth] * n;
-      depth++;
-      return n > 0 ? 1 : 0;
-    }
-
-    @Override
-    public void endRepeat() {
-      depth--;
-    }
-
-    @Override
-    public double weight() {
-      return weights[depth];
     }
   }
 }

@@ -6,7 +6,6 @@ import java.util.List;
 import llmsim.core.engine.CostGroup;
 import llmsim.core.engine.Lane;
 import llmsim.core.engine.OpKind;
-import llmsim.core.engine.OpSink;
 import llmsim.core.kernel.RooflineKernel;
 
 /**
@@ -14,7 +13,7 @@ import llmsim.core.kernel.RooflineKernel;
  * bulk and weighted by how often it repeats, summed as if nothing overlapped. Where the engine adds
  * nothing (one stream, no offload) this equals the simulated makespan. Reusable: {@link #reset()}.
  */
-public final class RooflineSum implements OpSink {
+public final class RooflineSum extends ClosedFormSink {
   /**
    * Groups smaller than this go through the scalar kernel: a vector loop over a handful of ops is all
    * tail and set-up (the same choice Lucene makes for short vectors).
@@ -32,8 +31,6 @@ public final class RooflineSum implements OpSink {
   private int[] stream = new int[64];
   private int[] phase = new int[64];
   private int size;
-  private final double[] weights = new double[16];
-  private int depth;
   private int currentPhase;
   // results
   private final double[] phaseSeconds = new double[2];
@@ -48,8 +45,7 @@ public final class RooflineSum implements OpSink {
     groups.clear();
     lanes.clear();
     size = 0;
-    depth = 0;
-    weights[0] = 1;
+    resetRepeats();
     currentPhase = 0;
   }
 
@@ -85,7 +81,7 @@ public final class RooflineSum implements OpSink {
     flops[size] = f;
     mem[size] = m;
     link[size] = l;
-    weight[size] = weights[depth];
+    weight[size] = weight();
     group[size] = g;
     stream[size] = s;
     phase[size] = currentPhase;
@@ -93,27 +89,6 @@ public final class RooflineSum implements OpSink {
     return -1;
   }
 
-  @Override
-  public boolean keepsNames() {
-    return false;
-  }
-
-  @Override
-  public int repeat(int n) {
-    weights[depth + 1] = weights[depth] * n;
-    depth++;
-    return n > 0 ? 1 : 0;
-  }
-
-  @Override
-  public void endRepeat() {
-    depth--;
-  }
-
-  @Override
-  public double weight() {
-    return weights[depth];
-  }
 
   @Override
   public void phase(int index) {
