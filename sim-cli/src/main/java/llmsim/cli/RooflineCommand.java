@@ -52,13 +52,13 @@ final class RooflineCommand implements Callable<Integer> {
     try {
       List<Path> written = new ArrayList<>();
       for (RooflineData d : data) {
-        JFreeChart chart = RooflineChart.create("Roofline: " + d.system(), List.of(d), ReportOutput.STYLE);
+        JFreeChart chart = RooflineChart.create("Roofline: " + d.system(), List.of(d), ReportOutput.style());
         written.addAll(ChartFiles.write(chart, out, "roofline-" + ReportOutput.safe(d.system()),
-            ReportOutput.STYLE.width(), ReportOutput.STYLE.height()));
+            ReportOutput.style().width(), ReportOutput.style().height()));
       }
       JFreeChart overlay = RooflineChart.create("Roofline overlay: " + String.join(", ", data.stream().map(RooflineData::system).toList()),
-          data, ReportOutput.STYLE);
-      written.addAll(ChartFiles.write(overlay, out, "roofline-overlay", ReportOutput.STYLE.width(), ReportOutput.STYLE.height()));
+          data, ReportOutput.style());
+      written.addAll(ChartFiles.write(overlay, out, "roofline-overlay", ReportOutput.style().width(), ReportOutput.style().height()));
       written.forEach(p -> spec.commandLine().getOut().println(p));
     } catch (IOException e) {
       throw new UncheckedIOException(e);

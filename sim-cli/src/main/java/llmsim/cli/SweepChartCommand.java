@@ -69,8 +69,8 @@ final class SweepChartCommand implements Callable<Integer> {
         : "step time (s)";
     try {
       ChartFiles.write(SweepChart.create(label + " vs model size: " + r.task().kind().key(), label,
-          systems.stream().map(SystemSpec::id).toList(), points, ReportOutput.STYLE), out, "sweep",
-          ReportOutput.STYLE.width(), ReportOutput.STYLE.height());
+          systems.stream().map(SystemSpec::id).toList(), points, ReportOutput.style()), out, "sweep",
+          ReportOutput.style().width(), ReportOutput.style().height());
     } catch (IOException e) {
       throw new UncheckedIOException(e);
     }

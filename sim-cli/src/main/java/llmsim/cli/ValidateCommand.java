@@ -49,7 +49,7 @@ final class ValidateCommand implements Callable<Integer> {
           .toList();
       try {
         llmsim.report.ChartFiles.write(llmsim.report.ValidationChart.create("llmsim: predicted vs published measurements",
-            pts, ReportOutput.STYLE), out, "validation", ReportOutput.STYLE.width(), ReportOutput.STYLE.height());
+            pts, ReportOutput.style()), out, "validation", ReportOutput.style().width(), ReportOutput.style().height());
       } catch (java.io.IOException e) {
         throw new java.io.UncheckedIOException(e);
       }
