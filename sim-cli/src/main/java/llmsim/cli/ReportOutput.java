@@ -7,6 +7,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Locale;
 import llmsim.core.workload.StepResult;
 import llmsim.report.BoundsChart;
 import llmsim.report.ChartFiles;
@@ -29,7 +30,18 @@ final class ReportOutput {
       + "(they are listed in DIR/" + ReportFolder.MANIFEST + "); other files are left alone.")
   Path out;
 
-  static final ChartStyle STYLE = ChartStyle.DEFAULT;
+  static {
+    // as ChartStyle does: every command formats in US English (picocli creates this mixin for each run)
+    Locale.setDefault(Locale.US);
+  }
+
+  /**
+   * The chart style, on first use only: its AWT fonts and colours take ~30 ms to initialise, which a
+   * run without --out need not pay (picocli creates this mixin for every command line).
+   */
+  static ChartStyle style() {
+    return ChartStyle.DEFAULT;
+  }
 
   /**
    * The most systems one report draws: every system adds a timeline and a roofline chart (PNG, SVG and the PNG
@@ -74,25 +86,25 @@ final class ReportOutput {
       for (StepResult r : results) {
         String name = results.size() == 1 ? "timeline" : "timeline-" + safe(r.system().id());
         JFreeChart c = TimelineChart.create("Simulated " + (r.task().kind().training() ? "step" : "run") + ": " + what
-            + " on " + r.system().id(), r.trace(), STYLE);
-        written.addAll(ChartFiles.write(c, folder, name, STYLE.width(), 150 + 90 * r.trace().streams().size()));
-        images.add(new HtmlReport.Image("Timeline: " + r.system().id(), ChartFiles.png(c, STYLE.width(), 150 + 90 * r.trace().streams().size())));
+            + " on " + r.system().id(), r.trace(), style());
+        written.addAll(ChartFiles.write(c, folder, name, style().width(), 150 + 90 * r.trace().streams().size()));
+        images.add(new HtmlReport.Image("Timeline: " + r.system().id(), ChartFiles.png(c, style().width(), 150 + 90 * r.trace().streams().size())));
       }
       JFreeChart memory = MemoryChart.create("Memory: " + what, results.stream()
-          .map(r -> new MemoryChart.Entry(r.system().id(), r.memory())).toList(), STYLE);
-      written.addAll(ChartFiles.write(memory, folder, "memory", STYLE.width(), STYLE.height()));
-      images.add(new HtmlReport.Image("Memory on the device against usable capacity", ChartFiles.png(memory, STYLE.width(), STYLE.height())));
+          .map(r -> new MemoryChart.Entry(r.system().id(), r.memory())).toList(), style());
+      written.addAll(ChartFiles.write(memory, folder, "memory", style().width(), style().height()));
+      images.add(new HtmlReport.Image("Memory on the device against usable capacity", ChartFiles.png(memory, style().width(), style().height())));
       JFreeChart bounds = BoundsChart.create("Time by bound: " + what, results.stream()
-          .map(r -> new BoundsChart.Entry(r.system().id(), r.timeByBound())).toList(), STYLE);
-      written.addAll(ChartFiles.write(bounds, folder, "bounds", STYLE.width(), 200 + 110 * results.size()));
-      images.add(new HtmlReport.Image("Time by bound", ChartFiles.png(bounds, STYLE.width(), 200 + 110 * results.size())));
+          .map(r -> new BoundsChart.Entry(r.system().id(), r.timeByBound())).toList(), style());
+      written.addAll(ChartFiles.write(bounds, folder, "bounds", style().width(), 200 + 110 * results.size()));
+      images.add(new HtmlReport.Image("Time by bound", ChartFiles.png(bounds, style().width(), 200 + 110 * results.size())));
       List<RooflineData> roofs = new ArrayList<>();
       for (StepResult r : results) {
         RooflineData d = RooflineData.of(r.system(), r.trace(), !r.task().kind().training(), prefillEnd(r));
         roofs.add(d);
-        JFreeChart c = RooflineChart.create("Roofline: " + r.system().id() + " with " + what, List.of(d), STYLE);
-        written.addAll(ChartFiles.write(c, folder, "roofline-" + safe(r.system().id()), STYLE.width(), STYLE.height()));
-        images.add(new HtmlReport.Image("Roofline: " + r.system().id(), ChartFiles.png(c, STYLE.width(), STYLE.height())));
+        JFreeChart c = RooflineChart.create("Roofline: " + r.system().id() + " with " + what, List.of(d), style());
+        written.addAll(ChartFiles.write(c, folder, "roofline-" + safe(r.system().id()), style().width(), style().height()));
+        images.add(new HtmlReport.Image("Roofline: " + r.system().id(), ChartFiles.png(c, style().width(), style().height())));
       }
       written.add(folder.writeString("trace.json", ChromeTrace.write(results.stream()
           .map(r -> new ChromeTrace.Process(r.system().id() + ": " + what, r.trace(), r.memory())).toList())));

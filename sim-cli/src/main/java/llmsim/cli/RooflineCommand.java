@@ -62,13 +62,13 @@ final class RooflineCommand implements ScenarioOptions.Command, Callable<Integer
     try (ReportFolder folder = ReportFolder.open(out, "roofline")) {
       List<Path> written = new ArrayList<>();
       for (RooflineData d : data) {
-        JFreeChart chart = RooflineChart.create("Roofline: " + d.system(), List.of(d), ReportOutput.STYLE);
+        JFreeChart chart = RooflineChart.create("Roofline: " + d.system(), List.of(d), ReportOutput.style());
         written.addAll(ChartFiles.write(chart, folder, "roofline-" + ReportOutput.safe(d.system()),
-            ReportOutput.STYLE.width(), ReportOutput.STYLE.height()));
+            ReportOutput.style().width(), ReportOutput.style().height()));
       }
       JFreeChart overlay = RooflineChart.create("Roofline overlay: " + String.join(", ", data.stream().map(RooflineData::system).toList()),
-          data, ReportOutput.STYLE);
-      written.addAll(ChartFiles.write(overlay, folder, "roofline-overlay", ReportOutput.STYLE.width(), ReportOutput.STYLE.height()));
+          data, ReportOutput.style());
+      written.addAll(ChartFiles.write(overlay, folder, "roofline-overlay", ReportOutput.style().width(), ReportOutput.style().height()));
       ReportOutput.commit(folder, spec.commandLine().getErr());
       written.forEach(p -> spec.commandLine().getOut().println(p));
     } catch (IOException e) {

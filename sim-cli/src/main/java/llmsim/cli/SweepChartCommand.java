@@ -84,8 +84,8 @@ final class SweepChartCommand implements ScenarioOptions.Command, Callable<Integ
         : "step time (s)";
     try (ReportFolder folder = ReportFolder.open(out, "sweep-chart")) {
       ChartFiles.write(SweepChart.create(label + " vs model size: " + r.task().kind().key(), label,
-          systems.stream().map(SystemSpec::id).toList(), points, ReportOutput.STYLE), folder, "sweep",
-          ReportOutput.STYLE.width(), ReportOutput.STYLE.height());
+          systems.stream().map(SystemSpec::id).toList(), points, ReportOutput.style()), folder, "sweep",
+          ReportOutput.style().width(), ReportOutput.style().height());
       ReportOutput.commit(folder, spec.commandLine().getErr());
     } catch (IOException e) {
       throw new UncheckedIOException(e);

@@ -52,7 +52,7 @@ final class ValidateCommand implements Callable<Integer> {
           .toList();
       try (llmsim.report.ReportFolder folder = llmsim.report.ReportFolder.open(out, "validate")) {
         llmsim.report.ChartFiles.write(llmsim.report.ValidationChart.create("llmsim: predicted vs published measurements",
-            pts, ReportOutput.STYLE), folder, "validation", ReportOutput.STYLE.width(), ReportOutput.STYLE.height());
+            pts, ReportOutput.style()), folder, "validation", ReportOutput.style().width(), ReportOutput.style().height());
         ReportOutput.commit(folder, spec.commandLine().getErr());
       } catch (java.io.IOException e) {
         throw new java.io.UncheckedIOException(e);

@@ -8,10 +8,12 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Collection;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 import java.util.TreeMap;
 import llmsim.core.hw.Device;
 import llmsim.core.hw.Host;
@@ -28,6 +30,10 @@ import llmsim.hw.yaml.TreeReader;
 /**
  * The bundled hardware and model catalog, plus user files named wherever an id is accepted.
  * Lookups accept ids and aliases (peer tools' ids such as llm-analysis' {@code a100-sxm-80gb}).
+ *
+ * <p>The bundled catalog is read lazily: a lookup parses only the files that define the ids it needs
+ * ({@link CatalogIndex}), and a listing or an unknown id parses the rest. Bundled files are not
+ * schema-checked at run time: the build's tests check every one ({@link #loadBundled()}).
  */
 public final class Catalog {
   static final String ROOT = "/llmsim/catalog/";
@@ -40,7 +46,17 @@ public final class Catalog {
   private final Map<String, ModelSpec> models = new TreeMap<>();
   private final Map<String, String> aliases = new LinkedHashMap<>();
 
-  private Catalog() {}
+  /** Where bundled ids are defined, while files remain unread; null when everything is loaded. */
+  private final CatalogIndex index;
+  private final Set<String> loadedFiles = new HashSet<>();
+
+  private Catalog() {
+    this(null);
+  }
+
+  private Catalog(CatalogIndex index) {
+    this.index = index;
+  }
 
   private static volatile Catalog bundled;
 
@@ -50,7 +66,7 @@ public final class Catalog {
     if (c == null) {
       synchronized (Catalog.class) {
         if (bundled == null) {
-          bundled = loadBundled();
+          bundled = lazyBundled();
         }
         c = bundled;
       }
@@ -64,6 +80,12 @@ public final class Catalog {
         .filter(l -> !l.isEmpty() && !l.startsWith("#")).toList();
   }
 
+  /** A fresh lazy bundled catalog: nothing parsed until asked for. */
+  static Catalog lazyBundled() {
+    return new Catalog(CatalogIndex.bundled());
+  }
+
+  /** Every bundled file, schema-checked and cross-checked, at once (the tests' way to load it). */
   static Catalog loadBundled() {
     Catalog c = new Catalog();
     List<Problem> problems = new ArrayList<>();
@@ -135,6 +157,28 @@ public final class Catalog {
     }
   }
 
+  /** Lazy bundled catalog: parse, once each, the files that define {@code name} as an id or alias. */
+  private void need(String name) {
+    if (index != null && name != null) {
+      for (String file : index.files(name)) {
+        load(file);
+      }
+    }
+  }
+
+  /** Parse every bundled file not yet read, in index order (for listings and "did you mean"). */
+  private void needAll() {
+    if (index != null) {
+      index.files().forEach(this::load);
+    }
+  }
+
+  private void load(String file) {
+    if (loadedFiles.add(file)) {
+      add(TreeReader.read("catalog/" + file, resourceText(ROOT + file)), new ArrayList<>());
+    }
+  }
+
   private void register(Node n, String id, List<String> al, boolean duplicate) {
     if (duplicate) {
       throw new InputException(n.problemAtKey("id", "duplicate id '" + id + "'"));
@@ -173,6 +217,9 @@ public final class Catalog {
   private <T> T lookup(Node n, String key, Map<String, T> table, String kind, java.util.function.Function<Node, T> bind,
       List<Problem> problems) {
     String id = n.str(key);
+    if (!FileRefs.isFile(id)) {
+      need(id);
+    }
     if (FileRefs.isFile(id)) {
       try {
         return FileRefs.read(n, key, kind, bind);
@@ -187,6 +234,7 @@ public final class Catalog {
       v = canonical == null ? null : table.get(canonical);
     }
     if (v == null) {
+      needAll();
       problems.add(n.require(key).problem("unknown " + key.replace('_', ' ') + " '" + id + "'"
           + nearestNote(id, table.keySet())));
     }
@@ -198,7 +246,8 @@ public final class Catalog {
   }
 
   /** Every system: the explicit ones and each device on its default host. Sorted by id. */
-  public List<SystemSpec> systems() {
+  public synchronized List<SystemSpec> systems() {
+    needAll();
     Map<String, SystemSpec> out = new TreeMap<>();
     for (Node n : systemNodes.values()) {
       SystemSpec s = resolveSystemNode(n);
@@ -212,6 +261,8 @@ public final class Catalog {
 
   private SystemSpec deviceSystem(Device d) {
     Binder.DefaultSystem def = deviceDefaults.get(d.id());
+    need(def.hostId());
+    need(def.linkId());
     Host h = hosts.get(def.hostId());
     Link l = links.get(def.linkId());
     if (h == null || l == null) {
@@ -225,11 +276,12 @@ public final class Catalog {
    * A system by id or alias, a device id (that device on its default host), or a path to a user
    * device or system file.
    */
-  public SystemSpec system(String idOrPath, String flag) {
+  public synchronized SystemSpec system(String idOrPath, String flag) {
     requireValue(idOrPath, flag, "a hardware id or a .yaml file");
     if (looksLikeFile(idOrPath)) {
       return userSystem(Path.of(idOrPath));
     }
+    need(idOrPath);
     String id = canonical(idOrPath);
     if (systemNodes.containsKey(id)) {
       return resolveSystemNode(systemNodes.get(id));
@@ -237,6 +289,7 @@ public final class Catalog {
     if (devices.containsKey(id)) {
       return deviceSystem(devices.get(id));
     }
+    needAll();
     List<String> known = new ArrayList<>(systemNodes.keySet());
     known.addAll(devices.keySet());
     known.addAll(aliases.keySet());
@@ -269,7 +322,7 @@ public final class Catalog {
   }
 
   /** A model by id or alias, a model YAML file, or a Hugging Face config.json. */
-  public ModelSpec model(String idOrPath, String flag) {
+  public synchronized ModelSpec model(String idOrPath, String flag) {
     requireValue(idOrPath, flag, "a model id, a .yaml file or a config.json");
     if (looksLikeFile(idOrPath)) {
       Path p = Path.of(idOrPath);
@@ -282,8 +335,10 @@ public final class Catalog {
       }
       return Binder.model(n);
     }
+    need(idOrPath);
     ModelSpec m = models.get(canonical(idOrPath));
     if (m == null) {
+      needAll();
       List<String> known = new ArrayList<>(models.keySet());
       known.addAll(aliases.keySet().stream().filter(a -> models.containsKey(aliases.get(a))).toList());
       throw new InputException(new Problem(flag, 0, 0, "unknown model '" + idOrPath + "'"
@@ -293,7 +348,7 @@ public final class Catalog {
   }
 
   /** Validate one user file of any kind; returns the kind and id on success. */
-  public String validateFile(Path path) {
+  public synchronized String validateFile(Path path) {
     Node n = checked(TreeReader.readFile(path));
     switch (n.str("kind")) {
       case "device" -> {
@@ -318,7 +373,8 @@ public final class Catalog {
     }
   }
 
-  public String canonical(String idOrAlias) {
+  public synchronized String canonical(String idOrAlias) {
+    need(idOrAlias);
     return aliases.getOrDefault(idOrAlias, idOrAlias);
   }
 
@@ -333,19 +389,23 @@ public final class Catalog {
     }
   }
 
-  public Collection<Device> devices() {
+  public synchronized Collection<Device> devices() {
+    needAll();
     return devices.values();
   }
 
-  public Collection<Host> hosts() {
+  public synchronized Collection<Host> hosts() {
+    needAll();
     return hosts.values();
   }
 
-  public Collection<Link> links() {
+  public synchronized Collection<Link> links() {
+    needAll();
     return links.values();
   }
 
-  public Collection<ModelSpec> models() {
+  public synchronized Collection<ModelSpec> models() {
+    needAll();
     return models.values();
   }
 
