@@ -17,7 +17,9 @@ import java.util.Set;
 import java.util.TreeMap;
 import llmsim.core.hw.Device;
 import llmsim.core.hw.Host;
+import llmsim.core.hw.FabricKind;
 import llmsim.core.hw.Link;
+import llmsim.core.hw.Network;
 import llmsim.core.hw.SystemSpec;
 import llmsim.core.model.ModelSpec;
 import llmsim.core.util.Suggest;
@@ -197,6 +199,8 @@ public final class Catalog {
     Device device = lookup(n, "device", devices, "device", Binder::device, problems);
     Link link = lookup(n, "host_link", links, "link", Binder::link, problems);
     Optional<Link> deviceLink = n.get("device_link").map(x -> lookup(n, "device_link", links, "link", Binder::link, problems));
+    Optional<Node> net = n.get("network");
+    Link nic = net.map(x -> lookup(x, "nic", links, "link", Binder::link, problems)).orElse(null);
     if (problems.isEmpty() && (host == null || device == null || link == null)) {
       throw new IllegalStateException("system " + n.str("id") + " resolved without a problem but with a part missing");
     }
@@ -209,8 +213,11 @@ public final class Catalog {
         ? deviceDefaults.getOrDefault(device.id(), new Binder.DefaultSystem("", "", 1.0,
             "device from a file: all of its memory (give gpu_memory_share)")).shareSource()
         : "discrete device: all of its memory");
+    Optional<Network> network = net.map(x -> new Network(nic, x.integer("nics_per_node"),
+        x.bool("rail_optimized", false), x.str("source")));
     return Binder.guarded(n, () -> new SystemSpec(n.str("id"), n.str("name"), n.strings("aliases"), host, device,
-        n.integer("device_count", 1), link, deviceLink, share, shareSource, Binder.price(n)));
+        n.integer("device_count", 1), link, deviceLink, share, shareSource, Binder.price(n), n.integer("nodes", 1),
+        FabricKind.fromKey(n.optStr("fabric").orElse("switch")), network));
   }
 
   /** A part named by catalog id or alias, or by a file relative to the naming file ({@link FileRefs}). */
