@@ -167,7 +167,7 @@ class BadInputTest {
     Path gpu = dir.resolve("gpus/gpu.yaml");
     java.nio.file.Files.writeString(gpu, DEVICE);
     Path sys = write("sys.yaml", "kind: system\nid: my-box\nname: My box\nhost: i9-13900ks\ndevice: gpus/gpu.yaml\n"
-        + "device_count: 2\nhost_link: pcie4-x16\n");
+        + "device_count: 2\nhost_link: pcie4-x16\ndevice_link: pcie4-x16\nfabric: pcie-host\n");
     CliRunner r = CliRunner.run("hardware", "validate", sys.toString());
     assertThat(r.code()).as(r.err()).isZero();
     assertThat(r.out()).contains("ok (system my-box)");
