@@ -43,11 +43,11 @@ final class MemoryCommand implements ScenarioOptions.Command, Callable<Integer> 
     Catalog c = Catalog.bundled();
     ModelSpec model = c.model(r.model(), "--model");
     r.checkAgainst(model);
-    List<SystemSpec> systems = r.hardware().stream().map(h -> c.system(h, "--hardware")).toList();
+    List<SystemSpec> systems = r.hardware().stream().map(h -> r.sized(c.system(h, "--hardware"))).toList();
     systems.forEach(r::checkAgainst);
     List<Row> rows = new ArrayList<>();
     for (SystemSpec s : systems) {
-      Task t = r.taskOn(s).task();
+      Task t = r.taskOn(s, model).task();
       MemoryPlan chosen = MemoryPlanner.plan(s, model, t, r.software());
       MemoryPlan bare = MemoryPlanner.place(s, model, t.withOffload(Offload.NONE), r.software(), Offload.NONE);
       rows.add(new Row(s, chosen, MemoryExplainer.explain(s, model, chosen, bare), t));

@@ -7,6 +7,7 @@ import llmsim.core.hw.PrecisionSupport;
 import llmsim.core.hw.SystemSpec;
 import llmsim.core.memory.MemoryPlanner;
 import llmsim.core.model.ModelSpec;
+import llmsim.core.parallel.Placement;
 import llmsim.core.scenario.ScenarioKey;
 import llmsim.core.scenario.ScenarioKeyException;
 import llmsim.core.scenario.ScenarioValues;
@@ -111,7 +112,12 @@ final class ScenarioOptions {
 
   /** A scenario with flags applied over its file: hardware ids, model id, task and software. */
   record Resolved(List<String> hardware, String model, Task task, SoftwareProfile software, Raw file,
-      Map<ScenarioKey, String> flags, boolean precisionGiven) {
+      Map<ScenarioKey, String> flags, boolean precisionGiven, int nodes, int gpus) {
+
+    /** The system sized as --nodes or --gpus ask. */
+    SystemSpec sized(SystemSpec s) {
+      return located(() -> Placement.size(s, nodes, gpus));
+    }
 
     /**
      * Simulate on one system: the default precision adapted to what the device runs (with a warning), an asked
@@ -119,7 +125,7 @@ final class ScenarioOptions {
      */
     StepResult simulate(SystemSpec s, ModelSpec m) {
       return located(() -> {
-        PrecisionSupport.Adapted a = taskOn(s);
+        PrecisionSupport.Adapted a = taskOn(s, m);
         StepResult r = Simulator.simulate(s, m, a.task(), software);
         return a.note() == null ? r : r.withWarning(a.note());
       });
@@ -134,12 +140,15 @@ final class ScenarioOptions {
       }
     }
 
-    /** The task as it runs on {@code s} (its precision adapted when the user left it at the default). */
-    PrecisionSupport.Adapted taskOn(SystemSpec s) {
+    /**
+     * The task as it runs on {@code s}: its precision adapted when the user left it at the default, its parallel
+     * plan resolved on the system's GPUs.
+     */
+    PrecisionSupport.Adapted taskOn(SystemSpec s, ModelSpec m) {
       return located(() -> {
         PrecisionSupport.Adapted a = PrecisionSupport.adapt(task, s.device(), software, precisionGiven);
         PrecisionSupport.resolve(s.device(), a.task().precision(), software);
-        return a;
+        return new PrecisionSupport.Adapted(Placement.resolve(s, m, a.task()), a.note());
       });
     }
 
@@ -159,7 +168,7 @@ final class ScenarioOptions {
     void checkSimulable(ModelSpec m, List<SystemSpec> systems, boolean reports) {
       long ops = 0;
       for (SystemSpec s : systems) {
-        ops = saturatedAdd(ops, OpBudget.ops(s, m, taskOn(s).task(), software));
+        ops = saturatedAdd(ops, OpBudget.ops(s, m, taskOn(s, m).task(), software));
       }
       long heap = Runtime.getRuntime().maxMemory();
       long all = ops;
@@ -218,7 +227,8 @@ final class ScenarioOptions {
     }
     Map<ScenarioKey, String> flags = Map.copyOf(given);
     try {
-      return new Resolved(v.hardware(), v.model(), v.task(), v.software(), base, flags, v.has(ScenarioKey.PRECISION));
+      return new Resolved(v.hardware(), v.model(), v.task(), v.software(), base, flags, v.has(ScenarioKey.PRECISION),
+          v.nodes(), v.gpus());
     } catch (ScenarioKeyException e) {
       throw locate(e, flags, base);
     }

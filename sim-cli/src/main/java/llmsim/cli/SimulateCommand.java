@@ -80,7 +80,7 @@ class SimulateCommand implements ScenarioOptions.Command, Callable<Integer> {
     Catalog c = Catalog.bundled();
     ModelSpec model = c.model(r.model(), "--model");
     r.checkAgainst(model);
-    List<SystemSpec> systems = r.hardware().stream().map(h -> c.system(h, "--hardware")).toList();
+    List<SystemSpec> systems = r.hardware().stream().map(h -> r.sized(c.system(h, "--hardware"))).toList();
     systems.forEach(r::checkAgainst);
     r.checkSimulable(model, systems, reports);
     return systems;

@@ -59,7 +59,7 @@ final class SweepChartCommand implements ScenarioOptions.Command, Callable<Integ
     ReportOutput.prepare(out, r.hardware().size(), "--hardware");
     Catalog c = Catalog.bundled();
     List<ModelSpec> ms = models.stream().map(m -> c.model(m, "--models")).toList();
-    List<SystemSpec> systems = r.hardware().stream().map(h -> c.system(h, "--hardware")).toList();
+    List<SystemSpec> systems = r.hardware().stream().map(h -> r.sized(c.system(h, "--hardware"))).toList();
     systems.forEach(r::checkAgainst);
     for (SystemSpec s : systems) {
       for (ModelSpec m : ms) {

@@ -8,6 +8,7 @@ import java.util.Map;
 import llmsim.core.hw.PrecisionSupport;
 import llmsim.core.hw.SystemSpec;
 import llmsim.core.memory.MemoryPlanner;
+import llmsim.core.parallel.Placement;
 import llmsim.core.model.ModelSpec;
 import llmsim.core.scenario.ScenarioKey;
 import llmsim.core.scenario.ScenarioKeyException;
@@ -27,7 +28,8 @@ final class SweepGrid {
   /** Keys whose rules involve only each other (and the model): checked over their own sub-grid. */
   private static final List<ScenarioKey> RULE_KEYS = List.of(ScenarioKey.TASK, ScenarioKey.OFFLOAD, ScenarioKey.WEIGHTS,
       ScenarioKey.CONTEXT, ScenarioKey.PROMPT_TOKENS, ScenarioKey.GENERATE_TOKENS, ScenarioKey.SEQ_LEN,
-      ScenarioKey.GPU_LAYERS, ScenarioKey.MODEL);
+      ScenarioKey.GPU_LAYERS, ScenarioKey.MODEL, ScenarioKey.TP, ScenarioKey.PP, ScenarioKey.DP, ScenarioKey.ZERO,
+      ScenarioKey.NODES, ScenarioKey.GPUS);
 
   final List<SystemSpec> systems;
   final List<ModelSpec> models;
@@ -102,10 +104,11 @@ final class SweepGrid {
       rest /= radix[a];
     }
     ScenarioValues v = values(at);
-    SystemSpec s = systems.get(at[0]);
+    SystemSpec s = Placement.size(systems.get(at[0]), v.nodes(), v.gpus());
     SoftwareProfile sw = v.software();
+    ModelSpec m = models.get(at[1]);
     Task t = PrecisionSupport.adapt(v.task(), s.device(), sw, v.has(ScenarioKey.PRECISION)).task();
-    return new Point(index, s, models.get(at[1]), t, sw);
+    return new Point(index, s, m, Placement.resolve(s, m, t), sw);
   }
 
   private ScenarioValues values(int[] at) {
@@ -147,6 +150,9 @@ final class SweepGrid {
         ScenarioValues.checkAgainstModel(t, models.get(sub[1]));
         for (SystemSpec s : systems) {
           MemoryPlanner.checkOffload(s, t);
+          ScenarioValues v = values(sub);
+          SystemSpec sized = Placement.size(s, v.nodes(), v.gpus());
+          Placement.resolve(sized, models.get(sub[1]), t);
         }
         checkPrecisions(sub);
       } catch (ScenarioKeyException e) {

@@ -41,6 +41,8 @@ final class SweepRows {
     Map<ScenarioKey, Object> scenario = ScenarioValues.describe(p.task(), p.software());
     scenario.put(ScenarioKey.HARDWARE, p.system().id());
     scenario.put(ScenarioKey.MODEL, p.model().id());
+    scenario.put(ScenarioKey.NODES, p.system().nodes());
+    scenario.put(ScenarioKey.GPUS, p.system().totalDevices());
     List<Object> row = new ArrayList<>(COLUMNS.size());
     row.add(p.index());
     SCENARIO.forEach(k -> row.add(scenario.get(k)));

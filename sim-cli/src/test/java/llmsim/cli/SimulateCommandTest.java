@@ -126,4 +126,29 @@ class SimulateCommandTest {
     CliRunner fp8 = CliRunner.run("simulate", "--model", "llama-7b", "--hardware", "a100-sxm-80gb", "--precision", "fp8");
     assertThat(fp8.code()).isEqualTo(2);
   }
+
+  @Test
+  void aMultiGpuServer_isSimulatedPerGpuWithItsCollectives_neverPooled() {
+    CliRunner r = CliRunner.run("simulate", "--model", "llama-7b", "--task", "train", "--hardware", "hgx-h100-8x",
+        "--zero", "3", "--format", "json");
+    assertThat(r.code()).as(r.err()).isZero();
+    // one GPU's 80 GiB, not eight pooled; ZeRO-3 shards the 16 bytes/parameter over the 8 replicas
+    assertThat(r.out()).contains("\"capacity_bytes\" : 8.589934592E10").contains("\"intra_node_link\"");
+  }
+
+  @Test
+  void aPlanThatCannotRun_isRefusedWithTheReason() {
+    CliRunner heads = CliRunner.run("simulate", "--model", "llama-7b", "--hardware", "hgx-h100-8x", "--tp", "3");
+    assertThat(heads.code()).isEqualTo(2);
+    assertThat(heads.err()).contains("--tp:").contains("does not divide the 8 GPUs");
+    CliRunner dp = CliRunner.run("simulate", "--model", "llama-7b", "--hardware", "hgx-h100-8x", "--tp", "2", "--dp", "2");
+    assertThat(dp.code()).isEqualTo(2);
+    assertThat(dp.err()).contains("--dp: tp x pp x dp = 2 x 1 x 2 = 4, but hgx-h100-8x has 8 GPUs");
+    CliRunner pp = CliRunner.run("simulate", "--model", "llama-7b", "--hardware", "hgx-h100-8x", "--pp", "2");
+    assertThat(pp.code()).isEqualTo(2);
+    assertThat(pp.err()).contains("pipeline parallelism (pp > 1) is not simulated yet");
+    CliRunner nodes = CliRunner.run("simulate", "--model", "llama-7b", "--hardware", "h100-sxm", "--nodes", "4");
+    assertThat(nodes.code()).isEqualTo(2);
+    assertThat(nodes.err()).contains("--nodes: h100-sxm has no network between nodes");
+  }
 }

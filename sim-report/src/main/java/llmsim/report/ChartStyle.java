@@ -47,6 +47,8 @@ public record ChartStyle(int width, int height, Font title, Font label, Font tic
       case HOST_LINK -> new Color(0xff7f0e);
       case HOST -> new Color(0xd62728);
       case OVERHEAD -> new Color(0x7f7f7f);
+      case INTRA_NODE_LINK -> new Color(0x9467bd);
+      case NETWORK -> new Color(0x8c564b);
     };
   }
 

@@ -5,7 +5,18 @@ package llmsim.core.engine;
  * the fixed cost per kernel the framework pays before any work, and GPU time with nothing running.
  */
 public enum Bound {
-  COMPUTE("compute"), DEVICE_MEMORY("device_memory"), HOST_LINK("host_link"), HOST("host"), OVERHEAD("overhead");
+  COMPUTE("compute"), DEVICE_MEMORY("device_memory"), HOST_LINK("host_link"), HOST("host"), OVERHEAD("overhead"),
+  INTRA_NODE_LINK("intra_node_link"), NETWORK("network");
+
+  /** The bound a transfer on {@code lane} is charged to when nothing runs on the GPU, or null for none. */
+  public static Bound ofTransferLane(Lane lane) {
+    return switch (lane) {
+      case H2D, D2H -> HOST_LINK;
+      case FABRIC -> INTRA_NODE_LINK;
+      case NETWORK -> NETWORK;
+      default -> null;
+    };
+  }
 
   private final String key;
 

@@ -1,8 +1,12 @@
 package llmsim.core.engine;
 
-/** What kind of resource a stream is: the GPU's compute queue, a copy engine direction, or the CPU. */
+/**
+ * What kind of resource a stream is: the GPU's compute queue, a copy engine direction, the CPU, or a
+ * communication queue whose transfers cross the intra-node fabric or the network between nodes.
+ */
 public enum Lane {
-  COMPUTE("compute"), H2D("host-to-device"), D2H("device-to-host"), CPU("cpu");
+  COMPUTE("compute"), H2D("host-to-device"), D2H("device-to-host"), CPU("cpu"), FABRIC("intra-node link"),
+  NETWORK("network");
 
   private final String label;
 

@@ -39,7 +39,11 @@ public record Trace(List<String> streams, List<Lane> lanes, List<String> pools, 
     if (lane == Lane.CPU) {
       return Bound.HOST;
     }
-    if (b == RooflineKernel.LINK || lane == Lane.H2D || lane == Lane.D2H) {
+    Bound transfer = Bound.ofTransferLane(lane);
+    if (transfer != null) {
+      return transfer;
+    }
+    if (b == RooflineKernel.LINK) {
       return Bound.HOST_LINK;
     }
     return b == RooflineKernel.COMPUTE ? Bound.COMPUTE : Bound.DEVICE_MEMORY;
@@ -71,7 +75,7 @@ public record Trace(List<String> streams, List<Lane> lanes, List<String> pools, 
             gpu.add(new double[] {workStart, end[i], iv[2]});
           }
         }
-        case H2D, D2H -> link.add(iv);
+        case H2D, D2H, FABRIC, NETWORK -> link.add(iv);
         case CPU -> cpu.add(iv);
       }
       cuts[k++] = start[i];
@@ -96,8 +100,9 @@ public record Trace(List<String> streams, List<Lane> lanes, List<String> pools, 
       }
       double mid = 0.5 * (a + b);
       double[] gi = g.at(mid);
+      double[] li = gi == null ? l.at(mid) : null;
       Bound bound = gi != null ? Bound.values()[(int) gi[2]]
-          : l.at(mid) != null ? Bound.HOST_LINK : c.at(mid) != null ? Bound.HOST : Bound.OVERHEAD;
+          : li != null ? Bound.values()[(int) li[2]] : c.at(mid) != null ? Bound.HOST : Bound.OVERHEAD;
       out.merge(bound, b - a, Double::sum);
     }
     return out;

@@ -69,7 +69,25 @@ public record Footprint(
     double activations = kind.training() ? trainingActivations(m, t, flashAttention)
         : inferenceActivations(m, t, flashAttention, promptChunkTokens);
     double kv = kind.training() ? 0 : kvCacheBytes(m, t.batch(), t.contextTokens(), t.kvCache().bytesPerElement());
+    // per GPU under the plan: tensor parallelism splits every layer; ZeRO shards state over the replicas
+    int tp = t.plan().tp();
+    int dp = t.replicas();
+    int zero = t.plan().zero();
+    weights /= tp;
     double layerWeights = weights / Math.max(1, m.layers());
+    trainable /= tp;
+    grads /= tp;
+    optimizer /= tp;
+    if (zero >= 1) {
+      optimizer /= dp;
+    }
+    if (zero >= 2) {
+      grads /= dp;
+    }
+    if (zero >= 3) {
+      weights /= dp;
+    }
+    kv /= Math.min(tp, m.kvHeads());
     return new Footprint(weights, grads, optimizer, activations, kv, trainable, layerWeights);
   }
 
@@ -100,21 +118,33 @@ public record Footprint(
 
   /** Activation bytes per token per layer for 16-bit activations (see class doc). */
   public static double activationBytesPerTokenPerLayer(ModelSpec m) {
-    int ffnTensors = m.ffnKind() == FfnKind.SWIGLU ? 4 : 2;
-    return 2.0 * (4.0 * m.hidden() + 2.0 * m.qDim() + 2.0 * m.kvDim() + (double) ffnTensors * m.ffnHidden());
+    return activationBytesPerTokenPerLayer(m, 1);
   }
 
-  static double scoreBytesPerLayer(ModelSpec m, int batch, long queries, long keys, boolean flash) {
-    return flash ? 0 : 2.0 * m.heads() * queries * keys * batch;
+  /**
+   * Per GPU under tensor parallelism {@code tp}: Q, K, V, the attention output and the FFN intermediates are
+   * split (K and V over min(tp, kv_heads)); the 4h of norm and block inputs are replicated (no sequence
+   * parallelism), Korthikanti et al. 2022 sec. 4.2.
+   */
+  public static double activationBytesPerTokenPerLayer(ModelSpec m, int tp) {
+    int ffnTensors = m.ffnKind() == FfnKind.SWIGLU ? 4 : 2;
+    double kvSplit = Math.min(tp, m.kvHeads());
+    return 2.0 * (4.0 * m.hidden() + (2.0 * m.qDim() + (double) ffnTensors * m.ffnHidden()) / tp
+        + 2.0 * m.kvDim() / kvSplit);
+  }
+
+  static double scoreBytesPerLayer(ModelSpec m, int batch, long queries, long keys, boolean flash, int tp) {
+    return flash ? 0 : 2.0 * m.heads() / tp * queries * keys * batch;
   }
 
   static double trainingActivations(ModelSpec m, Task t, boolean flash) {
     double scale = t.precision().bytes() / 2.0;
     long tokens = (long) t.batch() * t.seqLen();
     long keys = t.seqLen() + (t.kind() == TaskKind.PTUNING_V2 ? t.prefixTokens() : 0);
-    double perLayer = tokens * activationBytesPerTokenPerLayer(m) * scale
-        + scoreBytesPerLayer(m, t.batch(), t.seqLen(), keys, flash);
-    double logits = tokens * (double) m.vocab() * LOGIT_BYTES_PER_VOCAB_ENTRY;
+    int tp = t.plan().tp();
+    double perLayer = tokens * activationBytesPerTokenPerLayer(m, tp) * scale
+        + scoreBytesPerLayer(m, t.batch(), t.seqLen(), keys, flash, tp);
+    double logits = tokens * (double) m.vocab() / tp * LOGIT_BYTES_PER_VOCAB_ENTRY;
     if (t.activationCheckpointing()) {
       return m.layers() * tokens * 2.0 * m.hidden() * scale + perLayer + logits;
     }
@@ -124,8 +154,9 @@ public record Footprint(
   static double inferenceActivations(ModelSpec m, Task t, boolean flash, int promptChunkTokens) {
     int queries = promptChunkTokens > 0 ? Math.min(t.promptTokens(), promptChunkTokens) : t.promptTokens();
     long tokens = (long) t.batch() * queries;
-    double oneLayer = tokens * activationBytesPerTokenPerLayer(m)
-        + scoreBytesPerLayer(m, t.batch(), queries, t.promptTokens(), flash);
+    int tp = t.plan().tp();
+    double oneLayer = tokens * activationBytesPerTokenPerLayer(m, tp)
+        + scoreBytesPerLayer(m, t.batch(), queries, t.promptTokens(), flash, tp);
     double logits = (double) t.batch() * m.vocab() * 4;
     return oneLayer + logits;
   }

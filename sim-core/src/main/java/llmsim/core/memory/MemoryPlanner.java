@@ -83,8 +83,8 @@ public final class MemoryPlanner {
   public static List<Offload> candidates(SystemSpec system, Task task) {
     List<Offload> out = new ArrayList<>();
     out.add(Offload.NONE);
-    if (system.unifiedMemory()) {
-      return out;
+    if (system.unifiedMemory() || task.plan().gpus() > 1) {
+      return out; // nothing to offload to, or (several GPUs) offload not simulated: more GPUs or ZeRO instead
     }
     if (task.kind().training()) {
       out.add(Offload.OPTIMIZER);
@@ -119,7 +119,7 @@ public final class MemoryPlanner {
     double capacity = system.usableDeviceBytes();
     double hostCapacity = system.unifiedMemory()
         ? system.device().memoryCapacityBytes() - capacity
-        : system.host().memoryCapacityBytes();
+        : system.host().memoryCapacityBytes() / system.deviceCount(); // a node's GPUs share its host memory
     int layers = Math.max(1, model.layers());
     double weights = f.weightsBytes();
     double grads = f.gradientsBytes();

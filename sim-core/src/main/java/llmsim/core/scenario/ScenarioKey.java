@@ -47,6 +47,19 @@ public enum ScenarioKey {
       "Transformer layers kept on the GPU when the weights do not all fit (llama.cpp -ngl, Accelerate"
           + " device_map); the rest are computed on the CPU (llama.cpp) or streamed over the link (pytorch)."
           + " auto = as many as fit."),
+  NODES("nodes", null, null, "N", Type.INT, null, 1, 65_536, null,
+      "Nodes of a multi-node system or cluster template (default: the system's own)."),
+  GPUS("gpus", null, null, "N", Type.INT, null, 1, 1 << 20, null,
+      "GPUs in all: a cluster template gets gpus / devices-per-node nodes; fewer than a node uses part of it."),
+  TP("tp", null, null, "N", Type.INT, null, 1, 1024, "1",
+      "Tensor-parallel degree: every layer split over N GPUs (Megatron), an all-reduce of the activations twice per"
+          + " layer forward and twice backward."),
+  PP("pp", null, null, "N", Type.INT, null, 1, 1024, "1", "Pipeline-parallel degree: layers split into N stages."),
+  DP("dp", null, null, "N", Type.INT, null, 1, 1 << 20, null,
+      "Data-parallel replicas (default: the GPUs tp x pp leave); gradients are all-reduced every step."),
+  ZERO("zero", null, null, "STAGE", Type.INT, null, 0, 3, "0",
+      "ZeRO stage of the data-parallel replicas: 1 shards optimizer state, 2 also gradients, 3 also weights"
+          + " (FSDP full shard)."),
   MICRO_BATCHES("micro_batches", null, null, "N", Type.INT, null, 1, 1 << 20, "1",
       "Gradient-accumulation steps per optimizer step."),
   ACTIVATION_CHECKPOINTING("activation_checkpointing", null, null, "BOOL", Type.BOOL, () -> List.of("true", "false"),

@@ -10,6 +10,7 @@ import llmsim.core.software.SoftwareProfile;
 import llmsim.core.software.SoftwareProfiles;
 import llmsim.core.task.KvCacheFormat;
 import llmsim.core.task.Offload;
+import llmsim.core.task.ParallelPlan;
 import llmsim.core.task.Task;
 import llmsim.core.task.TaskKind;
 import llmsim.core.task.WeightFormat;
@@ -94,10 +95,22 @@ public final class ScenarioValues {
     }
     boolean checkpointing = values.containsKey(ScenarioKey.ACTIVATION_CHECKPOINTING)
         ? (Boolean) values.get(ScenarioKey.ACTIVATION_CHECKPOINTING) : d.activationCheckpointing();
+    ParallelPlan plan = new ParallelPlan(integer(ScenarioKey.TP, 1), integer(ScenarioKey.PP, 1),
+        integer(ScenarioKey.DP, 0), integer(ScenarioKey.ZERO, 0));
     return new Task(kind, p, w, integer(ScenarioKey.BATCH, d.batch()), integer(ScenarioKey.SEQ_LEN, d.seqLen()),
         prompt, generate, integer(ScenarioKey.MICRO_BATCHES, d.microBatches()), checkpointing,
         integer(ScenarioKey.LORA_RANK, d.loraRank()), integer(ScenarioKey.PREFIX_TOKENS, d.prefixTokens()), o,
-        context, kv, gpuLayers);
+        context, kv, gpuLayers, plan);
+  }
+
+  /** Nodes asked for with --nodes, or 0. */
+  public int nodes() {
+    return integer(ScenarioKey.NODES, 0);
+  }
+
+  /** GPUs asked for with --gpus, or 0. */
+  public int gpus() {
+    return integer(ScenarioKey.GPUS, 0);
   }
 
   /**
@@ -153,6 +166,10 @@ public final class ScenarioValues {
     m.put(ScenarioKey.PREFIX_TOKENS, t.kind() == TaskKind.PTUNING_V2 ? t.prefixTokens() : null);
     m.put(ScenarioKey.OFFLOAD, t.offload().key());
     m.put(ScenarioKey.SOFTWARE, sw.id());
+    m.put(ScenarioKey.TP, t.plan().tp());
+    m.put(ScenarioKey.PP, t.plan().pp());
+    m.put(ScenarioKey.DP, t.replicas());
+    m.put(ScenarioKey.ZERO, t.kind().training() ? t.plan().zero() : null);
     return m;
   }
 

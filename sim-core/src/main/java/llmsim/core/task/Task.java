@@ -19,6 +19,7 @@ import llmsim.core.util.Checks;
  * @param kvCache storage format of the KV cache
  * @param gpuLayers transformer layers kept on the GPU when weights do not all fit (llama.cpp's -ngl,
  *     Accelerate's device_map); {@link #GPU_LAYERS_AUTO} means as many as fit
+ * @param plan how the task is split over the system's GPUs (dp 0 until resolved against a system)
  */
 public record Task(
     TaskKind kind,
@@ -35,7 +36,8 @@ public record Task(
     Offload offload,
     int context,
     KvCacheFormat kvCache,
-    int gpuLayers) {
+    int gpuLayers,
+    ParallelPlan plan) {
 
   /** {@code gpu_layers: auto}: as many layers as fit on the device. */
   public static final int GPU_LAYERS_AUTO = -1;
@@ -45,7 +47,15 @@ public record Task(
       int generateTokens, int microBatches, boolean activationCheckpointing, int loraRank, int prefixTokens,
       Offload offload) {
     this(kind, precision, weights, batch, seqLen, promptTokens, generateTokens, microBatches, activationCheckpointing,
-        loraRank, prefixTokens, offload, 0, KvCacheFormat.F16, GPU_LAYERS_AUTO);
+        loraRank, prefixTokens, offload, 0, KvCacheFormat.F16, GPU_LAYERS_AUTO, ParallelPlan.SINGLE);
+  }
+
+  /** A task on one GPU's worth of plan (tp 1, pp 1, dp from the system). */
+  public Task(TaskKind kind, Precision precision, WeightFormat weights, int batch, int seqLen, int promptTokens,
+      int generateTokens, int microBatches, boolean activationCheckpointing, int loraRank, int prefixTokens,
+      Offload offload, int context, KvCacheFormat kvCache, int gpuLayers) {
+    this(kind, precision, weights, batch, seqLen, promptTokens, generateTokens, microBatches, activationCheckpointing,
+        loraRank, prefixTokens, offload, context, kvCache, gpuLayers, ParallelPlan.SINGLE);
   }
 
   public Task {
@@ -66,6 +76,7 @@ public record Task(
       throw new IllegalArgumentException("context must be >= 0, was " + context);
     }
     Checks.notNull("kv_cache", kvCache);
+    Checks.notNull("plan", plan);
     if (gpuLayers < GPU_LAYERS_AUTO) {
       throw new IllegalArgumentException("gpu_layers must be auto or >= 0, was " + gpuLayers);
     }
@@ -80,36 +91,41 @@ public record Task(
 
   public Task withBatch(int b) {
     return new Task(kind, precision, weights, b, seqLen, promptTokens, generateTokens, microBatches,
-        activationCheckpointing, loraRank, prefixTokens, offload, context, kvCache, gpuLayers);
+        activationCheckpointing, loraRank, prefixTokens, offload, context, kvCache, gpuLayers, plan);
   }
 
   public Task withGpuLayers(int layers) {
     return new Task(kind, precision, weights, batch, seqLen, promptTokens, generateTokens, microBatches,
-        activationCheckpointing, loraRank, prefixTokens, offload, context, kvCache, layers);
+        activationCheckpointing, loraRank, prefixTokens, offload, context, kvCache, layers, plan);
   }
 
   public Task withContext(int tokens) {
     if (kind.training()) {
       return new Task(kind, precision, weights, batch, tokens, promptTokens, generateTokens, microBatches,
-          activationCheckpointing, loraRank, prefixTokens, offload, context, kvCache, gpuLayers);
+          activationCheckpointing, loraRank, prefixTokens, offload, context, kvCache, gpuLayers, plan);
     }
     if (context > 0) {
       return new Task(kind, precision, weights, batch, seqLen, promptTokens, generateTokens, microBatches,
-          activationCheckpointing, loraRank, prefixTokens, offload, tokens, kvCache, gpuLayers);
+          activationCheckpointing, loraRank, prefixTokens, offload, tokens, kvCache, gpuLayers, plan);
     }
     int prompt = Math.max(1, tokens - generateTokens);
     return new Task(kind, precision, weights, batch, seqLen, prompt, tokens - prompt, microBatches,
-        activationCheckpointing, loraRank, prefixTokens, offload, context, kvCache, gpuLayers);
+        activationCheckpointing, loraRank, prefixTokens, offload, context, kvCache, gpuLayers, plan);
   }
 
   public Task withPrecision(Precision p) {
     return new Task(kind, p, weights, batch, seqLen, promptTokens, generateTokens, microBatches,
-        activationCheckpointing, loraRank, prefixTokens, offload, context, kvCache, gpuLayers);
+        activationCheckpointing, loraRank, prefixTokens, offload, context, kvCache, gpuLayers, plan);
+  }
+
+  public Task withPlan(ParallelPlan p) {
+    return new Task(kind, precision, weights, batch, seqLen, promptTokens, generateTokens, microBatches,
+        activationCheckpointing, loraRank, prefixTokens, offload, context, kvCache, gpuLayers, p);
   }
 
   public Task withOffload(Offload o) {
     return new Task(kind, precision, weights, batch, seqLen, promptTokens, generateTokens, microBatches,
-        activationCheckpointing, loraRank, prefixTokens, o, context, kvCache, gpuLayers);
+        activationCheckpointing, loraRank, prefixTokens, o, context, kvCache, gpuLayers, plan);
   }
 
   /**
@@ -124,8 +140,17 @@ public record Task(
     return context > 0 ? Math.max(context, used) : used;
   }
 
-  /** Tokens processed per optimizer step (training) or generated per run (inference). */
+  /** Data-parallel replicas (1 until the plan is resolved against a system). */
+  public int replicas() {
+    return Math.max(1, plan.dp());
+  }
+
+  /**
+   * Tokens processed per optimizer step (training, over every data-parallel replica) or generated per run
+   * (inference, every replica).
+   */
   public long tokensPerStep() {
-    return kind.training() ? (long) batch * seqLen * microBatches : (long) batch * generateTokens;
+    long perReplica = kind.training() ? (long) batch * seqLen * microBatches : (long) batch * generateTokens;
+    return perReplica * replicas();
   }
 }

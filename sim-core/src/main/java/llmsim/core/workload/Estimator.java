@@ -68,7 +68,7 @@ public final class Estimator {
   private static Estimate finish(SystemSpec s, Task t, MemoryPlan plan, WorkloadBuilder w, double step, double ttft,
       double tpot, double[] byBound) {
     double tokens = t.kind().training() ? t.tokensPerStep() / step
-        : t.generateTokens() == 0 ? 0 : (double) t.batch() * t.generateTokens() / step;
+        : t.generateTokens() == 0 ? 0 : (double) t.tokensPerStep() / step;
     double modelFlops = w.layers.totalFlops - w.layers.recomputeFlops;
     double mfu = modelFlops / (step * w.ctx.peakFlops);
     int best = 0;

@@ -44,7 +44,7 @@ final class Explainer {
         }
       }
       case DEVICE_MEMORY -> {
-        double bw = s.device().memoryBandwidthBytesPerSecond() * s.deviceCount();
+        double bw = s.device().memoryBandwidthBytesPerSecond();
         if (!r.task().kind().training() && !Double.isNaN(r.decodeBytesPerToken())) {
           sb.append(String.format(Locale.US, "Bound by %s bandwidth (%s of the run): each decode step reads %s of weights and KV cache"
                   + " (%.0f%% of the %s peak is used, MBU). More bandwidth, or a smaller weight format such as q4_0, would move it.",
@@ -60,6 +60,20 @@ final class Explainer {
               + " More FLOP/s%s would move it; more memory bandwidth would not.",
           pct, r.mfu() * 100, Units.tflops(r.mfu() > 0 ? r.modelFlops() / (r.stepTimeSeconds() * r.mfu()) : 0),
           r.task().precision().key(), fasterPrecision(s.device(), r.task().precision())));
+      case INTRA_NODE_LINK, NETWORK -> {
+        boolean net = r.bound() == Bound.NETWORK;
+        String link = net ? s.network().map(n -> n.nic().name()).orElse("the network")
+            : s.deviceLink().map(l -> l.name()).orElse("the intra-node link");
+        var plan = r.task().plan();
+        sb.append(String.format(Locale.US, "Bound by %s (%s of the %s): %s collectives (%s) wait on it. %s would move it.",
+            link, pct, r.task().kind().training() ? "step" : "run",
+            plan.tp() > 1 ? "the tensor-parallel all-reduces on the critical path" + (plan.dp() > 1 ? " and the data-parallel gradient reductions" : "")
+                : "the data-parallel gradient reductions not hidden behind the backward pass",
+            plan.describe(),
+            net ? "More network bandwidth per GPU, tensor parallelism kept inside a node, larger micro-batches or more"
+                + " gradient accumulation"
+                : "More fabric bandwidth, a smaller tp, larger micro-batches or more gradient accumulation"));
+      }
       case OVERHEAD -> {
         double perKernel = r.software().launchSeconds();
         sb.append(String.format(Locale.US, "Bound by launch and dispatch overhead (%s of the %s): %s pays about %.0f us to"

@@ -22,6 +22,9 @@ final class LayerEmitter {
   final int loraRank;
   /** Bytes per KV-cache element read by attention: the cache format for inference, activations for training. */
   final double kvBytes;
+  /** Tensor-parallel degree: q, ffn and heads split over it; KV heads over min(tp, kv_heads). */
+  final int tp;
+  final int kvSplit;
   /** While true, ops go to the CPU stream and are costed at host memory bandwidth and CPU FLOP/s. */
   private boolean onCpu;
   /** Matmul FLOPs (GEMMs and the attention core) of recomputed forward passes: hardware, not model, FLOPs. */
@@ -40,6 +43,8 @@ final class LayerEmitter {
     this.scoreBytesPerElement = scoreBytesPerElement;
     this.loraRank = loraRank;
     this.kvBytes = kvBytes;
+    this.tp = ctx.collectives.plan.tp();
+    this.kvSplit = (int) Math.min(tp, m.kvHeads());
   }
 
   /** A forward pass of a layer the CPU computes from host memory (llama.cpp layers beyond -ngl). */
@@ -64,9 +69,9 @@ final class LayerEmitter {
     Pass p = new Pass(prefix, batch * queries, recompute ? 1 : 0, deps);
     double tokens = batch * (double) queries;
     double h = m.hidden();
-    double q = m.qDim();
-    double kv = m.kvDim();
-    double f = m.ffnHidden();
+    double q = m.qDim() / tp;
+    double kv = m.kvDim() / kvSplit;
+    double f = m.ffnHidden() / tp;
     p.elementwise("attn_norm", OpKind.NORM_ELEMENTWISE, 2 * tokens * h * actBytes, 5 * tokens * h);
     p.gemm("qkv_proj", OpKind.ATTENTION, h, q + 2 * kv, 1);
     if (loraRank > 0) {
@@ -80,12 +85,13 @@ final class LayerEmitter {
     } else {
       // the score chain moves scoreBytesPerElement per element: 2 written by QK^T, 2 read by attention x V,
       // the rest by the scale/mask/softmax kernels between them
-      double elements = (double) batch * m.heads() * queries * keys;
+      double elements = (double) batch * m.heads() / tp * queries * keys;
       p.op("attn_scores", OpKind.ATTENTION, ctx.gemm, attnFlops / 2, tokens * q * actBytes + kvRead / 2 + 2 * elements);
       p.op("softmax", OpKind.ATTENTION, ctx.elementwise, 5.0 * elements, (scoreBytesPerElement - 4) * elements);
       p.op("attn_v", OpKind.ATTENTION, ctx.gemm, attnFlops / 2, 2 * elements + kvRead / 2 + tokens * q * actBytes);
     }
     p.gemm("o_proj", OpKind.ATTENTION, q, h, 1);
+    p.allReduce("attn.tp_all_reduce", tokens * h * actBytes);
     p.elementwise("residual_1", OpKind.NORM_ELEMENTWISE, 3 * tokens * h * actBytes, tokens * h);
     if (m.normsPerLayer() > 1) {
       p.elementwise("mlp_norm", OpKind.NORM_ELEMENTWISE, 2 * tokens * h * actBytes, 5 * tokens * h);
@@ -94,6 +100,7 @@ final class LayerEmitter {
     p.gemm(upMatrices == 2 ? "gate_up_proj" : "fc1", OpKind.MLP, h, upMatrices * f, 1);
     p.elementwise(upMatrices == 2 ? "swiglu" : "gelu", OpKind.MLP, (upMatrices + 1) * tokens * f * actBytes, 8 * tokens * f);
     p.gemm(upMatrices == 2 ? "down_proj" : "fc2", OpKind.MLP, f, h, 1);
+    p.allReduce("mlp.tp_all_reduce", tokens * h * actBytes);
     return p.elementwise("residual_2", OpKind.NORM_ELEMENTWISE, 3 * tokens * h * actBytes, tokens * h);
   }
 
@@ -102,21 +109,22 @@ final class LayerEmitter {
     Pass p = new Pass(prefix, batch * seq, 0, deps);
     double tokens = batch * (double) seq;
     double h = m.hidden();
-    double q = m.qDim();
-    double kv = m.kvDim();
-    double f = m.ffnHidden();
+    double q = m.qDim() / tp;
+    double kv = m.kvDim() / kvSplit;
+    double f = m.ffnHidden() / tp;
     double g = frozen ? 1 : 2;
     int upMatrices = m.ffnKind() == FfnKind.SWIGLU ? 2 : 1;
     p.elementwise("residual_2.bwd", OpKind.NORM_ELEMENTWISE, 3 * tokens * h * actBytes, tokens * h);
     p.gemm(upMatrices == 2 ? "down_proj.bwd" : "fc2.bwd", OpKind.MLP, f, h, g);
     p.elementwise(upMatrices == 2 ? "swiglu.bwd" : "gelu.bwd", OpKind.MLP, 2 * (upMatrices + 1) * tokens * f * actBytes, 16 * tokens * f);
     p.gemm(upMatrices == 2 ? "gate_up_proj.bwd" : "fc1.bwd", OpKind.MLP, h, upMatrices * f, g);
+    p.allReduce("mlp.bwd.tp_all_reduce", tokens * h * actBytes);
     if (m.normsPerLayer() > 1) {
       p.elementwise("mlp_norm.bwd", OpKind.NORM_ELEMENTWISE, 4 * tokens * h * actBytes, 10 * tokens * h);
     }
     p.gemm("o_proj.bwd", OpKind.ATTENTION, q, h, g);
     double attnFlops = 2 * 4.0 * batch * seq * keys * q;
-    double scoreBytes = flash ? 0 : 2 * scoreBytesPerElement * batch * m.heads() * (double) seq * keys;
+    double scoreBytes = flash ? 0 : 2 * scoreBytesPerElement * batch * m.heads() / tp * (double) seq * keys;
     p.op("attention.bwd", OpKind.ATTENTION, ctx.gemm, attnFlops,
         2 * (tokens * q * actBytes * 2 + 2.0 * batch * keys * kv * actBytes) + scoreBytes);
     if (loraRank > 0) {
@@ -124,6 +132,7 @@ final class LayerEmitter {
       p.adapter("lora_q.bwd", h, q, 2);
     }
     p.gemm("qkv_proj.bwd", OpKind.ATTENTION, h, q + 2 * kv, g);
+    p.allReduce("attn.bwd.tp_all_reduce", tokens * h * actBytes);
     return p.elementwise("attn_norm.bwd", OpKind.NORM_ELEMENTWISE, 4 * tokens * h * actBytes, 10 * tokens * h);
   }
 
@@ -170,6 +179,16 @@ final class LayerEmitter {
       double flops = factor * 2 * tokens * r * (in + out);
       double bytes = factor * (4 * r * (in + out) + tokens * (in + out + 2 * r) * actBytes);
       return op(name, OpKind.ATTENTION, ctx.gemm, flops, bytes);
+    }
+
+    /** The tensor-parallel all-reduce of this pass's activations (nothing without tensor parallelism). */
+    void allReduce(String name, double bytes) {
+      if (ctx.collectives.plan.tp() <= 1) {
+        return;
+      }
+      int id = ctx.collectives.tensorParallel(ctx.sink.keepsNames() ? prefix + name : name,
+          Collectives.Kind.ALL_REDUCE, bytes, deps);
+      deps = id < 0 ? NO_DEPS : new int[] {id};
     }
 
     int elementwise(String name, OpKind kind, double bytes, double flops) {

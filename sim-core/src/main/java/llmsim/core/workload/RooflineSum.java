@@ -147,7 +147,11 @@ public final class RooflineSum extends ClosedFormSink {
     if (lane == Lane.CPU) {
       return 3;
     }
-    if (lane == Lane.H2D || lane == Lane.D2H || kernelBound == RooflineKernel.LINK) {
+    llmsim.core.engine.Bound transfer = llmsim.core.engine.Bound.ofTransferLane(lane);
+    if (transfer != null) {
+      return transfer.ordinal();
+    }
+    if (kernelBound == RooflineKernel.LINK) {
       return 2;
     }
     return kernelBound == RooflineKernel.COMPUTE ? 0 : 1;

@@ -3,6 +3,7 @@ package llmsim.core.workload;
 import java.util.List;
 import java.util.Map;
 import llmsim.core.engine.Bound;
+import llmsim.core.engine.Lane;
 import llmsim.core.engine.Simulation;
 import llmsim.core.engine.Trace;
 import llmsim.core.hw.SystemSpec;
@@ -34,9 +35,14 @@ public final class Simulator {
     double hardwareFlops = w.layers.totalFlops;
     double modelFlops = hardwareFlops - w.layers.recomputeFlops;
     double peak = w.ctx.peakFlops;
-    double linkBytes = 0;
-    for (double b : trace.ops().linkBytes()) {
-      linkBytes += b;
+    double linkBytes = 0; // the host link's: collectives cross the fabric and the network, counted apart
+    double[] opLink = trace.ops().linkBytes();
+    int[] opStream = trace.ops().streams();
+    for (int i = 0; i < opLink.length; i++) {
+      Lane lane = trace.lanes().get(opStream[i]);
+      if (lane == Lane.H2D || lane == Lane.D2H) {
+        linkBytes += opLink[i];
+      }
     }
     double ttft = Double.NaN;
     double tpot = Double.NaN;
@@ -49,20 +55,21 @@ public final class Simulator {
       tokensPerSecond = t.tokensPerStep() / step;
     } else {
       ttft = w.ttft(trace);
-      prefillRate = (double) t.batch() * t.promptTokens() / ttft;
-      tokensPerSecond = t.generateTokens() == 0 ? 0 : (double) t.batch() * t.generateTokens() / step;
+      prefillRate = (double) t.batch() * t.promptTokens() * t.replicas() / ttft;
+      tokensPerSecond = t.generateTokens() == 0 ? 0 : (double) t.tokensPerStep() / step;
       int steps = w.tokenEnds.length;
       if (steps > 0) {
         tpot = w.tpot(trace);
-        decodeRate = t.batch() / tpot;
+        decodeRate = (double) t.batch() * t.replicas() / tpot;
         double bytes = 0;
         double[] mem = trace.ops().memBytes();
         double[] link = trace.ops().linkBytes();
         for (int i = w.prefillEnd + 1; i < trace.size(); i++) {
-          bytes += mem[i] + link[i];
+          Lane lane = trace.lanes().get(opStream[i]);
+          bytes += mem[i] + (lane == Lane.H2D || lane == Lane.D2H ? link[i] : 0);
         }
         bytesPerToken = bytes / steps;
-        mbu = bytesPerToken / tpot / (s.device().memoryBandwidthBytesPerSecond() * s.deviceCount());
+        mbu = bytesPerToken / tpot / s.device().memoryBandwidthBytesPerSecond();
       }
     }
     Map<Bound, Double> byBound = trace.timeByBound();

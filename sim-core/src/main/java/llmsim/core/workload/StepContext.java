@@ -45,7 +45,7 @@ final class StepContext {
     this.unified = system.unifiedMemory();
     Device d = system.device();
     precision = PrecisionSupport.resolve(d, task.precision(), sw);
-    peakFlops = precision.peakFlops() * system.deviceCount();
+    peakFlops = precision.peakFlops();
     devicePool = sink.addPool(unified ? "unified memory" : "device memory");
     hostPool = unified ? devicePool : sink.addPool("host memory");
     int h2dPool = unified ? -1 : sink.addPool("host link H2D");
@@ -54,7 +54,7 @@ final class StepContext {
     h2d = unified ? -1 : sink.addStream("H2D copy", Lane.H2D);
     d2h = unified ? -1 : sink.addStream("D2H copy", Lane.D2H);
     cpu = sink.addStream("CPU", Lane.CPU);
-    double memBw = d.memoryBandwidthBytesPerSecond() * system.deviceCount() * d.efficiency().memoryStreaming() * sw.streamScale();
+    double memBw = d.memoryBandwidthBytesPerSecond() * d.efficiency().memoryStreaming() * sw.streamScale();
     double gemmPeak = peakFlops * d.efficiency().gemmAt(precision.gemmPrecision()) * sw.gemmScale();
     double launch = sw.launchSeconds() * sw.kernelsPerLayer() / Math.max(1, opsPerLayer);
     gemm = sink.addGroup(new CostGroup("gemm", gemmPeak, devicePool, memBw, -1, 1, launch));
@@ -65,9 +65,17 @@ final class StepContext {
     double latency = system.hostLink().latencySeconds();
     copyIn = unified ? -1 : sink.addGroup(new CostGroup("H2D copy", 1, -1, 1, h2dPool, link, latency));
     copyOut = unified ? -1 : sink.addGroup(new CostGroup("D2H copy", 1, -1, 1, d2hPool, link, latency));
-    double hostBw = system.host().memoryBandwidthBytesPerSecond() * HOST_STREAM_EFFICIENCY;
-    cpuGroup = sink.addGroup(new CostGroup("CPU", system.host().cpuPeakFlopsFp32(), hostPool, hostBw, -1, 1, 0));
+    // a node's host memory serves all of its GPUs: each simulated GPU gets its share
+    double hostBw = system.host().memoryBandwidthBytesPerSecond() * HOST_STREAM_EFFICIENCY / system.deviceCount();
+    cpuGroup = sink.addGroup(new CostGroup("CPU", system.host().cpuPeakFlopsFp32() / system.deviceCount(), hostPool,
+        hostBw, -1, 1, 0));
+    collectives = new Collectives(this, task.plan());
   }
+
+  /** The tensor- and data-parallel collectives of this GPU (nothing when the plan is one GPU). */
+  final Collectives collectives;
+  /** The optimizer's last op, once built. */
+  int lastOptimizerOp = -1;
 
   int gemmGroup(boolean quantisedWeights) {
     return quantisedWeights ? gemmQuantised : gemm;

@@ -37,6 +37,11 @@ final class WorkloadBuilder {
   final boolean streamWeights;
   final boolean cpuOptimizer;
   final double layerWeightBytes;
+  /** Whether gradients are reduced over data-parallel replicas, and the ZeRO stage that shards them. */
+  final boolean dp;
+  final int zero;
+  /** The last data-parallel collective of each layer's gradients; the optimizer waits for all of them. */
+  int lastGradReduction = -1;
   /** Layers resident on the GPU; the rest are streamed over the link or, with {@link #cpuLayers}, run on the CPU. */
   final int gpuLayers;
   final boolean cpuLayers;
@@ -64,7 +69,9 @@ final class WorkloadBuilder {
     this.gpuLayers = streamWeights && !t.kind().training() ? plan.gpuLayers() : streamWeights ? 0 : m.layers();
     this.cpuLayers = plan.cpuRunsHostLayers() && !ctx.unified;
     double storedPerParam = trainsBase ? t.precision().bytes() : t.weights().bytesPerWeight();
-    this.layerWeightBytes = (m.parametersPerLayer()) * storedPerParam;
+    this.layerWeightBytes = (m.parametersPerLayer()) * storedPerParam / t.plan().tp();
+    this.dp = ctx.collectives.plan.dp() > 1;
+    this.zero = t.plan().zero();
   }
 
   /** The training step or the inference run, as the task asks. */
@@ -109,6 +116,7 @@ final class WorkloadBuilder {
       int forwardLayers = sink.repeat(n);
       for (int l = 0; l < forwardLayers; l++) {
         int w = streamWeights ? copyIn(layerName(p, l, ".weights"), layerWeightBytes, l >= 2 ? fwdEnd[l - 2] : -1) : -1;
+        w = zero >= 3 ? gatherWeights(layerName(p, l, ".zero3_all_gather"), prev) : w;
         prev = layers.forward(layerName(p, l, "."), b, s, keys, false, deps(prev, w));
         fwdEnd[l] = prev;
       }
@@ -121,12 +129,16 @@ final class WorkloadBuilder {
         int back = n - 1 - l;
         int w = streamWeights ? copyIn(layerName(p, l, ".weights.bwd"), layerWeightBytes,
             back >= 2 ? bwdEnd[l + 2] : fwdEnd[forwardLayers - 1]) : -1;
+        w = zero >= 3 ? gatherWeights(layerName(p, l, ".zero3_all_gather.bwd"), prev) : w;
         if (t.activationCheckpointing()) {
           prev = layers.forward(layerName(p, l, ".recompute."), b, s, keys, true, deps(prev, w));
           w = -1;
         }
         prev = layers.backward(layerName(p, l, "."), b, s, keys, frozen, deps(prev, w));
         bwdEnd[l] = prev;
+        if (dp && microBatches == t.microBatches() && mb == microBatches - 1) {
+          reduceGradients(layerName(p, l, ".grads"), prev); // overlaps the backward of the layers below
+        }
         if (cpuOptimizer) {
           gradOut[l] = copyOut(layerName(p, l, ".grads"), trainableBytesPerLayer(2), prev);
         }
@@ -135,7 +147,37 @@ final class WorkloadBuilder {
       last = prev;
     }
     sink.endRepeat();
-    optimizerStep(last, gradOut);
+    if (dp && microBatches < t.microBatches()) {
+      // the closed form walks one micro-batch for all of them: the reductions of the last one come once, here
+      int reps = sink.repeat(n);
+      for (int l = 0; l < reps; l++) {
+        reduceGradients(layerName("", l, ".grads"), last);
+      }
+      sink.endRepeat();
+    }
+    optimizerStep(deps(last, lastGradReduction), gradOut);
+    if (dp && zero >= 1 && zero <= 2) {
+      // ZeRO-1/2: each replica updated its shard; the updated weights are gathered back
+      ctx.collectives.dataParallel("zero.all_gather_weights", Collectives.Kind.ALL_GATHER,
+          trainableParameters() * t.precision().bytes(), deps(ctx.lastOptimizerOp));
+    }
+  }
+
+  /**
+   * Reduce one layer's gradients over the data-parallel replicas: an all-reduce (DDP), or a reduce-scatter
+   * under ZeRO (each replica keeps the shard it updates). Gradients are in the compute precision; trainable
+   * adapters and prefixes keep fp32 gradients.
+   */
+  private void reduceGradients(String name, int after) {
+    double bytesPerParam = t.kind().frozenBase() ? 4 : t.precision().bytes();
+    Collectives.Kind kind = zero >= 1 ? Collectives.Kind.REDUCE_SCATTER : Collectives.Kind.ALL_REDUCE;
+    lastGradReduction = ctx.collectives.dataParallel(name, kind, trainableBytesPerLayer(bytesPerParam),
+        deps(after, lastGradReduction));
+  }
+
+  /** ZeRO-3: gather a layer's weight shards from the replicas before using them. */
+  private int gatherWeights(String name, int after) {
+    return ctx.collectives.dataParallel(name, Collectives.Kind.ALL_GATHER, layerWeightBytes, deps(after));
   }
 
   /** prefix + name without allocating when the prefix is empty (the closed form keeps no names). */
@@ -148,10 +190,10 @@ final class WorkloadBuilder {
     return ctx.sink.keepsNames() ? prefix + "L" + l + suffix : suffix;
   }
 
-  private void optimizerStep(int last, int[] gradOut) {
-    double trainable = trainableParameters();
+  private void optimizerStep(int[] last, int[] gradOut) {
+    double trainable = trainableParameters() / (zero >= 1 ? ctx.collectives.plan.dp() : 1);
     if (!cpuOptimizer) {
-      ctx.sink.addOp("optimizer.adamw", OpKind.OPTIMIZER, ctx.compute, ctx.elementwise,
+      ctx.lastOptimizerOp = ctx.sink.addOp("optimizer.adamw", OpKind.OPTIMIZER, ctx.compute, ctx.elementwise,
           ADAM_FLOPS_PER_PARAM * trainable, ADAM_GPU_BYTES_PER_PARAM * trainable, 0, last);
       return;
     }
@@ -163,6 +205,7 @@ final class WorkloadBuilder {
       int g = gradOut[l];
       prevCpu = ctx.sink.addOp(layerName("", l, ".adamw(cpu)"), OpKind.OPTIMIZER, ctx.cpu, ctx.cpuGroup,
           ADAM_FLOPS_PER_PARAM * perLayer, ADAM_CPU_BYTES_PER_PARAM * perLayer, 0, deps(g, prevCpu));
+      ctx.lastOptimizerOp = prevCpu;
       if (!streamWeights) {
         copyIn(layerName("", l, ".updated_weights"), perLayer * t.precision().bytes(), prevCpu);
       }
@@ -180,7 +223,7 @@ final class WorkloadBuilder {
 
   private int lmHead(String p, double tokens, int dep, double factor) {
     double h = m.hidden();
-    double v = m.vocab();
+    double v = m.vocab() / (double) t.plan().tp(); // vocabulary-parallel embedding and head
     double wBytes = t.kind().training() && !t.kind().frozenBase() ? t.precision().bytes() : 2;
     double actBytes = t.precision().bytes();
     int id = ctx.sink.addOp(cat(p, "lm_head"), OpKind.OUTPUT, ctx.compute, ctx.gemm, factor * 2 * tokens * h * v,

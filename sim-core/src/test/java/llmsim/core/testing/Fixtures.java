@@ -56,6 +56,19 @@ public final class Fixtures {
     return new SystemSpec("discrete", "Test discrete", List.of(), h, d, 1, l, Optional.empty(), 1.0, "test", Optional.empty());
   }
 
+  /**
+   * {@code nodes} nodes of 8 {@link #discrete()} GPUs on a switch fabric of 200 GB/s bus bandwidth (2 us a
+   * ring step), with 8 NICs per node of 20 GB/s bus bandwidth (5 us a step), rail-optimised.
+   */
+  public static SystemSpec cluster(int nodes) {
+    SystemSpec one = discrete();
+    Link fabric = new Link("fabric", "Test fabric", List.of(), LinkKind.NVLINK, 300e9, "test", 200e9, "test", 2e-6, "test");
+    Link nic = new Link("nic", "Test NIC", List.of(), LinkKind.INFINIBAND, 25e9, "test", 20e9, "test", 5e-6, "test");
+    return new SystemSpec("cluster", "Test cluster", List.of(), one.host(), one.device(), 8, one.hostLink(),
+        Optional.of(fabric), 1.0, "test", Optional.empty(), nodes, llmsim.core.hw.FabricKind.SWITCH,
+        Optional.of(new llmsim.core.hw.Network(nic, 8, true, "test")));
+  }
+
   /** An M2-Ultra-like SoC: 27.2 TFLOP/s fp16, 192 GiB unified at 800 GB/s, GPU share 0.75. */
   public static SystemSpec unified() {
     Device d = new Device("soc", "Test SoC 192GB", "test", List.of(),

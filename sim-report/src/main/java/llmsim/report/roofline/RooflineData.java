@@ -24,11 +24,11 @@ public record RooflineData(String system, Map<Precision, Double> ceilings, doubl
   public static RooflineData of(SystemSpec s, Trace trace, boolean inference, int prefillEndOp) {
     Device d = s.device();
     Map<Precision, Double> ceilings = new EnumMap<>(Precision.class);
-    d.peakFlopsDense().forEach((p, v) -> ceilings.put(p, v * s.deviceCount()));
+    d.peakFlopsDense().forEach(ceilings::put); // one GPU: ops are one GPU's share of the work
     double link = s.unifiedMemory() ? s.hostLink().nominalBytesPerSecondPerDirection()
         : s.hostLink().nominalBytesPerSecondPerDirection();
     List<Point> points = trace == null ? List.of() : points(trace, inference, prefillEndOp);
-    return new RooflineData(s.id(), ceilings, d.memoryBandwidthBytesPerSecond() * s.deviceCount(), link,
+    return new RooflineData(s.id(), ceilings, d.memoryBandwidthBytesPerSecond(), link,
         s.hostLink().name(), points);
   }
 

@@ -1,0 +1,92 @@
+package llmsim.core.parallel;
+
+import llmsim.core.hw.SystemSpec;
+import llmsim.core.model.ModelSpec;
+import llmsim.core.scenario.ScenarioKey;
+import llmsim.core.scenario.ScenarioKeyException;
+import llmsim.core.task.ParallelPlan;
+import llmsim.core.task.Task;
+
+/**
+ * Puts a task on a system: sizes a cluster template (--nodes, --gpus) and resolves the parallel plan against
+ * its GPUs, refusing a plan that cannot run with the reason.
+ */
+public final class Placement {
+  private Placement() {}
+
+  /** The system with the nodes or GPUs asked for (0: as it is). */
+  public static SystemSpec size(SystemSpec s, int nodes, int gpus) {
+    if (nodes > 0 && gpus > 0 && (long) nodes * s.deviceCount() != gpus) {
+      throw new ScenarioKeyException(ScenarioKey.GPUS, "'gpus' " + gpus + " and 'nodes' " + nodes + " disagree: " + s.id()
+          + " has " + s.deviceCount() + " GPUs per node");
+    }
+    int n = nodes;
+    if (gpus > 0) {
+      if (gpus < s.deviceCount() && nodes <= 1) {
+        return new SystemSpec(s.id(), s.name(), s.aliases(), s.host(), s.device(), gpus, s.hostLink(), s.deviceLink(),
+            s.gpuMemoryShare(), s.gpuMemoryShareSource(), s.price(), 1, s.fabric(), s.network());
+      }
+      if (gpus % s.deviceCount() != 0) {
+        throw new ScenarioKeyException(ScenarioKey.GPUS, "'gpus' " + gpus + " is not a whole number of " + s.id()
+            + " nodes of " + s.deviceCount() + " GPUs");
+      }
+      n = gpus / s.deviceCount();
+    }
+    if (n <= 0 || n == s.nodes()) {
+      return s;
+    }
+    if (n > 1 && s.network().isEmpty()) {
+      throw new ScenarioKeyException(nodes > 0 ? ScenarioKey.NODES : ScenarioKey.GPUS, s.id() + " has no network"
+          + " between nodes; size a cluster template instead (a100-80gb-cluster, h100-cluster)");
+    }
+    return s.withNodes(n);
+  }
+
+  /**
+   * The task with its plan resolved on {@code s}: dp defaults to the GPUs tp x pp leave, and every rule a real
+   * run would break is refused naming its key.
+   */
+  public static Task resolve(SystemSpec s, ModelSpec m, Task t) {
+    ParallelPlan p = t.plan();
+    int gpus = s.totalDevices();
+    int tpPp = p.tp() * p.pp();
+    if (tpPp > gpus || gpus % tpPp != 0) {
+      throw new ScenarioKeyException(p.tp() > 1 ? ScenarioKey.TP : ScenarioKey.PP, "tp x pp = " + tpPp
+          + " does not divide the " + gpus + " GPUs of " + s.id());
+    }
+    int dp = p.dp() == 0 ? gpus / tpPp : p.dp();
+    if ((long) tpPp * dp != gpus) {
+      throw new ScenarioKeyException(ScenarioKey.DP, "tp x pp x dp = " + p.tp() + " x " + p.pp() + " x " + dp + " = "
+          + (long) tpPp * dp + ", but " + s.id() + " has " + gpus + " GPUs (size it with --gpus or --nodes)");
+    }
+    if (m.heads() % p.tp() != 0) {
+      throw new ScenarioKeyException(ScenarioKey.TP, "'tp' " + p.tp() + " does not divide the " + m.heads()
+          + " attention heads of " + m.id());
+    }
+    if (m.kvHeads() % p.tp() != 0 && p.tp() % m.kvHeads() != 0) {
+      throw new ScenarioKeyException(ScenarioKey.TP, "'tp' " + p.tp() + " neither divides nor is a multiple of the "
+          + m.kvHeads() + " KV heads of " + m.id());
+    }
+    if (m.ffnHidden() % p.tp() != 0) {
+      throw new ScenarioKeyException(ScenarioKey.TP, "'tp' " + p.tp() + " does not divide " + m.id()
+          + "'s FFN width of " + m.ffnHidden());
+    }
+    if (p.pp() > 1) {
+      if (m.layers() % p.pp() != 0) {
+        throw new ScenarioKeyException(ScenarioKey.PP, "'pp' " + p.pp() + " does not divide the " + m.layers()
+            + " layers of " + m.id());
+      }
+      throw new ScenarioKeyException(ScenarioKey.PP, "pipeline parallelism (pp > 1) is not simulated yet: its"
+          + " stages, bubbles and point-to-point sends are not modelled, so llmsim refuses rather than guess");
+    }
+    if (p.zero() > 0 && !t.kind().training()) {
+      throw new ScenarioKeyException(ScenarioKey.ZERO, "'zero' applies to training (it shards optimizer state,"
+          + " gradients and weights over data-parallel replicas)");
+    }
+    if (gpus > 1 && t.offload() != llmsim.core.task.Offload.AUTO && t.offload() != llmsim.core.task.Offload.NONE) {
+      throw new ScenarioKeyException(ScenarioKey.OFFLOAD, "offload with several GPUs is not simulated yet;"
+          + " use more GPUs, tensor parallelism or ZeRO");
+    }
+    return t.withPlan(new ParallelPlan(p.tp(), p.pp(), dp, p.zero()));
+  }
+}

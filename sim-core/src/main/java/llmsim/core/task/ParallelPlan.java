@@ -1,0 +1,32 @@
+package llmsim.core.task;
+
+/**
+ * How a task is split over the GPUs of a system: tensor parallelism {@code tp} (Megatron column/row split of
+ * every layer), pipeline parallelism {@code pp} (layers split into stages), data parallelism {@code dp}
+ * (replicas; 0 = every GPU the other two leave), and the ZeRO stage of the data-parallel replicas
+ * (1: optimizer state sharded over dp, 2: also gradients, 3: also weights, as FSDP full shard).
+ */
+public record ParallelPlan(int tp, int pp, int dp, int zero) {
+
+  public static final ParallelPlan SINGLE = new ParallelPlan(1, 1, 0, 0);
+
+  public ParallelPlan {
+    if (tp < 1 || pp < 1 || dp < 0 || zero < 0 || zero > 3) {
+      throw new IllegalArgumentException("parallel plan needs tp >= 1, pp >= 1, dp >= 0 and zero 0-3, was tp " + tp
+          + ", pp " + pp + ", dp " + dp + ", zero " + zero);
+    }
+  }
+
+  /** This plan with {@code dp} fixed. */
+  public ParallelPlan withDp(int d) {
+    return new ParallelPlan(tp, pp, d, zero);
+  }
+
+  public int gpus() {
+    return Math.multiplyExact(Math.multiplyExact(tp, pp), dp);
+  }
+
+  public String describe() {
+    return "tp " + tp + ", pp " + pp + ", dp " + dp + (zero > 0 ? ", ZeRO-" + zero : "");
+  }
+}

@@ -1,0 +1,119 @@
+package llmsim.core.workload;
+
+import java.util.HashMap;
+import java.util.Map;
+import llmsim.core.engine.CostGroup;
+import llmsim.core.engine.Lane;
+import llmsim.core.engine.OpKind;
+import llmsim.core.hw.Link;
+import llmsim.core.hw.SystemSpec;
+import llmsim.core.task.ParallelPlan;
+
+/**
+ * The collectives one GPU takes part in, emitted as transfers on the links they cross. GPUs are numbered
+ * tensor-parallel rank fastest, so a tensor-parallel group is {@code tp} neighbours and a data-parallel group takes
+ * one GPU from each of {@code dp} tensor groups: within a node while the node holds them, across nodes otherwise.
+ *
+ * <p>Ring algorithms: an all-reduce of S bytes over n ranks moves 2(n-1)/n x S through each rank's link in
+ * 2(n-1) steps, a reduce-scatter or all-gather (n-1)/n x S in n-1 steps; each step pays the link's latency. A
+ * link's measured figure is the bus bandwidth NCCL reaches on it, so a ring phase runs at it. A group spanning
+ * nodes runs hierarchically: reduce-scatter within the node, all-reduce of the 1/k shard across nodes on the
+ * network (each GPU's share of the node's NICs), all-gather within the node. Each phase is one transfer on its
+ * pool, so that concurrent collectives on one link (tensor- and data-parallel) share it fairly; the steps of a
+ * phase are folded into that transfer, their latencies added.
+ */
+final class Collectives {
+  /** The collectives of a group: which links its phases cross. */
+  enum Kind { ALL_REDUCE, REDUCE_SCATTER, ALL_GATHER }
+
+  private final StepContext ctx;
+  private final SystemSpec system;
+  final ParallelPlan plan;
+  private final Map<String, Integer> streams = new HashMap<>();
+  private final int fabricPool;
+  private final int networkPool;
+  private final Map<String, Integer> groups = new HashMap<>();
+
+  Collectives(StepContext ctx, ParallelPlan plan) {
+    this.ctx = ctx;
+    this.system = ctx.system;
+    this.plan = plan;
+    boolean any = plan.tp() > 1 || plan.dp() > 1;
+    boolean multiNode = any && system.nodes() > 1;
+    fabricPool = any && system.deviceCount() > 1 ? ctx.sink.addPool("intra-node link") : -1;
+    networkPool = multiNode ? ctx.sink.addPool("network") : -1;
+  }
+
+  /** The stream of a purpose's transfers on one kind of link (tensor- and data-parallel traffic queue apart). */
+  private int stream(String purpose, boolean network) {
+    return streams.computeIfAbsent(purpose + (network ? " (network)" : " (intra-node)"),
+        k -> ctx.sink.addStream(k, network ? Lane.NETWORK : Lane.FABRIC));
+  }
+
+  private boolean tpCrossesNodes() {
+    return plan.tp() > system.deviceCount();
+  }
+
+  /** Ranks of a data-parallel group inside one node. */
+  private int dpIntraRanks() {
+    int perNode = Math.max(1, system.deviceCount() / plan.tp());
+    return Math.min(plan.dp(), perNode);
+  }
+
+  /** A tensor-parallel collective of {@code bytes} on the critical path; returns its last op. */
+  int tensorParallel(String name, Kind kind, double bytes, int... deps) {
+    if (plan.tp() <= 1) {
+      return deps.length == 0 ? -1 : deps[deps.length - 1];
+    }
+    if (!tpCrossesNodes()) {
+      return phase(name, "tensor-parallel comm", kind, plan.tp(), bytes, false, deps);
+    }
+    return hierarchical(name, "tensor-parallel comm", kind, system.deviceCount(), plan.tp() / system.deviceCount(),
+        bytes, deps);
+  }
+
+  /** A data-parallel collective of {@code bytes} (gradients, or ZeRO-3 weights); returns its last op. */
+  int dataParallel(String name, Kind kind, double bytes, int... deps) {
+    if (plan.dp() <= 1) {
+      return deps.length == 0 ? -1 : deps[deps.length - 1];
+    }
+    int intra = dpIntraRanks();
+    int inter = plan.dp() / intra;
+    if (inter == 1) {
+      return phase(name, "data-parallel comm", kind, intra, bytes, false, deps);
+    }
+    return hierarchical(name, "data-parallel comm", kind, intra, inter, bytes, deps);
+  }
+
+  private int hierarchical(String name, String stream, Kind kind, int intra, int inter, double bytes, int... deps) {
+    int last;
+    double shard = bytes / intra;
+    if (kind == Kind.ALL_GATHER) {
+      last = phase(name + ".inter", stream, kind, inter, shard, true, deps);
+      return intra > 1 ? phase(name + ".intra", stream, kind, intra, bytes, false, last) : last;
+    }
+    last = intra > 1 ? phase(name + ".intra_rs", stream, Kind.REDUCE_SCATTER, intra, bytes, false, deps) : -1;
+    int[] after = last < 0 ? deps : new int[] {last};
+    last = phase(name + ".inter", stream, kind, inter, shard, true, after);
+    if (kind == Kind.ALL_REDUCE && intra > 1) {
+      last = phase(name + ".intra_ag", stream, Kind.ALL_GATHER, intra, bytes, false, last);
+    }
+    return last;
+  }
+
+  /** One ring phase over {@code n} ranks on the fabric or the network. */
+  private int phase(String name, String purpose, Kind kind, int n, double bytes, boolean network, int... deps) {
+    int steps = kind == Kind.ALL_REDUCE ? 2 * (n - 1) : n - 1;
+    double moved = kind == Kind.ALL_REDUCE ? 2.0 * (n - 1) / n * bytes : (double) (n - 1) / n * bytes;
+    Link link = network ? system.network().orElseThrow().nic() : system.deviceLink().orElseThrow();
+    double bw = network ? system.network().orElseThrow().bytesPerSecondPerDevice(system.deviceCount())
+        : link.measuredBytesPerSecondPerDirection();
+    int pool = network ? networkPool : fabricPool;
+    String key = (network ? "net" : "fab") + steps;
+    int group = groups.computeIfAbsent(key, k -> ctx.sink.addGroup(new CostGroup(
+        (network ? "network " : "intra-node ") + "ring, " + steps + " steps", 1, -1, 1, pool, bw,
+        steps * link.latencySeconds())));
+    return ctx.sink.addOp(ctx.sink.keepsNames() ? name : "", OpKind.TRANSFER, stream(purpose, network), group, 0, 0,
+        moved, deps);
+  }
+}

@@ -1,0 +1,145 @@
+package llmsim.core.workload;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.within;
+import static org.assertj.core.data.Percentage.withPercentage;
+
+import java.util.List;
+import llmsim.core.engine.Lane;
+import llmsim.core.engine.Simulation;
+import llmsim.core.engine.Trace;
+import llmsim.core.hw.Precision;
+import llmsim.core.hw.SystemSpec;
+import llmsim.core.model.ModelSpec;
+import llmsim.core.software.SoftwareProfile;
+import llmsim.core.task.KvCacheFormat;
+import llmsim.core.task.Offload;
+import llmsim.core.task.ParallelPlan;
+import llmsim.core.task.Task;
+import llmsim.core.task.TaskKind;
+import llmsim.core.task.WeightFormat;
+import llmsim.core.testing.Fixtures;
+import org.junit.jupiter.api.Test;
+
+/** Collectives against the ring closed forms; every expectation is derived here from the link figures. */
+class CollectivesTest {
+  static final SoftwareProfile IDEAL = SimulatorPhysicsTest.IDEAL;
+  static final double FABRIC = 200e9;
+  static final double FABRIC_STEP = 2e-6;
+  static final double NIC = 20e9;
+  static final double NIC_STEP = 5e-6;
+
+  static Task training(ParallelPlan plan, int batch) {
+    return new Task(TaskKind.TRAIN, Precision.BF16, WeightFormat.BF16, batch, 2048, 1, 1, 1, false, 8, 128, Offload.NONE,
+        0, KvCacheFormat.F16, Task.GPU_LAYERS_AUTO, plan);
+  }
+
+  /** One collective alone on one GPU of {@code system}: its makespan. */
+  static double alone(SystemSpec system, ParallelPlan plan, Collectives.Kind kind, double bytes) {
+    Simulation sim = new Simulation();
+    StepContext ctx = new StepContext(system, training(plan, 1), IDEAL, sim, 1);
+    ctx.collectives.dataParallel("c", kind, bytes);
+    return sim.run().makespan();
+  }
+
+  @Test
+  void ringAllReduce_withinANode_takesTwoNMinusOneOverNOfTheBytesAtBusBandwidth_plusALatencyPerStep() {
+    double s = 1e9;
+    int n = 8;
+    double expected = 2.0 * (n - 1) / n * s / FABRIC + 2 * (n - 1) * FABRIC_STEP;
+    assertThat(alone(Fixtures.cluster(1), new ParallelPlan(1, 1, n, 0), Collectives.Kind.ALL_REDUCE, s))
+        .isCloseTo(expected, within(1e-12));
+    // reduce-scatter and all-gather: half the bytes, half the steps
+    double half = (double) (n - 1) / n * s / FABRIC + (n - 1) * FABRIC_STEP;
+    assertThat(alone(Fixtures.cluster(1), new ParallelPlan(1, 1, n, 0), Collectives.Kind.REDUCE_SCATTER, s))
+        .isCloseTo(half, within(1e-12));
+  }
+
+  @Test
+  void allReduceAcrossNodes_isHierarchical_reduceScatterInside_allReduceOfTheShardAcross_allGatherInside() {
+    double s = 1e9;
+    int nodes = 4;
+    double inside = 7.0 / 8 * s / FABRIC + 7 * FABRIC_STEP;
+    // each GPU's share of its node's NICs: 8 NICs of 20 GB/s for 8 GPUs
+    double across = 2.0 * (nodes - 1) / nodes * (s / 8) / NIC + 2 * (nodes - 1) * NIC_STEP;
+    double expected = inside + across + inside;
+    assertThat(alone(Fixtures.cluster(nodes), new ParallelPlan(1, 1, 8 * nodes, 0), Collectives.Kind.ALL_REDUCE, s))
+        .isCloseTo(expected, within(1e-12));
+  }
+
+  static double bytesOn(Trace t, Lane lane) {
+    double sum = 0;
+    for (int i = 0; i < t.size(); i++) {
+      if (t.lanes().get(t.ops().streams()[i]) == lane) {
+        sum += t.ops().linkBytes()[i];
+      }
+    }
+    return sum;
+  }
+
+  static Trace step(SystemSpec system, ModelSpec m, Task t) {
+    Simulation sim = new Simulation();
+    var plan = llmsim.core.memory.MemoryPlanner.place(system, m, t, IDEAL, Offload.NONE);
+    WorkloadBuilder w = new WorkloadBuilder(system, m, t, IDEAL, plan, sim);
+    w.build();
+    return sim.run();
+  }
+
+  @Test
+  void ddp_movesTwoNMinusOneOverNOfTheGradientsPerGpu_andOverlapsThemWithTheBackwardPass() {
+    ModelSpec m = Fixtures.llama7b();
+    // batch 4 x 2048 tokens: the backward pass (about 0.36 s) outlasts the all-reduce (about 0.12 s)
+    Trace ddp = step(Fixtures.cluster(1), m, training(new ParallelPlan(1, 1, 8, 0), 4));
+    Trace one = step(Fixtures.discrete(), m, training(ParallelPlan.SINGLE, 4));
+    double grads = 2.0 * m.parameterCount(); // bf16 gradients of every parameter, embeddings and head included
+    assertThat(bytesOn(ddp, Lane.FABRIC)).isCloseTo(2.0 * 7 / 8 * grads, withPercentage(1e-9));
+    // the all-reduce of 23.6 GB at 200 GB/s hides behind the backward pass but for the last layer's bucket
+    double allReduce = 2.0 * 7 / 8 * grads / FABRIC;
+    assertThat(ddp.makespan() - one.makespan()).isGreaterThan(0).isLessThan(0.1 * allReduce + 1e-3);
+  }
+
+  @Test
+  void zero3_movesAboutThreeTimesTheParameterBytes_twoGathersAndAReduceScatter() {
+    ModelSpec m = Fixtures.llama7b();
+    Trace z3 = step(Fixtures.cluster(1), m, training(new ParallelPlan(1, 1, 8, 3), 1));
+    double layerBytes = 2.0 * m.parametersPerLayer() * m.layers();
+    double grads = 2.0 * m.parameterCount();
+    // all-gather of the layers' weights forward and again backward, reduce-scatter of every gradient, each
+    // (n-1)/n of the bytes: about 3x the parameter bytes, as against DDP's 2x
+    assertThat(bytesOn(z3, Lane.FABRIC)).isCloseTo(7.0 / 8 * (2 * layerBytes + grads), withPercentage(1e-9));
+  }
+
+  @Test
+  void tensorParallelism_allReducesTheActivationsTwiceForwardAndTwiceBackward_perLayer() {
+    ModelSpec m = Fixtures.llama7b();
+    int tp = 4;
+    int batch = 2;
+    Trace t = step(Fixtures.cluster(1), m, training(new ParallelPlan(tp, 1, 2, 0), batch));
+    long tpOps = 0;
+    for (int i = 0; i < t.size(); i++) {
+      if (t.streams().get(t.ops().streams()[i]).startsWith("tensor-parallel")) {
+        tpOps++;
+        double activations = (double) batch * 2048 * m.hidden() * 2;
+        assertThat(t.ops().linkBytes()[i]).isCloseTo(2.0 * (tp - 1) / tp * activations, withPercentage(1e-9));
+      }
+    }
+    assertThat(tpOps).isEqualTo(4L * m.layers());
+  }
+
+  @Test
+  void perGpuMemory_isSplitByTensorParallelism_andShardedByZeroStage() {
+    ModelSpec m = Fixtures.llama7b();
+    SystemSpec c = Fixtures.cluster(1);
+    var none = llmsim.core.memory.MemoryPlanner.place(c, m, training(new ParallelPlan(1, 1, 8, 0), 1), IDEAL, Offload.NONE);
+    var z1 = llmsim.core.memory.MemoryPlanner.place(c, m, training(new ParallelPlan(1, 1, 8, 1), 1), IDEAL, Offload.NONE);
+    var z3 = llmsim.core.memory.MemoryPlanner.place(c, m, training(new ParallelPlan(1, 1, 8, 3), 1), IDEAL, Offload.NONE);
+    var tp2 = llmsim.core.memory.MemoryPlanner.place(c, m, training(new ParallelPlan(2, 1, 4, 0), 1), IDEAL, Offload.NONE);
+    double p = m.parameterCount();
+    assertThat(none.optimizerBytes()).isCloseTo(12 * p, withPercentage(1e-9));
+    assertThat(z1.optimizerBytes()).isCloseTo(12 * p / 8, withPercentage(1e-9));
+    assertThat(z1.gradientsBytes()).isCloseTo(2 * p, withPercentage(1e-9));
+    assertThat(z3.weightsBytes()).isCloseTo(2 * p / 8, withPercentage(1e-9));
+    assertThat(tp2.weightsBytes()).isCloseTo(2 * p / 2, withPercentage(1e-9));
+    assertThat(tp2.capacityBytes()).isEqualTo(none.capacityBytes()); // one GPU's memory, never pooled
+  }
+}
