@@ -5,6 +5,9 @@ import java.util.List;
 import llmsim.core.hw.Device;
 import llmsim.core.hw.Link;
 import llmsim.core.hw.Precision;
+import llmsim.core.hw.SystemSpec;
+import llmsim.core.parallel.Placement;
+import llmsim.core.workload.CollectiveBench;
 import llmsim.core.workload.StepResult;
 import llmsim.hw.catalog.Catalog;
 import llmsim.hw.validation.ValidationCase;
@@ -73,7 +76,7 @@ final class ValidationRunner {
       case "mbu" -> s.mbu();
       default -> throw new IllegalArgumentException("metric '" + c.metric() + "' does not apply to a scenario");
     };
-    return c.unit().equals("GPU-hours") ? si * s.system().deviceCount() / 3600 : toUnit(si, c);
+    return c.unit().equals("GPU-hours") ? si * s.system().totalDevices() / 3600 : toUnit(si, c);
   }
 
   private static double micro(ValidationCase c) {
@@ -85,6 +88,10 @@ final class ValidationRunner {
         Precision p = Precision.fromKey(m.precision());
         double share = m.dies() > 0 ? (double) m.dies() / d.dies() : 1.0;
         return d.peakFlops(p) * share * d.efficiency().gemmAt(p);
+      }
+      case "all_reduce": {
+        SystemSpec s = Placement.size(cat.system(m.hardware(), "hardware"), 0, m.gpus());
+        return CollectiveBench.allReduceBusBandwidth(s, m.bytes());
       }
       case "memory": {
         Device d = cat.system(m.hardware(), "hardware").device();

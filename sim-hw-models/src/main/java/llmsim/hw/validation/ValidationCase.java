@@ -45,7 +45,8 @@ public record ValidationCase(
     String software) {
 
   /** A microbenchmark: a GEMM, a memory stream, or a link transfer. */
-  public record Micro(String measure, String hardware, String link, String precision, int dies) {}
+  /** A microbenchmark; {@code bytes} and {@code gpus} (0: all of the system) are an all-reduce's payload and size. */
+  public record Micro(String measure, String hardware, String link, String precision, int dies, double bytes, int gpus) {}
 
   /** The cases that read, and one or more problems for each file that did not. */
   public record Loaded(List<ValidationCase> cases, List<Problem> problems) {}
@@ -63,7 +64,7 @@ public record ValidationCase(
       case "prefill_tokens_per_s", "decode_tokens_per_s", "tokens_per_s" -> "throughput";
       case "ttft_s", "tpot_s", "step_time_s" -> "time";
       case "gemm_flops" -> "flops";
-      case "memory_bandwidth", "link_bandwidth" -> "bandwidth";
+      case "memory_bandwidth", "link_bandwidth", "bus_bandwidth" -> "bandwidth";
       default -> "fraction";
     };
   }
@@ -147,8 +148,12 @@ public record ValidationCase(
     if (measure.equals("gemm") && m.get("precision").isEmpty()) {
       throw new InputException(m.problem("a 'gemm' microbenchmark needs 'precision'"));
     }
+    if (measure.equals("all_reduce") && m.get("bytes").isEmpty()) {
+      throw new InputException(m.problem("an 'all_reduce' microbenchmark needs 'bytes' (the payload)"));
+    }
     return new Micro(measure, m.optStr("hardware").map(h -> FileRefs.resolve(folder, h)).orElse(null),
-        m.optStr("link").orElse(null), m.optStr("precision").orElse(null), m.integer("dies", 0));
+        m.optStr("link").orElse(null), m.optStr("precision").orElse(null), m.integer("dies", 0), m.num("bytes", 0),
+        m.integer("gpus", 0));
   }
 
   /** The scenario with relative hardware and model files resolved against the case file's folder. */
