@@ -49,7 +49,8 @@ class CatalogTest {
 
   /**
    * Parts that are the same die at the same clocks and power, differing only in what sits outside the
-   * compute (NVLink for the A800/H800), or one GCD of a two-GCD package (MI250): the same silicon runs a GEMM and streams memory at the same fraction.
+   * compute (NVLink for the A800/H800), or one GCD of a two-GCD package (MI250): the same silicon runs a
+   * GEMM and streams memory at the same fraction.
    */
   @Test
   void identicalSilicon_getsIdenticalFactors() {
