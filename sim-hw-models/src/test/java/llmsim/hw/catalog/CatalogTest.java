@@ -49,12 +49,14 @@ class CatalogTest {
 
   /**
    * Parts that are the same die at the same clocks and power, differing only in what sits outside the
-   * compute (NVLink for the A800/H800): the same silicon runs a GEMM and streams memory at the same fraction.
+   * compute (NVLink for the A800/H800), or one GCD of a two-GCD package (MI250): the same silicon runs a
+   * GEMM and streams memory at the same fraction.
    */
   @Test
   void identicalSilicon_getsIdenticalFactors() {
     Catalog c = Catalog.bundled();
-    for (List<String> pair : List.of(List.of("a800-pcie-80gb", "a100-pcie-80gb"), List.of("h800-sxm", "h100-sxm"))) {
+    for (List<String> pair : List.of(List.of("a800-pcie-80gb", "a100-pcie-80gb"), List.of("h800-sxm", "h100-sxm"),
+        List.of("a800-sxm-80gb", "a100-sxm-80gb"), List.of("mi250-gcd", "mi250"))) {
       var a = c.system(pair.get(0), "--hardware").device().efficiency();
       var b = c.system(pair.get(1), "--hardware").device().efficiency();
       assertThat(a.gemm()).as(pair.toString()).isEqualTo(b.gemm());

@@ -1,0 +1,114 @@
+package llmsim.hw.catalog;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.stream.Stream;
+import llmsim.core.hw.FabricKind;
+import llmsim.core.hw.Link;
+import llmsim.core.hw.LinkKind;
+import llmsim.core.hw.SystemSpec;
+import llmsim.hw.yaml.Node;
+import llmsim.hw.yaml.TreeReader;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The bundled multi-GPU systems state their topology: the simulator runs ring collectives at a fabric link's or a
+ * NIC's measured figure (the all-reduce bus bandwidth), so every system with peers must name them and every such
+ * figure must be one the link can carry.
+ */
+class TopologyCatalogTest {
+  static final Path SYSTEMS = CatalogTest.RESOURCES.resolve("systems");
+
+  static List<Node> systemFiles() throws IOException {
+    try (Stream<Path> s = Files.list(SYSTEMS)) {
+      return s.filter(p -> p.toString().endsWith(".yaml")).sorted()
+          .map(p -> TreeReader.read(p.getFileName().toString(), readString(p))).toList();
+    }
+  }
+
+  private static String readString(Path p) {
+    try {
+      return Files.readString(p);
+    } catch (IOException e) {
+      throw new java.io.UncheckedIOException(e);
+    }
+  }
+
+  @Test
+  void everySystemWithPeers_namesItsDeviceLinkAndFabric() throws IOException {
+    List<Node> files = systemFiles();
+    assertThat(files).isNotEmpty();
+    for (Node n : files) {
+      if (n.integer("device_count", 1) > 1) {
+        assertThat(n.get("device_link")).as("%s: device_link", n.str("id")).isPresent();
+        assertThat(n.get("fabric")).as("%s: fabric (written out, not the default)", n.str("id")).isPresent();
+      }
+    }
+    for (SystemSpec s : Catalog.loadBundled().systems()) {
+      if (s.deviceCount() > 1) {
+        assertThat(s.deviceLink()).as(s.id()).isPresent();
+        assertThat(s.device().dies()).as("%s: one rank per device, so a multi-device system uses single-die devices",
+            s.id()).isEqualTo(1);
+      }
+    }
+  }
+
+  @Test
+  void everyMultiNodeSystemAndClusterTemplate_hasANetwork() {
+    List<SystemSpec> systems = Catalog.loadBundled().systems();
+    assertThat(systems).extracting(SystemSpec::id).contains("a100-80gb-cluster", "a100-40gb-cluster", "h100-cluster");
+    for (SystemSpec s : systems) {
+      if (s.nodes() > 1 || s.id().endsWith("-cluster")) {
+        assertThat(s.network()).as("%s: network", s.id()).isPresent();
+      }
+      if (s.id().endsWith("-cluster")) {
+        assertThat(s.nodes()).as("%s: a template is one node until --nodes/--gpus sizes it", s.id()).isEqualTo(1);
+      }
+    }
+  }
+
+  @Test
+  void everyFabricAndNicLink_measuresAtMostItsNominal() {
+    Catalog c = Catalog.loadBundled();
+    List<Link> used = c.systems().stream()
+        .flatMap(s -> Stream.concat(s.deviceLink().stream(), s.network().map(n -> n.nic()).stream())).toList();
+    assertThat(used).isNotEmpty();
+    List<Link> fabrics = Stream.concat(used.stream(), c.links().stream().filter(l -> l.kind() == LinkKind.NVLINK
+        || l.kind() == LinkKind.INFINITY_FABRIC || l.kind() == LinkKind.INFINIBAND || l.kind() == LinkKind.ETHERNET))
+        .distinct().toList();
+    for (Link l : fabrics) {
+      assertThat(l.measuredBytesPerSecondPerDirection()).as(l.id())
+          .isPositive().isLessThanOrEqualTo(l.nominalBytesPerSecondPerDirection());
+      assertThat(l.measuredSource()).as(l.id()).isNotBlank();
+      assertThat(l.latencySource()).as(l.id()).isNotBlank();
+    }
+  }
+
+  @Test
+  void theNamesPeopleUse_resolveToTheRightTopology() {
+    Catalog c = Catalog.bundled();
+    record Want(String name, String id, int devices, FabricKind fabric, String deviceLink) {}
+    for (Want w : List.of(
+        new Want("dgx-a100-80gb", "dgx-a100-8x80gb", 8, FabricKind.SWITCH, "nvlink3"),
+        new Want("8x-a100-80gb", "dgx-a100-8x80gb", 8, FabricKind.SWITCH, "nvlink3"),
+        new Want("dgx-a100-40gb", "dgx-a100-8x40gb", 8, FabricKind.SWITCH, "nvlink3"),
+        new Want("8x-h100", "hgx-h100-8x", 8, FabricKind.SWITCH, "nvlink4"),
+        new Want("hgx-h800", "hgx-h800-8x", 8, FabricKind.SWITCH, "nvlink4-h800"),
+        new Want("8x-a800", "hgx-a800-8x", 8, FabricKind.SWITCH, "nvlink3-a800"),
+        new Want("8x-mi300x", "mi300x-8x", 8, FabricKind.MESH, "infinity-fabric-mi300x"),
+        new Want("8x-mi250", "mi250-8x", 16, FabricKind.MESH, "xgmi-mi250"),
+        new Want("8x-rtx4090", "rtx4090-8x", 8, FabricKind.PCIE_HOST, "pcie4-host-no-p2p"))) {
+      SystemSpec s = c.system(w.name(), "--hardware");
+      assertThat(s.id()).as(w.name()).isEqualTo(w.id());
+      assertThat(s.deviceCount()).as(w.name()).isEqualTo(w.devices());
+      assertThat(s.fabric()).as(w.name()).isEqualTo(w.fabric());
+      assertThat(s.deviceLink().orElseThrow().id()).as(w.name()).isEqualTo(w.deviceLink());
+    }
+    assertThat(c.system("a100-80gb-cluster", "--hardware").network().orElseThrow().nic().id()).isEqualTo("ib-hdr-200");
+    assertThat(c.system("h100-cluster", "--hardware").network().orElseThrow().nicsPerNode()).isEqualTo(8);
+  }
+}
