@@ -38,7 +38,7 @@ final class ValidateCommand implements Callable<Integer> {
 
   @Override
   public Integer call() {
-    ValidationCase.Loaded loaded = ValidationCase.load(paths == null || paths.isEmpty() ? List.of(defaultCases()) : paths);
+    ValidationCase.Loaded loaded = ValidationCase.load(paths == null || paths.isEmpty() ? defaultCases() : paths);
     if (out != null) {
       ReportOutput.prepare(out);
     }
@@ -65,13 +65,16 @@ final class ValidateCommand implements Callable<Integer> {
     return 0;
   }
 
-  static Path defaultCases() {
+  /** validation/cases and, where present, vTrain's generated cases (validation/vtrain/cases) of this checkout. */
+  static List<Path> defaultCases() {
     String home = System.getProperty("llmsim.home");
-    Path p = home == null ? Path.of("validation", "cases") : Path.of(home, "validation", "cases");
+    Path root = home == null ? Path.of("validation") : Path.of(home, "validation");
+    Path p = root.resolve("cases");
     if (!Files.isDirectory(p)) {
       throw new BadFlagException("PATH: no validation cases at " + p + "; give the folder of case files");
     }
-    return p;
+    Path vtrain = root.resolve("vtrain").resolve("cases");
+    return Files.isDirectory(vtrain) ? List.of(p, vtrain) : List.of(p);
   }
 
   private void print(List<ValidationRunner.Outcome> outcomes, List<ValidationStats> stats) {

@@ -48,7 +48,9 @@ class ValidationSuiteTest {
 
   @Test
   void endToEndCases_medianAbsoluteErrorIsAtMostFifteenPercent() {
-    ValidationStats e2e = ValidationStats.of("end-to-end", outcomes.stream().filter(o -> o.c().endToEnd()).toList());
+    // the published single-system cases (vTrain's clusters have their own category and test)
+    ValidationStats e2e = ValidationStats.of("end-to-end", outcomes.stream()
+        .filter(o -> o.c().endToEnd() && !o.c().category().startsWith("V-")).toList());
     assertThat(e2e.cases()).isGreaterThanOrEqualTo(9);
     assertThat(e2e.medianAbsError()).isLessThanOrEqualTo(0.15);
   }

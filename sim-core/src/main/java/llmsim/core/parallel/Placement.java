@@ -87,6 +87,6 @@ public final class Placement {
       throw new ScenarioKeyException(ScenarioKey.OFFLOAD, "offload with several GPUs is not simulated yet;"
           + " use more GPUs, tensor parallelism or ZeRO");
     }
-    return t.withPlan(new ParallelPlan(p.tp(), p.pp(), dp, p.zero()));
+    return t.withPlan(p.withDp(dp));
   }
 }

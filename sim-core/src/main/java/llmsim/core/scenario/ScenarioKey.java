@@ -60,6 +60,9 @@ public enum ScenarioKey {
   ZERO("zero", null, null, "STAGE", Type.INT, null, 0, 3, "0",
       "ZeRO stage of the data-parallel replicas: 1 shards optimizer state, 2 also gradients, 3 also weights"
           + " (FSDP full shard)."),
+  OVERLAP_GRAD_REDUCE("overlap_grad_reduce", null, null, "BOOL", Type.BOOL, () -> List.of("true", "false"), 0, 0,
+      "true", "Reduce gradients in per-layer buckets while the backward pass runs (PyTorch DDP, FSDP, Megatron's"
+          + " --overlap-grad-reduce); false reduces them all after it (DeepSpeed without bucketing)."),
   MICRO_BATCHES("micro_batches", null, null, "N", Type.INT, null, 1, 1 << 20, "1",
       "Gradient-accumulation steps per optimizer step."),
   ACTIVATION_CHECKPOINTING("activation_checkpointing", null, null, "BOOL", Type.BOOL, () -> List.of("true", "false"),

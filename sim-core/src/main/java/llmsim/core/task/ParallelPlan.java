@@ -6,9 +6,14 @@ package llmsim.core.task;
  * (replicas; 0 = every GPU the other two leave), and the ZeRO stage of the data-parallel replicas
  * (1: optimizer state sharded over dp, 2: also gradients, 3: also weights, as FSDP full shard).
  */
-public record ParallelPlan(int tp, int pp, int dp, int zero) {
+public record ParallelPlan(int tp, int pp, int dp, int zero, boolean overlapGradReduce) {
 
   public static final ParallelPlan SINGLE = new ParallelPlan(1, 1, 0, 0);
+
+  /** A plan whose gradient reductions overlap the backward pass (bucketed, as PyTorch DDP and FSDP do). */
+  public ParallelPlan(int tp, int pp, int dp, int zero) {
+    this(tp, pp, dp, zero, true);
+  }
 
   public ParallelPlan {
     if (tp < 1 || pp < 1 || dp < 0 || zero < 0 || zero > 3) {
@@ -19,7 +24,7 @@ public record ParallelPlan(int tp, int pp, int dp, int zero) {
 
   /** This plan with {@code dp} fixed. */
   public ParallelPlan withDp(int d) {
-    return new ParallelPlan(tp, pp, d, zero);
+    return new ParallelPlan(tp, pp, d, zero, overlapGradReduce);
   }
 
   public int gpus() {
@@ -27,6 +32,7 @@ public record ParallelPlan(int tp, int pp, int dp, int zero) {
   }
 
   public String describe() {
-    return "tp " + tp + ", pp " + pp + ", dp " + dp + (zero > 0 ? ", ZeRO-" + zero : "");
+    return "tp " + tp + ", pp " + pp + ", dp " + dp + (zero > 0 ? ", ZeRO-" + zero : "")
+        + (dp > 1 && !overlapGradReduce ? ", gradients reduced after the backward pass" : "");
   }
 }

@@ -40,6 +40,7 @@ final class WorkloadBuilder {
   /** Whether gradients are reduced over data-parallel replicas, and the ZeRO stage that shards them. */
   final boolean dp;
   final int zero;
+  final boolean overlapGrads;
   /** The last data-parallel collective of each layer's gradients; the optimizer waits for all of them. */
   int lastGradReduction = -1;
   /** Layers resident on the GPU; the rest are streamed over the link or, with {@link #cpuLayers}, run on the CPU. */
@@ -72,6 +73,7 @@ final class WorkloadBuilder {
     this.layerWeightBytes = (m.parametersPerLayer()) * storedPerParam / t.plan().tp();
     this.dp = ctx.collectives.plan.dp() > 1;
     this.zero = t.plan().zero();
+    this.overlapGrads = t.plan().overlapGradReduce();
   }
 
   /** The training step or the inference run, as the task asks. */
@@ -136,7 +138,7 @@ final class WorkloadBuilder {
         }
         prev = layers.backward(layerName(p, l, "."), b, s, keys, frozen, deps(prev, w));
         bwdEnd[l] = prev;
-        if (dp && microBatches == t.microBatches() && mb == microBatches - 1) {
+        if (dp && overlapGrads && microBatches == t.microBatches() && mb == microBatches - 1) {
           reduceGradients(layerName(p, l, ".grads"), prev); // overlaps the backward of the layers below
         }
         if (cpuOptimizer) {
@@ -147,8 +149,9 @@ final class WorkloadBuilder {
       last = prev;
     }
     sink.endRepeat();
-    if (dp && microBatches < t.microBatches()) {
-      // the closed form walks one micro-batch for all of them: the reductions of the last one come once, here
+    if (dp && (!overlapGrads || microBatches < t.microBatches())) {
+      // reduced after the backward pass; or the closed form, which walks one micro-batch for all of them: the
+      // reductions of the last one come once, here
       int reps = sink.repeat(n);
       for (int l = 0; l < reps; l++) {
         reduceGradients(layerName("", l, ".grads"), last);
