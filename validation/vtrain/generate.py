@@ -3,8 +3,7 @@
 
 The CSVs beside this script are copies of the sample in shared/validation/vtrain (every other row of
 VIA-Research/vTrain @ f8dda84 data/ground_truth_{single,multi}.csv). Each row becomes one case in cases/,
-each model shape one model file in models/; rows with pipeline parallelism are cases that say why they
-are skipped. Run from anywhere: python3 validation/vtrain/generate.py (the output is deterministic;
+each model shape one model file in models/. Run from anywhere: python3 validation/vtrain/generate.py (the output is deterministic;
 VtrainCasesTest checks that the committed files match the CSVs).
 """
 import csv
@@ -65,10 +64,7 @@ software_as_published: "Megatron-DeepSpeed (fp16 mixed precision, full activatio
 model_as_published: "Megatron GPT: {row['# layers']} layers, hidden {row['hidden size']}, {row['attention heads']} heads, vocabulary {VOCAB}"
 setup: "tp {tp}, pp {pp}, dp {dp}, micro batch {mb}, global batch {gb}, sequence {seq}"
 """
-    if pp > 1:
-        body = f"skip: \"needs pipeline parallelism (pp {pp}), not simulated yet\"\n"
-    else:
-        body = f"""scenario:
+    body = f"""scenario:
   hardware: ../vtrain-a100-cluster.yaml
   gpus: {gpus}
   model: ../models/{model_id}.yaml
@@ -81,6 +77,7 @@ setup: "tp {tp}, pp {pp}, dp {dp}, micro batch {mb}, global batch {gb}, sequence
   activation_checkpointing: true
   overlap_grad_reduce: false
   tp: {tp}
+  pp: {pp}
   dp: {dp}
 metric: step_time_s
 """

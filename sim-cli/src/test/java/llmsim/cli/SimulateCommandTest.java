@@ -146,7 +146,14 @@ class SimulateCommandTest {
     assertThat(dp.err()).contains("--dp: tp x pp x dp = 2 x 1 x 2 = 4, but hgx-h100-8x has 8 GPUs");
     CliRunner pp = CliRunner.run("simulate", "--model", "llama-7b", "--hardware", "hgx-h100-8x", "--pp", "2");
     assertThat(pp.code()).isEqualTo(2);
-    assertThat(pp.err()).contains("pipeline parallelism (pp > 1) is not simulated yet");
+    assertThat(pp.err()).contains("pipeline-parallel inference is not simulated yet");
+    CliRunner ppLayers = CliRunner.run("simulate", "--model", "llama-7b", "--task", "train", "--hardware", "hgx-h100-8x",
+        "--pp", "8", "--tp", "1", "--dp", "1");
+    assertThat(ppLayers.code()).as(ppLayers.err()).isZero();
+    CliRunner ppOdd = CliRunner.run("simulate", "--model", "llama-7b", "--task", "train", "--hardware", "h100-cluster",
+        "--gpus", "24", "--pp", "3", "--tp", "8", "--dp", "1");
+    assertThat(ppOdd.code()).isEqualTo(2);
+    assertThat(ppOdd.err()).contains("--pp: 3 does not divide the 32 layers of llama-7b");
     CliRunner nodes = CliRunner.run("simulate", "--model", "llama-7b", "--hardware", "h100-sxm", "--nodes", "4");
     assertThat(nodes.code()).isEqualTo(2);
     assertThat(nodes.err()).contains("--nodes: h100-sxm has no network between nodes");

@@ -73,11 +73,12 @@ public record Footprint(
     int tp = t.plan().tp();
     int dp = t.replicas();
     int zero = t.plan().zero();
-    weights /= tp;
-    double layerWeights = weights / Math.max(1, m.layers());
-    trainable /= tp;
-    grads /= tp;
-    optimizer /= tp;
+    int pp = t.plan().pp();
+    weights /= tp * pp;
+    double layerWeights = weights * pp / Math.max(1, m.layers());
+    trainable /= tp * pp;
+    grads /= tp * pp;
+    optimizer /= tp * pp;
     if (zero >= 1) {
       optimizer /= dp;
     }
@@ -145,10 +146,14 @@ public record Footprint(
     double perLayer = tokens * activationBytesPerTokenPerLayer(m, tp) * scale
         + scoreBytesPerLayer(m, t.batch(), t.seqLen(), keys, flash, tp);
     double logits = tokens * (double) m.vocab() / tp * LOGIT_BYTES_PER_VOCAB_ENTRY;
+    // pipeline stages hold their layers; 1F1B keeps up to pp micro-batches in flight on the first stage
+    int pp = t.plan().pp();
+    double layers = (double) m.layers() / pp;
+    int inFlight = Math.min(pp, t.microBatches());
     if (t.activationCheckpointing()) {
-      return m.layers() * tokens * 2.0 * m.hidden() * scale + perLayer + logits;
+      return inFlight * layers * tokens * 2.0 * m.hidden() * scale + perLayer + (pp > 1 ? 0 : logits);
     }
-    return m.layers() * perLayer + logits;
+    return inFlight * layers * perLayer + (pp > 1 ? 0 : logits);
   }
 
   static double inferenceActivations(ModelSpec m, Task t, boolean flash, int promptChunkTokens) {

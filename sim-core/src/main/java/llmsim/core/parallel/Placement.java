@@ -76,8 +76,10 @@ public final class Placement {
         throw new ScenarioKeyException(ScenarioKey.PP, "'pp' " + p.pp() + " does not divide the " + m.layers()
             + " layers of " + m.id());
       }
-      throw new ScenarioKeyException(ScenarioKey.PP, "pipeline parallelism (pp > 1) is not simulated yet: its"
-          + " stages, bubbles and point-to-point sends are not modelled, so llmsim refuses rather than guess");
+      if (!t.kind().training()) {
+        throw new ScenarioKeyException(ScenarioKey.PP, "pipeline-parallel inference is not simulated yet (pp > 1 is"
+            + " modelled for training with the 1F1B schedule); use tp");
+      }
     }
     if (p.zero() > 0 && !t.kind().training()) {
       throw new ScenarioKeyException(ScenarioKey.ZERO, "'zero' applies to training (it shards optimizer state,"

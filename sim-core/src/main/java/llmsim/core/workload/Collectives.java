@@ -38,7 +38,7 @@ final class Collectives {
     this.ctx = ctx;
     this.system = ctx.system;
     this.plan = plan;
-    boolean any = plan.tp() > 1 || plan.dp() > 1;
+    boolean any = plan.tp() > 1 || plan.dp() > 1 || plan.pp() > 1;
     boolean multiNode = any && system.nodes() > 1;
     fabricPool = any && system.deviceCount() > 1 ? ctx.sink.addPool("intra-node link") : -1;
     networkPool = multiNode ? ctx.sink.addPool("network") : -1;
@@ -99,6 +99,16 @@ final class Collectives {
       last = phase(name + ".intra_ag", stream, Kind.ALL_GATHER, intra, bytes, false, last);
     }
     return last;
+  }
+
+  /**
+   * A pipeline send of {@code bytes} (activations forward, their gradients backward) to the neighbouring
+   * stage: one transfer at the link's rate with one step's latency. Stages are {@code tp x dp} ranks apart,
+   * so they sit in different nodes once a node holds a whole stage.
+   */
+  int pointToPoint(String name, double bytes, int... deps) {
+    boolean network = (long) plan.tp() * plan.dp() >= system.deviceCount() && system.nodes() > 1;
+    return phase(name, "pipeline send", Kind.REDUCE_SCATTER, 2, 2 * bytes, network, deps);
   }
 
   /** One ring phase over {@code n} ranks on the fabric or the network. */

@@ -24,6 +24,10 @@ public final class Estimator {
   }
 
   public Estimate analytic(SystemSpec s, ModelSpec m, Task t, SoftwareProfile sw) {
+    if (t.plan().pp() > 1) {
+      throw new llmsim.core.scenario.ScenarioKeyException(llmsim.core.scenario.ScenarioKey.PP, "the closed form sums ops"
+          + " as if nothing overlapped, which a pipeline's stages do by design: sweep pp > 1 with --mode simulate");
+    }
     MemoryPlan plan = MemoryPlanner.choose(s, m, t, sw);
     sum.reset();
     WorkloadBuilder w = new WorkloadBuilder(s, m, t, sw, plan, sum);
@@ -69,7 +73,7 @@ public final class Estimator {
       double tpot, double[] byBound) {
     double tokens = t.kind().training() ? t.tokensPerStep() / step
         : t.generateTokens() == 0 ? 0 : (double) t.tokensPerStep() / step;
-    double modelFlops = w.layers.totalFlops - w.layers.recomputeFlops;
+    double modelFlops = w.modelFlopsPerGpu();
     double mfu = modelFlops / (step * w.ctx.peakFlops);
     int best = 0;
     for (int i = 1; i < byBound.length; i++) {

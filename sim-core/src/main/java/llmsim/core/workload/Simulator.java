@@ -32,8 +32,8 @@ public final class Simulator {
     w.build();
     Trace trace = sim.run();
     double step = trace.makespan();
-    double hardwareFlops = w.layers.totalFlops;
-    double modelFlops = hardwareFlops - w.layers.recomputeFlops;
+    double hardwareFlops = w.hardwareFlopsPerGpu();
+    double modelFlops = w.modelFlopsPerGpu();
     double peak = w.ctx.peakFlops;
     double linkBytes = 0; // the host link's: collectives cross the fabric and the network, counted apart
     double[] opLink = trace.ops().linkBytes();

@@ -46,6 +46,23 @@ final class WorkloadBuilder {
   /** Layers resident on the GPU; the rest are streamed over the link or, with {@link #cpuLayers}, run on the CPU. */
   final int gpuLayers;
   final boolean cpuLayers;
+  /** Contexts and emitters for further pipeline stages (each stage's GPU has its own resources). */
+  private final java.util.function.Function<Integer, StepContext> newContext;
+  private final java.util.function.Function<StepContext, LayerEmitter> newEmitter;
+  /** The pipeline, when the plan has stages. */
+  private PipelineStep pipeline;
+
+  /** Matmul FLOPs of one GPU (the mean over pipeline stages). */
+  double hardwareFlopsPerGpu() {
+    return pipeline == null ? layers.totalFlops : pipeline.totalFlops / t.plan().pp();
+  }
+
+  /** Model FLOPs of one GPU: recomputation excluded. */
+  double modelFlopsPerGpu() {
+    return pipeline == null ? layers.totalFlops - layers.recomputeFlops
+        : (pipeline.totalFlops - pipeline.recomputeFlops) / t.plan().pp();
+  }
+
   /** Op ids that end each phase, for metrics: prefill end, and the end of every decode step. */
   int prefillEnd = -1;
   int[] tokenEnds = new int[0];
@@ -65,8 +82,12 @@ final class WorkloadBuilder {
       wBytes += NF4_DEQUANT_EXTRA_BYTES;
     }
     boolean quantised = !trainsBase && t.weights().dequantised();
-    this.layers = new LayerEmitter(ctx, m, actBytes, wBytes, quantised, sw.flashAttention(), sw.scoreBytesPerElement(),
-        lora ? t.loraRank() : 0, t.kind().training() ? actBytes : t.kvCache().bytesPerElement());
+    double weightBytesPerParam = wBytes;
+    this.newEmitter = c -> new LayerEmitter(c, m, actBytes, weightBytesPerParam, quantised, sw.flashAttention(),
+        sw.scoreBytesPerElement(), lora ? t.loraRank() : 0, t.kind().training() ? actBytes : t.kvCache().bytesPerElement());
+    int opsPerLayer = LayerEmitter.opsPerLayer(m, sw.flashAttention(), lora);
+    this.newContext = stage -> new StepContext(s, t, sw, sink, opsPerLayer);
+    this.layers = newEmitter.apply(ctx);
     this.gpuLayers = streamWeights && !t.kind().training() ? plan.gpuLayers() : streamWeights ? 0 : m.layers();
     this.cpuLayers = plan.cpuRunsHostLayers() && !ctx.unified;
     double storedPerParam = trainsBase ? t.precision().bytes() : t.weights().bytesPerWeight();
@@ -99,6 +120,11 @@ final class WorkloadBuilder {
   // ---------------------------------------------------------------- training
 
   void buildTrainingStep() {
+    if (t.plan().pp() > 1) {
+      pipeline = new PipelineStep(this, ctx, layers, newContext, newEmitter);
+      pipeline.build();
+      return;
+    }
     long b = t.batch();
     long s = t.seqLen();
     long keys = s + (t.kind() == TaskKind.PTUNING_V2 ? t.prefixTokens() : 0);
@@ -172,10 +198,25 @@ final class WorkloadBuilder {
    * adapters and prefixes keep fp32 gradients.
    */
   private void reduceGradients(String name, int after) {
+    lastGradReduction = reduceGradients(ctx, name, after, lastGradReduction);
+  }
+
+  /** One layer's gradient reduction on {@code c}'s GPU, after {@code after} and the previous one; returns its op. */
+  int reduceGradients(StepContext c, String name, int after, int previous) {
     double bytesPerParam = t.kind().frozenBase() ? 4 : t.precision().bytes();
     Collectives.Kind kind = zero >= 1 ? Collectives.Kind.REDUCE_SCATTER : Collectives.Kind.ALL_REDUCE;
-    lastGradReduction = ctx.collectives.dataParallel(name, kind, trainableBytesPerLayer(bytesPerParam),
-        deps(after, lastGradReduction));
+    return c.collectives.dataParallel(name, kind, trainableBytesPerLayer(bytesPerParam), deps(after, previous));
+  }
+
+  /** A pipeline stage's optimizer step over its share of the parameters (and ZeRO-1/2's gather after it). */
+  void optimizerForStage(StepContext c, int[] after) {
+    double trainable = trainableParameters() / (zero >= 1 ? c.collectives.plan.dp() : 1); // the stage's share
+    int id = c.sink.addOp(c.sink.keepsNames() ? "optimizer.adamw" : "", OpKind.OPTIMIZER, c.compute, c.elementwise,
+        ADAM_FLOPS_PER_PARAM * trainable, ADAM_GPU_BYTES_PER_PARAM * trainable, 0, after);
+    if (dp && zero >= 1 && zero <= 2) {
+      c.collectives.dataParallel("zero.all_gather_weights", Collectives.Kind.ALL_GATHER,
+          trainableParameters() * t.precision().bytes(), deps(id));
+    }
   }
 
   /** ZeRO-3: gather a layer's weight shards from the replicas before using them. */
@@ -220,18 +261,24 @@ final class WorkloadBuilder {
     return Footprint.of(m, t, true).trainableParameters();
   }
 
+  /** One layer's share of this GPU's trainable parameters (a pipeline stage holds layers / pp of them). */
   private double trainableBytesPerLayer(double bytesPerParam) {
-    return trainableParameters() / m.layers() * bytesPerParam;
+    return trainableParameters() * t.plan().pp() / m.layers() * bytesPerParam;
   }
 
   private int lmHead(String p, double tokens, int dep, double factor) {
+    return lmHead(ctx, layers, p, tokens, dep, factor);
+  }
+
+  /** The output head on {@code c}'s GPU (vocabulary-parallel under tp), its FLOPs counted on {@code le}. */
+  int lmHead(StepContext c, LayerEmitter le, String p, double tokens, int dep, double factor) {
     double h = m.hidden();
     double v = m.vocab() / (double) t.plan().tp(); // vocabulary-parallel embedding and head
     double wBytes = t.kind().training() && !t.kind().frozenBase() ? t.precision().bytes() : 2;
     double actBytes = t.precision().bytes();
-    int id = ctx.sink.addOp(cat(p, "lm_head"), OpKind.OUTPUT, ctx.compute, ctx.gemm, factor * 2 * tokens * h * v,
+    int id = c.sink.addOp(cat(p, "lm_head"), OpKind.OUTPUT, c.compute, c.gemm, factor * 2 * tokens * h * v,
         factor * (h * v * wBytes + tokens * (h + v) * actBytes), 0, deps(dep));
-    layers.totalFlops += factor * 2 * tokens * h * v * ctx.sink.weight();
+    le.totalFlops += factor * 2 * tokens * h * v * c.sink.weight();
     return id;
   }
 
@@ -312,10 +359,14 @@ final class WorkloadBuilder {
   // ---------------------------------------------------------------- helpers
 
   private int copyIn(String name, double bytes, int dep) {
-    if (ctx.unified) {
+    return copyIn(ctx, name, bytes, dep);
+  }
+
+  int copyIn(StepContext c, String name, double bytes, int dep) {
+    if (c.unified) {
       return dep;
     }
-    return ctx.sink.addOp(name, OpKind.TRANSFER, ctx.h2d, ctx.copyIn, 0, 0, bytes, deps(dep));
+    return c.sink.addOp(name, OpKind.TRANSFER, c.h2d, c.copyIn, 0, 0, bytes, deps(dep));
   }
 
   private int copyOut(String name, double bytes, int dep) {

@@ -1,0 +1,106 @@
+package llmsim.core.workload;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.within;
+
+import java.util.List;
+import llmsim.core.engine.Lane;
+import llmsim.core.engine.Trace;
+import llmsim.core.hw.Precision;
+import llmsim.core.model.FfnKind;
+import llmsim.core.model.ModelSpec;
+import llmsim.core.model.NormKind;
+import llmsim.core.task.KvCacheFormat;
+import llmsim.core.task.Offload;
+import llmsim.core.task.ParallelPlan;
+import llmsim.core.task.Task;
+import llmsim.core.task.TaskKind;
+import llmsim.core.task.WeightFormat;
+import llmsim.core.testing.Fixtures;
+import org.junit.jupiter.api.Test;
+
+/** 1F1B against its closed forms: the schedule, the bubble, and one send per micro-batch per boundary. */
+class PipelineTest {
+  /** LLaMA-7B's layers with a 1,000-entry vocabulary, so that the head does not unbalance the last stage. */
+  static final ModelSpec M = new ModelSpec("even", "even stages", "llama", List.of(), 32, 4096, 32, 32, 128, 11008,
+      FfnKind.SWIGLU, 1000, true, 2048, NormKind.RMSNORM, false, false, false, false, 2, 6.48e9, "test");
+
+  static Task task(int pp, int microBatches) {
+    return new Task(TaskKind.TRAIN, Precision.BF16, WeightFormat.BF16, 1, 2048, 1, 1, microBatches, false, 8, 128,
+        Offload.NONE, 0, KvCacheFormat.F16, Task.GPU_LAYERS_AUTO, new ParallelPlan(1, pp, 1, 0));
+  }
+
+  /** The step without the optimizer that ends it: the pipeline's span. */
+  static double span(Trace t) {
+    double optimizer = 0;
+    for (int i = 0; i < t.size(); i++) {
+      if (t.ops().names()[i].startsWith("optimizer")) {
+        optimizer = Math.max(optimizer, t.duration(i));
+      }
+    }
+    return t.makespan() - optimizer;
+  }
+
+  @Test
+  void oneF1B_orderOfAStage_isWarmupForwardsThenAlternationThenDrain() {
+    // stage 1 of 4 with 5 micro-batches: 2 warm-up forwards, then F B pairs, then the remaining backwards
+    List<int[]> s = PipelineStep.schedule(1, 4, 5);
+    StringBuilder b = new StringBuilder();
+    s.forEach(a -> b.append(a[0] == 1 ? "F" : "B").append(a[1]).append(' '));
+    assertThat(b.toString().trim()).isEqualTo("F0 F1 F2 B0 F3 B1 F4 B2 B3 B4");
+    assertThat(PipelineStep.schedule(3, 4, 5)).hasSize(10);
+  }
+
+  @Test
+  void bubble_isPMinusOneOverMPlusPMinusOne_ofAMiddleStage() {
+    int p = 4;
+    int m = 8;
+    Trace t = CollectivesTest.step(Fixtures.cluster(1), M, task(p, m));
+    // the second stage's GPU: busy on its compute stream from its first op to its last backward
+    int stream = -1;
+    int seen = 0;
+    for (int i = 0; i < t.streams().size(); i++) {
+      if (t.lanes().get(i) == Lane.COMPUTE && seen++ == 1) {
+        stream = i;
+      }
+    }
+    double busy = 0;
+    double first = Double.MAX_VALUE;
+    double last = 0;
+    for (int i = 0; i < t.size(); i++) {
+      if (t.ops().streams()[i] == stream && !t.ops().names()[i].startsWith("optimizer")) {
+        busy += t.duration(i);
+        first = Math.min(first, t.start()[i]);
+        last = Math.max(last, t.end()[i]);
+      }
+    }
+    double idle = 1 - busy / span(t);
+    // over the span from the first stage's first forward to the last backward: the ideal bubble
+    // (p-1)/(m+p-1), within what the sends add
+    assertThat(idle).isCloseTo((double) (p - 1) / (m + p - 1), within(0.02));
+  }
+
+  @Test
+  void moreMicroBatches_shrinkTheBubble_asTheClosedFormSays() {
+    Trace two = CollectivesTest.step(Fixtures.cluster(1), M, task(4, 2));
+    Trace sixteen = CollectivesTest.step(Fixtures.cluster(1), M, task(4, 16));
+    // (m + p - 1) stage-steps: 5 for m = 2, 19 for m = 16
+    assertThat(span(sixteen) / span(two)).isCloseTo(19.0 / 5, within(0.1));
+  }
+
+  @Test
+  void stagesSendActivationsForwardAndGradientsBack_oncePerMicroBatchPerBoundary() {
+    int p = 4;
+    int m = 3;
+    Trace t = CollectivesTest.step(Fixtures.cluster(1), M, task(p, m));
+    long sends = 0;
+    for (int i = 0; i < t.size(); i++) {
+      if (t.streams().get(t.ops().streams()[i]).startsWith("pipeline send")) {
+        sends++;
+        // b x s x h x 2 bytes over the NVLink-like fabric
+        assertThat(t.ops().linkBytes()[i]).isEqualTo(1.0 * 2048 * 4096 * 2);
+      }
+    }
+    assertThat(sends).isEqualTo(2L * (p - 1) * m);
+  }
+}
