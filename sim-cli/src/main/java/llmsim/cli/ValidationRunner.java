@@ -76,7 +76,15 @@ final class ValidationRunner {
       case "mbu" -> s.mbu();
       default -> throw new IllegalArgumentException("metric '" + c.metric() + "' does not apply to a scenario");
     };
+    if (perGpu(c.unit())) {
+      si /= s.system().totalDevices(); // the step's rates are the whole system's; these units are one GPU's share
+    }
     return c.unit().equals("GPU-hours") ? si * s.system().totalDevices() / 3600 : toUnit(si, c);
+  }
+
+  /** Units that are one GPU's share of the system's rate. */
+  static boolean perGpu(String unit) {
+    return unit.equals("tokens/s/GPU") || unit.equals("tokens/GPU/s") || unit.equals("TFLOP/s/GPU");
   }
 
   private static double micro(ValidationCase c) {

@@ -56,9 +56,21 @@ class ValidationSuiteTest {
   }
 
   @Test
-  void multiDeviceCases_areReportedAsSkippedWithAReason() {
-    assertThat(outcomes.stream().filter(o -> o.c().id().startsWith("C")))
-        .allSatisfy(o -> assertThat(o.skipped()).contains("multi-"));
+  void multiDeviceCases_runOrSayWhatTheyNeed() {
+    // C01, C02 and C11 run (FSDP = zero 3); C21 and the other pipeline-parallel runs wait for pp > 1
+    assertThat(outcomes.stream().filter(o -> List.of("C01", "C02", "C11").contains(o.c().id())))
+        .hasSize(3).allSatisfy(o -> assertThat(o.ran()).as(o.c().id()).isTrue());
+    assertThat(outcomes.stream().filter(o -> o.c().id().equals("C21")))
+        .allSatisfy(o -> assertThat(o.skipped()).contains("pipeline parallelism"));
+  }
+
+  @Test
+  void perGpuUnits_areOneGpusShareOfTheSystemsRate() {
+    // C01 is 8 GPUs publishing tokens/s/GPU: the prediction is the step's tokens/s over 8
+    ValidationRunner.Outcome c01 = outcomes.stream().filter(o -> o.c().id().equals("C01")).findFirst().orElseThrow();
+    ScenarioOptions.Resolved r = new ScenarioOptions().resolve(c01.c().scenario().orElseThrow(), true);
+    double system = SimulateCommand.run(r).get(0).tokensPerSecond();
+    assertThat(c01.predicted()).isCloseTo(system / 8, org.assertj.core.data.Offset.offset(1e-6 * system));
   }
 
   @Test
