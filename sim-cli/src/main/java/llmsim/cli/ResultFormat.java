@@ -47,6 +47,14 @@ final class ResultFormat {
     m.put("bound", r.bound().key());
     m.put("explanation", r.explanation());
     m.put("warnings", r.warnings());
+    if (r.jobTokens() > 0) {
+      Map<String, Object> job = new LinkedHashMap<>();
+      job.put("tokens", r.jobTokens());
+      job.put("steps", r.jobTokens() / r.task().tokensPerStep());
+      job.put("wall_time_s", r.jobSeconds());
+      job.put("gpu_hours", r.jobGpuHours());
+      m.put("job", job);
+    }
     m.put("ops", r.trace().size());
     m.put("events", r.trace().events());
     m.put("kernel", Kernels.get().name());
@@ -78,6 +86,10 @@ final class ResultFormat {
     for (Bound b : Bound.values()) {
       row(t, results, "time bound by " + b.key().replace('_', ' '), r -> Units.seconds(r.timeByBound().get(b))
           + " (" + Units.percent(r.timeByBound().get(b) / r.stepTimeSeconds()) + ")");
+    }
+    if (results.stream().anyMatch(r -> r.jobTokens() > 0)) {
+      row(t, results, "job wall time", r -> Units.duration(r.jobSeconds()));
+      row(t, results, "job GPU-hours", r -> num(r.jobGpuHours(), 0));
     }
     row(t, results, "bound", r -> r.bound().key());
     row(t, results, "bytes over host link", r -> Units.gb(r.linkBytes()));

@@ -112,7 +112,7 @@ final class ScenarioOptions {
 
   /** A scenario with flags applied over its file: hardware ids, model id, task and software. */
   record Resolved(List<String> hardware, String model, Task task, SoftwareProfile software, Raw file,
-      Map<ScenarioKey, String> flags, boolean precisionGiven, int nodes, int gpus) {
+      Map<ScenarioKey, String> flags, boolean precisionGiven, int nodes, int gpus, long jobTokens) {
 
     /** The system sized as --nodes or --gpus ask. */
     SystemSpec sized(SystemSpec s) {
@@ -126,7 +126,7 @@ final class ScenarioOptions {
     StepResult simulate(SystemSpec s, ModelSpec m) {
       return located(() -> {
         PrecisionSupport.Adapted a = taskOn(s, m);
-        StepResult r = Simulator.simulate(s, m, a.task(), software);
+        StepResult r = Simulator.simulate(s, m, a.task(), software).withJobTokens(jobTokens);
         return a.note() == null ? r : r.withWarning(a.note());
       });
     }
@@ -228,7 +228,7 @@ final class ScenarioOptions {
     Map<ScenarioKey, String> flags = Map.copyOf(given);
     try {
       return new Resolved(v.hardware(), v.model(), v.task(), v.software(), base, flags, v.has(ScenarioKey.PRECISION),
-          v.nodes(), v.gpus());
+          v.nodes(), v.gpus(), v.tokens());
     } catch (ScenarioKeyException e) {
       throw locate(e, flags, base);
     }

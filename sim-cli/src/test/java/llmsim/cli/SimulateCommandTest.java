@@ -158,4 +158,21 @@ class SimulateCommandTest {
     assertThat(nodes.code()).isEqualTo(2);
     assertThat(nodes.err()).contains("--nodes: h100-sxm has no network between nodes");
   }
+
+  @Test
+  void tokens_turnAStepIntoTheJobsWallTimeAndGpuHours() throws Exception {
+    CliRunner r = CliRunner.run("simulate", "--model", "llama-7b", "--task", "train", "--hardware", "hgx-h100-8x",
+        "--zero", "3", "--tokens", "1.5B", "--format", "json");
+    assertThat(r.code()).as(r.err()).isZero();
+    var j = new com.fasterxml.jackson.databind.ObjectMapper().readTree(r.out());
+    double tokensPerSecond = j.get("tokens_per_s").asDouble();
+    var job = j.get("job");
+    assertThat(job.get("tokens").asDouble()).isEqualTo(1.5e9);
+    assertThat(job.get("wall_time_s").asDouble()).isCloseTo(1.5e9 / tokensPerSecond, org.assertj.core.data.Percentage.withPercentage(1e-9));
+    assertThat(job.get("gpu_hours").asDouble()).isCloseTo(1.5e9 / tokensPerSecond * 8 / 3600,
+        org.assertj.core.data.Percentage.withPercentage(1e-9));
+    CliRunner bad = CliRunner.run("simulate", "--model", "llama-7b", "--hardware", "h100-sxm", "--tokens", "1.4X");
+    assertThat(bad.code()).isEqualTo(2);
+    assertThat(bad.err()).contains("--tokens: must be a whole number such as 1400000000000 or 1.4T, was '1.4X'");
+  }
 }

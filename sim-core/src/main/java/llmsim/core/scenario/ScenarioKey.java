@@ -74,11 +74,14 @@ public enum ScenarioKey {
           + " (ZeRO-Offload; training on a discrete card), weights (streamed over the link)."),
   SOFTWARE("software", null, null, "PROFILE", Type.CHOICE, ScenarioKey::softwareNames, 0, 0, "pytorch",
       "Software profile: how the framework uses the hardware."),
+  TOKENS("tokens", null, null, "N", Type.COUNT, null, 1, 10_000_000_000_000_000L, null,
+      "Tokens of the whole job (trained on, or generated for inference), such as 1.4T or 50M: turns a step"
+          + " into the job's wall time and GPU-hours."),
   SOFTWARE_DATE("software_date", null, null, "YYYY-MM", Type.TEXT, null, 0, 0, null,
       "When the measured software was built (recorded with the scenario).");
 
   /** How a key's value is written and checked. */
-  public enum Type { IDS, TEXT, CHOICE, INT, INT_OR_AUTO, BOOL }
+  public enum Type { IDS, TEXT, CHOICE, INT, INT_OR_AUTO, BOOL, COUNT }
 
   /** The value {@code auto} of an {@link Type#INT_OR_AUTO} key. */
   public static final int AUTO = -1;
@@ -169,6 +172,7 @@ public enum ScenarioKey {
     switch (type) {
       case CHOICE, BOOL -> sb.append(" One of: ").append(String.join(", ", choices())).append('.');
       case INT -> sb.append(String.format(Locale.US, " %d to %,d.", min, max));
+      case COUNT -> sb.append(" A whole number, or one with a suffix K, M, B or T (1e3, 1e6, 1e9, 1e12).");
       case INT_OR_AUTO -> sb.append(String.format(Locale.US, " auto or %d to %,d.", min, max));
       default -> { }
     }
@@ -178,7 +182,7 @@ public enum ScenarioKey {
 
   /** Whether the sweep takes this key as an axis (every key but the recorded software date). */
   public boolean sweepable() {
-    return this != SOFTWARE_DATE;
+    return this != SOFTWARE_DATE && this != TOKENS;
   }
 
   /**
@@ -238,8 +242,42 @@ public enum ScenarioKey {
         }
         return (int) n;
       }
+      case COUNT -> {
+        return count(v, text);
+      }
       default -> throw new AssertionError(type);
     }
+  }
+
+  private Long count(String v, String text) {
+    double scale = 1;
+    String digits = v.replace("_", "");
+    if (!digits.isEmpty()) {
+      switch (Character.toUpperCase(digits.charAt(digits.length() - 1))) {
+        case 'K' -> scale = 1e3;
+        case 'M' -> scale = 1e6;
+        case 'B', 'G' -> scale = 1e9;
+        case 'T' -> scale = 1e12;
+        default -> { }
+      }
+    }
+    if (scale > 1) {
+      digits = digits.substring(0, digits.length() - 1);
+    }
+    double n;
+    try {
+      n = Double.parseDouble(digits) * scale;
+    } catch (NumberFormatException e) {
+      throw new IllegalArgumentException("'" + key + "' must be a whole number such as 1400000000000 or 1.4T, was '"
+          + text + "'");
+    }
+    if (!(n >= min) || n != Math.rint(n)) {
+      throw new IllegalArgumentException("'" + key + "' must be a whole number >= " + min + ", was " + v);
+    }
+    if (n > max) {
+      throw new IllegalArgumentException(String.format(Locale.US, "'%s' must be <= %d, was %s", key, max, v));
+    }
+    return (long) n;
   }
 
   /** The key named in a file or grid ({@code seq_len}, or {@code models} when {@code grid}). */

@@ -110,6 +110,12 @@ public final class ScenarioValues {
     return integer(ScenarioKey.NODES, 0);
   }
 
+  /** Tokens of the whole job (--tokens), or 0. */
+  public long tokens() {
+    Object v = values.get(ScenarioKey.TOKENS);
+    return v == null ? 0 : (Long) v;
+  }
+
   /** GPUs asked for with --gpus, or 0. */
   public int gpus() {
     return integer(ScenarioKey.GPUS, 0);

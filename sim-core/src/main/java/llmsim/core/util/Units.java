@@ -54,6 +54,23 @@ public final class Units {
     return String.format(Locale.US, "%.1f us", s * 1e6);
   }
 
+  /** A long span in the largest unit that keeps it readable: seconds, minutes, hours or days. */
+  public static String duration(double s) {
+    if (Double.isNaN(s)) {
+      return "-";
+    }
+    if (s < 120) {
+      return seconds(s);
+    }
+    if (s < 2 * 3600) {
+      return String.format(java.util.Locale.US, "%.1f min", s / 60);
+    }
+    if (s < 2 * 86400) {
+      return String.format(java.util.Locale.US, "%.1f h", s / 3600);
+    }
+    return String.format(java.util.Locale.US, "%.1f days", s / 86400);
+  }
+
   public static String percent(double fraction) {
     return String.format(Locale.US, "%.1f%%", fraction * 100);
   }

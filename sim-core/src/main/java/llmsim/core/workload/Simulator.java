@@ -76,10 +76,10 @@ public final class Simulator {
     Bound bound = byBound.entrySet().stream().max(Map.Entry.comparingByValue()).orElseThrow().getKey();
     double mfu = modelFlops / (step * peak);
     StepResult partial = new StepResult(s, m, t, sw, plan, trace, step, tokensPerSecond, prefillRate, decodeRate,
-        ttft, tpot, modelFlops, hardwareFlops, mfu, mbu, linkBytes, bytesPerToken, byBound, bound, "", List.of());
+        ttft, tpot, modelFlops, hardwareFlops, mfu, mbu, linkBytes, bytesPerToken, byBound, bound, "", List.of(), 0);
     String why = Explainer.explain(partial, bare);
     return new StepResult(s, m, t, sw, plan, trace, step, tokensPerSecond, prefillRate, decodeRate, ttft, tpot,
         modelFlops, hardwareFlops, mfu, mbu, linkBytes, bytesPerToken, byBound, bound, why,
-        w.ctx.precision.warning() == null ? List.of() : List.of(w.ctx.precision.warning()));
+        w.ctx.precision.warning() == null ? List.of() : List.of(w.ctx.precision.warning()), 0);
   }
 }

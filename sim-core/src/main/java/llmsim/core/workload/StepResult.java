@@ -19,6 +19,7 @@ import llmsim.core.task.Task;
  * @param mbu decode bytes per token / (TPOT x peak memory bandwidth)
  * @param linkBytes bytes that crossed the host link during the step (both directions)
  * @param warnings what the result must say about how it was obtained (an emulated precision, a changed default)
+ * @param jobTokens tokens of the whole job (--tokens), 0 when none was given
  */
 public record StepResult(
     SystemSpec system,
@@ -42,7 +43,8 @@ public record StepResult(
     Map<Bound, Double> timeByBound,
     Bound bound,
     String explanation,
-    java.util.List<String> warnings) {
+    java.util.List<String> warnings,
+    double jobTokens) {
 
   public StepResult {
     warnings = java.util.List.copyOf(warnings);
@@ -54,6 +56,23 @@ public record StepResult(
     all.add(w);
     return new StepResult(system, model, task, software, memory, trace, stepTimeSeconds, tokensPerSecond,
         prefillTokensPerSecond, decodeTokensPerSecond, ttftSeconds, tpotSeconds, modelFlops, hardwareFlops, mfu, mbu,
-        linkBytes, decodeBytesPerToken, timeByBound, bound, explanation, all);
+        linkBytes, decodeBytesPerToken, timeByBound, bound, explanation, all, jobTokens);
+  }
+
+  /** This result for a job of {@code tokens} tokens. */
+  public StepResult withJobTokens(double tokens) {
+    return new StepResult(system, model, task, software, memory, trace, stepTimeSeconds, tokensPerSecond,
+        prefillTokensPerSecond, decodeTokensPerSecond, ttftSeconds, tpotSeconds, modelFlops, hardwareFlops, mfu, mbu,
+        linkBytes, decodeBytesPerToken, timeByBound, bound, explanation, warnings, tokens);
+  }
+
+  /** Wall-clock seconds of the whole job: its tokens at this rate (NaN without a job). */
+  public double jobSeconds() {
+    return jobTokens > 0 && tokensPerSecond > 0 ? jobTokens / tokensPerSecond : Double.NaN;
+  }
+
+  /** GPU-hours of the whole job: every GPU of the system for its wall time. */
+  public double jobGpuHours() {
+    return jobSeconds() * system.totalDevices() / 3600;
   }
 }

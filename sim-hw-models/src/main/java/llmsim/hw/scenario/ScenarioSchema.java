@@ -78,7 +78,7 @@ public final class ScenarioSchema {
       case CHOICE -> "\"string\"";
       case BOOL -> "\"boolean\"";
       case INT -> "\"integer\"";
-      case INT_OR_AUTO -> "\"integer\", \"string\"";
+      case INT_OR_AUTO, COUNT -> "\"integer\", \"string\"";
       case IDS -> throw new AssertionError(k);
     };
     return "\"type\": [" + (orList ? "\"array\", " : "") + t + "]";
@@ -92,6 +92,8 @@ public final class ScenarioSchema {
       case INT -> "\"minimum\": " + k.min() + ", \"maximum\": " + k.max();
       case INT_OR_AUTO -> "\"pattern\": \"^auto$\", \"patternDescription\": \"be auto or a whole number\", \"minimum\": "
           + k.min() + ", \"maximum\": " + k.max();
+      case COUNT -> "\"pattern\": \"^[0-9][0-9_.]*[KkMmBbGgTt]?$\", \"patternDescription\": \"be a whole number, or one"
+          + " with a suffix K, M, B or T\", \"minimum\": " + k.min() + ", \"maximum\": " + k.max();
       case IDS -> throw new AssertionError(k);
     };
   }
