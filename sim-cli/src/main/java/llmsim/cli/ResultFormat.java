@@ -32,6 +32,7 @@ final class ResultFormat {
     m.put("ttft_s", finite(r.ttftSeconds()));
     m.put("tpot_s", finite(r.tpotSeconds()));
     m.put("mfu", finite(r.mfu()));
+    m.put("hfu", finite(r.hfu()));
     m.put("mbu", finite(r.mbu()));
     m.put("model_flops", r.modelFlops());
     m.put("hardware_flops", r.hardwareFlops());

@@ -73,6 +73,7 @@ final class ValidationRunner {
       case "tpot_s" -> s.tpotSeconds();
       case "step_time_s" -> s.stepTimeSeconds();
       case "mfu" -> s.mfu();
+      case "hfu" -> s.hfu();
       case "mbu" -> s.mbu();
       default -> throw new IllegalArgumentException("metric '" + c.metric() + "' does not apply to a scenario");
     };

@@ -50,6 +50,11 @@ public record StepResult(
     warnings = java.util.List.copyOf(warnings);
   }
 
+  /** Hardware FLOPs (recomputation counted) / (time x dense peak): Megatron's "% of peak". */
+  public double hfu() {
+    return modelFlops > 0 ? mfu * hardwareFlops / modelFlops : 0;
+  }
+
   /** This result with one more warning. */
   public StepResult withWarning(String w) {
     java.util.List<String> all = new java.util.ArrayList<>(warnings);
