@@ -40,13 +40,13 @@ final class Collectives {
     this.plan = plan;
     boolean any = plan.tp() > 1 || plan.dp() > 1 || plan.pp() > 1;
     boolean multiNode = any && system.nodes() > 1;
-    fabricPool = any && system.deviceCount() > 1 ? ctx.sink.addPool("intra-node link") : -1;
-    networkPool = multiNode ? ctx.sink.addPool("network") : -1;
+    fabricPool = any && system.deviceCount() > 1 ? ctx.sink.addPool(ctx.label + "intra-node link") : -1;
+    networkPool = multiNode ? ctx.sink.addPool(ctx.label + "network") : -1;
   }
 
   /** The stream of a purpose's transfers on one kind of link (tensor- and data-parallel traffic queue apart). */
   private int stream(String purpose, boolean network) {
-    return streams.computeIfAbsent(purpose + (network ? " (network)" : " (intra-node)"),
+    return streams.computeIfAbsent(ctx.label + purpose + (network ? " (network)" : " (intra-node)"),
         k -> ctx.sink.addStream(k, network ? Lane.NETWORK : Lane.FABRIC));
   }
 

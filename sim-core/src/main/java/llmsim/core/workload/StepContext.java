@@ -19,6 +19,8 @@ final class StepContext {
   static final double HOST_STREAM_EFFICIENCY = 0.7;
 
   final OpSink sink;
+  /** Names this GPU's resources apart from another simulated GPU's. */
+  final String label;
   final SystemSpec system;
   final SoftwareProfile software;
   final boolean unified;
@@ -39,6 +41,12 @@ final class StepContext {
   final PrecisionSupport.Resolved precision;
 
   StepContext(SystemSpec system, Task task, SoftwareProfile sw, OpSink sink, int opsPerLayer) {
+    this(system, task, sw, sink, opsPerLayer, "");
+  }
+
+  /** {@code label} prefixes this GPU's streams and pools ("stage 2 " for a pipeline stage's GPU). */
+  StepContext(SystemSpec system, Task task, SoftwareProfile sw, OpSink sink, int opsPerLayer, String label) {
+    this.label = label;
     this.sink = sink;
     this.system = system;
     this.software = sw;
@@ -46,14 +54,14 @@ final class StepContext {
     Device d = system.device();
     precision = PrecisionSupport.resolve(d, task.precision(), sw);
     peakFlops = precision.peakFlops();
-    devicePool = sink.addPool(unified ? "unified memory" : "device memory");
-    hostPool = unified ? devicePool : sink.addPool("host memory");
-    int h2dPool = unified ? -1 : sink.addPool("host link H2D");
-    int d2hPool = unified ? -1 : sink.addPool("host link D2H");
-    compute = sink.addStream("GPU compute", Lane.COMPUTE);
-    h2d = unified ? -1 : sink.addStream("H2D copy", Lane.H2D);
-    d2h = unified ? -1 : sink.addStream("D2H copy", Lane.D2H);
-    cpu = sink.addStream("CPU", Lane.CPU);
+    devicePool = sink.addPool(label + (unified ? "unified memory" : "device memory"));
+    hostPool = unified ? devicePool : sink.addPool(label + "host memory");
+    int h2dPool = unified ? -1 : sink.addPool(label + "host link H2D");
+    int d2hPool = unified ? -1 : sink.addPool(label + "host link D2H");
+    compute = sink.addStream(label + "GPU compute", Lane.COMPUTE);
+    h2d = unified ? -1 : sink.addStream(label + "H2D copy", Lane.H2D);
+    d2h = unified ? -1 : sink.addStream(label + "D2H copy", Lane.D2H);
+    cpu = sink.addStream(label + "CPU", Lane.CPU);
     double memBw = d.memoryBandwidthBytesPerSecond() * d.efficiency().memoryStreaming() * sw.streamScale();
     double gemmPeak = peakFlops * d.efficiency().gemmAt(precision.gemmPrecision()) * sw.gemmScale();
     double launch = sw.launchSeconds() * sw.kernelsPerLayer() / Math.max(1, opsPerLayer);

@@ -72,7 +72,8 @@ final class WorkloadBuilder {
     this.t = t;
     this.plan = plan;
     boolean lora = t.kind() == TaskKind.FINETUNE_LORA || t.kind() == TaskKind.FINETUNE_QLORA;
-    this.ctx = new StepContext(s, t, sw, sink, LayerEmitter.opsPerLayer(m, sw.flashAttention(), lora));
+    this.ctx = new StepContext(s, t, sw, sink, LayerEmitter.opsPerLayer(m, sw.flashAttention(), lora),
+        t.plan().pp() > 1 && t.kind().training() ? "stage 0 " : "");
     this.streamWeights = plan.offload() == Offload.WEIGHTS && !ctx.unified;
     this.cpuOptimizer = t.kind().training() && (plan.offload() == Offload.OPTIMIZER || plan.offload() == Offload.WEIGHTS);
     double actBytes = t.precision().bytes();
@@ -86,7 +87,7 @@ final class WorkloadBuilder {
     this.newEmitter = c -> new LayerEmitter(c, m, actBytes, weightBytesPerParam, quantised, sw.flashAttention(),
         sw.scoreBytesPerElement(), lora ? t.loraRank() : 0, t.kind().training() ? actBytes : t.kvCache().bytesPerElement());
     int opsPerLayer = LayerEmitter.opsPerLayer(m, sw.flashAttention(), lora);
-    this.newContext = stage -> new StepContext(s, t, sw, sink, opsPerLayer);
+    this.newContext = stage -> new StepContext(s, t, sw, sink, opsPerLayer, "stage " + stage + " ");
     this.layers = newEmitter.apply(ctx);
     this.gpuLayers = streamWeights && !t.kind().training() ? plan.gpuLayers() : streamWeights ? 0 : m.layers();
     this.cpuLayers = plan.cpuRunsHostLayers() && !ctx.unified;
