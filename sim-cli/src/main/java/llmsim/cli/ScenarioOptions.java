@@ -112,7 +112,7 @@ final class ScenarioOptions {
 
   /** A scenario with flags applied over its file: hardware ids, model id, task and software. */
   record Resolved(List<String> hardware, String model, Task task, SoftwareProfile software, Raw file,
-      Map<ScenarioKey, String> flags, boolean precisionGiven, int nodes, int gpus, long jobTokens) {
+      Map<ScenarioKey, String> flags, boolean precisionGiven, int nodes, int gpus, long jobTokens, boolean planAuto) {
 
     /** The system sized as --nodes or --gpus ask. */
     SystemSpec sized(SystemSpec s) {
@@ -124,6 +124,9 @@ final class ScenarioOptions {
      * precision it cannot run refused at its flag or file line.
      */
     StepResult simulate(SystemSpec s, ModelSpec m) {
+      if (planAuto) {
+        return located(() -> PlanSearch.best(this, s, m));
+      }
       return located(() -> {
         PrecisionSupport.Adapted a = taskOn(s, m);
         StepResult r = Simulator.simulate(s, m, a.task(), software).withJobTokens(jobTokens);
@@ -228,7 +231,7 @@ final class ScenarioOptions {
     Map<ScenarioKey, String> flags = Map.copyOf(given);
     try {
       return new Resolved(v.hardware(), v.model(), v.task(), v.software(), base, flags, v.has(ScenarioKey.PRECISION),
-          v.nodes(), v.gpus(), v.tokens());
+          v.nodes(), v.gpus(), v.tokens(), v.planAuto());
     } catch (ScenarioKeyException e) {
       throw locate(e, flags, base);
     }

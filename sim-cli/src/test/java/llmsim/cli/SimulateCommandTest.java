@@ -175,4 +175,16 @@ class SimulateCommandTest {
     assertThat(bad.code()).isEqualTo(2);
     assertThat(bad.err()).contains("--tokens: must be a whole number such as 1400000000000 or 1.4T, was '1.4X'");
   }
+
+  @Test
+  void planAuto_runsTheFastestPlanThatFits_andSaysWhichAndOfHowMany() throws Exception {
+    // LLaMA-65B training on 8 H100: plain data parallelism needs ~1 TB per GPU; only sharded or split plans fit
+    CliRunner r = CliRunner.run("simulate", "--model", "llama-65b", "--task", "train", "--hardware", "hgx-h100-8x",
+        "--plan", "auto", "--activation-checkpointing", "--format", "json");
+    assertThat(r.code()).as(r.err()).isZero();
+    var j = new com.fasterxml.jackson.databind.ObjectMapper().readTree(r.out());
+    assertThat(j.get("fits").asBoolean()).isTrue();
+    assertThat(j.get("warnings").toString()).contains("plan auto: tp ").contains("plans that fit");
+    assertThat(j.get("memory").get("total_bytes").asDouble()).isLessThanOrEqualTo(80 * Math.pow(2, 30));
+  }
 }

@@ -60,6 +60,9 @@ public enum ScenarioKey {
   ZERO("zero", null, null, "STAGE", Type.INT, null, 0, 3, "0",
       "ZeRO stage of the data-parallel replicas: 1 shards optimizer state, 2 also gradients, 3 also weights"
           + " (FSDP full shard)."),
+  PLAN("plan", null, null, "MODE", Type.CHOICE, () -> List.of("given", "auto"), 0, 0, "given",
+      "given: run tp, pp, dp and zero as set; auto: try every plan the model and system allow (tp within a node,"
+          + " pp dividing the layers, ZeRO 0-3), keep those that fit per-GPU memory, and run the fastest."),
   OVERLAP_GRAD_REDUCE("overlap_grad_reduce", null, null, "BOOL", Type.BOOL, () -> List.of("true", "false"), 0, 0,
       "true", "Reduce gradients in per-layer buckets while the backward pass runs (PyTorch DDP, FSDP, Megatron's"
           + " --overlap-grad-reduce); false reduces them all after it (DeepSpeed without bucketing)."),

@@ -110,6 +110,11 @@ public final class ScenarioValues {
     return integer(ScenarioKey.NODES, 0);
   }
 
+  /** Whether the plan is to be searched (--plan auto). */
+  public boolean planAuto() {
+    return "auto".equals(values.get(ScenarioKey.PLAN));
+  }
+
   /** Tokens of the whole job (--tokens), or 0. */
   public long tokens() {
     Object v = values.get(ScenarioKey.TOKENS);

@@ -1,0 +1,78 @@
+package llmsim.cli;
+
+import java.util.ArrayList;
+import java.util.List;
+import llmsim.core.hw.PrecisionSupport;
+import llmsim.core.hw.SystemSpec;
+import llmsim.core.memory.MemoryPlan;
+import llmsim.core.memory.MemoryPlanner;
+import llmsim.core.model.ModelSpec;
+import llmsim.core.parallel.Placement;
+import llmsim.core.scenario.ScenarioKeyException;
+import llmsim.core.task.Offload;
+import llmsim.core.task.ParallelPlan;
+import llmsim.core.task.Task;
+import llmsim.core.workload.Simulator;
+import llmsim.core.workload.StepResult;
+
+/**
+ * {@code --plan auto}: every plan the model and the system allow — tp a power of two within a node, pp dividing
+ * the layers (training), ZeRO 0-3 with data parallelism (training) — whose per-GPU memory fits is simulated,
+ * and the fastest is kept (ties: the simpler plan). The result says which plan won and how many were tried.
+ */
+final class PlanSearch {
+  private PlanSearch() {}
+
+  /** Plans tried at most; the search is refused beyond it rather than cut short silently. */
+  static final int MAX_CANDIDATES = 256;
+
+  static StepResult best(ScenarioOptions.Resolved r, SystemSpec s, ModelSpec m) {
+    PrecisionSupport.Adapted a = PrecisionSupport.adapt(r.task(), s.device(), r.software(), r.precisionGiven());
+    Task base = a.task();
+    boolean training = base.kind().training();
+    int gpus = s.totalDevices();
+    List<ParallelPlan> candidates = new ArrayList<>();
+    for (int tp = 1; tp <= Math.min(gpus, s.deviceCount()); tp *= 2) {
+      for (int pp = 1; pp <= (training ? m.layers() : 1); pp++) {
+        if (m.layers() % pp != 0 || gpus % (tp * pp) != 0) {
+          continue;
+        }
+        int dp = gpus / (tp * pp);
+        for (int zero = 0; zero <= (training && dp > 1 ? 3 : 0); zero++) {
+          candidates.add(new ParallelPlan(tp, pp, dp, zero, base.plan().overlapGradReduce()));
+        }
+      }
+    }
+    if (candidates.size() > MAX_CANDIDATES) {
+      throw new BadFlagException("--plan: auto would try " + candidates.size() + " plans on " + gpus + " GPUs, more than"
+          + " " + MAX_CANDIDATES + "; give tp or pp to narrow it");
+    }
+    StepResult best = null;
+    int fit = 0;
+    for (ParallelPlan p : candidates) {
+      Task t;
+      try {
+        t = Placement.resolve(s, m, base.withPlan(p).withOffload(Offload.NONE));
+      } catch (ScenarioKeyException e) {
+        continue; // a plan this model cannot run (tp not dividing the heads, ...)
+      }
+      MemoryPlan mem = MemoryPlanner.place(s, m, t, r.software(), Offload.NONE);
+      if (!mem.fits()) {
+        continue;
+      }
+      fit++;
+      StepResult res = Simulator.simulate(s, m, t, r.software());
+      if (best == null || res.tokensPerSecond() > best.tokensPerSecond() * (1 + 1e-9)) {
+        best = res;
+      }
+    }
+    if (best == null) {
+      throw new BadFlagException("--plan: none of the " + candidates.size() + " plans for " + m.id() + " on " + gpus
+          + " GPUs of " + s.id() + " fits per-GPU memory at this batch; more GPUs, a smaller batch or"
+          + " activation checkpointing would help");
+    }
+    StepResult out = best.withJobTokens(r.jobTokens()).withWarning("plan auto: " + best.task().plan().describe()
+        + " was the fastest of " + fit + " plans that fit (" + candidates.size() + " tried)");
+    return a.note() == null ? out : out.withWarning(a.note());
+  }
+}
