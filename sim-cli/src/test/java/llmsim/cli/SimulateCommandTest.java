@@ -178,13 +178,18 @@ class SimulateCommandTest {
 
   @Test
   void planAuto_runsTheFastestPlanThatFits_andSaysWhichAndOfHowMany() throws Exception {
-    // LLaMA-65B training on 8 H100: plain data parallelism needs ~1 TB per GPU; only sharded or split plans fit
-    CliRunner r = CliRunner.run("simulate", "--model", "llama-65b", "--task", "train", "--hardware", "hgx-h100-8x",
+    // LLaMA-13B training on 8 H100: plain data parallelism needs 208 GB of state per GPU; only sharded or split
+    // plans fit (LLaMA-65B fits no plan on 8 x 80 GB at all: 16 bytes x 65e9 / 8 = 130 GB per GPU)
+    CliRunner r = CliRunner.run("simulate", "--model", "llama-13b", "--task", "train", "--hardware", "hgx-h100-8x",
         "--plan", "auto", "--activation-checkpointing", "--format", "json");
     assertThat(r.code()).as(r.err()).isZero();
     var j = new com.fasterxml.jackson.databind.ObjectMapper().readTree(r.out());
     assertThat(j.get("fits").asBoolean()).isTrue();
     assertThat(j.get("warnings").toString()).contains("plan auto: tp ").contains("plans that fit");
     assertThat(j.get("memory").get("total_bytes").asDouble()).isLessThanOrEqualTo(80 * Math.pow(2, 30));
+    CliRunner none = CliRunner.run("simulate", "--model", "llama-65b", "--task", "train", "--hardware", "hgx-h100-8x",
+        "--plan", "auto", "--activation-checkpointing");
+    assertThat(none.code()).isEqualTo(2);
+    assertThat(none.err()).contains("--plan: none of the").contains("fits per-GPU memory");
   }
 }
