@@ -39,7 +39,8 @@ final class PlanSearch {
         }
         int dp = gpus / (tp * pp);
         for (int zero = 0; zero <= (training && dp > 1 ? 3 : 0); zero++) {
-          candidates.add(new ParallelPlan(tp, pp, dp, zero, base.plan().overlapGradReduce()));
+          candidates.add(new ParallelPlan(tp, pp, dp, zero, base.plan().overlapGradReduce(),
+              base.plan().sequenceParallel()));
         }
       }
     }

@@ -128,10 +128,15 @@ public record Footprint(
    * parallelism), Korthikanti et al. 2022 sec. 4.2.
    */
   public static double activationBytesPerTokenPerLayer(ModelSpec m, int tp) {
+    return activationBytesPerTokenPerLayer(m, tp, false);
+  }
+
+  /** As above; with sequence parallelism the 4h of norm and block inputs are split over tp too (sec. 4.2.2). */
+  public static double activationBytesPerTokenPerLayer(ModelSpec m, int tp, boolean sequenceParallel) {
     int ffnTensors = m.ffnKind() == FfnKind.SWIGLU ? 4 : 2;
     double kvSplit = Math.min(tp, m.kvHeads());
-    return 2.0 * (4.0 * m.hidden() + (2.0 * m.qDim() + (double) ffnTensors * m.ffnHidden()) / tp
-        + 2.0 * m.kvDim() / kvSplit);
+    return 2.0 * (4.0 * m.hidden() / (sequenceParallel ? tp : 1)
+        + (2.0 * m.qDim() + (double) ffnTensors * m.ffnHidden()) / tp + 2.0 * m.kvDim() / kvSplit);
   }
 
   static double scoreBytesPerLayer(ModelSpec m, int batch, long queries, long keys, boolean flash, int tp) {
@@ -143,7 +148,7 @@ public record Footprint(
     long tokens = (long) t.batch() * t.seqLen();
     long keys = t.seqLen() + (t.kind() == TaskKind.PTUNING_V2 ? t.prefixTokens() : 0);
     int tp = t.plan().tp();
-    double perLayer = tokens * activationBytesPerTokenPerLayer(m, tp) * scale
+    double perLayer = tokens * activationBytesPerTokenPerLayer(m, tp, t.plan().sequenceParallel()) * scale
         + scoreBytesPerLayer(m, t.batch(), t.seqLen(), keys, flash, tp);
     double logits = tokens * (double) m.vocab() / tp * LOGIT_BYTES_PER_VOCAB_ENTRY;
     // pipeline stages hold their layers; 1F1B keeps up to pp micro-batches in flight on the first stage

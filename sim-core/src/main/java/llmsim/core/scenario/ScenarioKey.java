@@ -60,6 +60,9 @@ public enum ScenarioKey {
   ZERO("zero", null, null, "STAGE", Type.INT, null, 0, 3, "0",
       "ZeRO stage of the data-parallel replicas: 1 shards optimizer state, 2 also gradients, 3 also weights"
           + " (FSDP full shard)."),
+  SEQUENCE_PARALLEL("sequence_parallel", null, null, "BOOL", Type.BOOL, () -> List.of("true", "false"), 0, 0, "false",
+      "Megatron sequence parallelism: with tp, norms and residuals run on 1/tp of the tokens and each all-reduce"
+          + " becomes a reduce-scatter and an all-gather of the same volume."),
   PLAN("plan", null, null, "MODE", Type.CHOICE, () -> List.of("given", "auto"), 0, 0, "given",
       "given: run tp, pp, dp and zero as set; auto: try every plan the model and system allow (tp within a node,"
           + " pp dividing the layers, ZeRO 0-3), keep those that fit per-GPU memory, and run the fastest."),

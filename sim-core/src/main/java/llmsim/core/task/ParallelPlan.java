@@ -6,13 +6,22 @@ package llmsim.core.task;
  * (replicas; 0 = every GPU the other two leave), and the ZeRO stage of the data-parallel replicas
  * (1: optimizer state sharded over dp, 2: also gradients, 3: also weights, as FSDP full shard).
  */
-public record ParallelPlan(int tp, int pp, int dp, int zero, boolean overlapGradReduce) {
+public record ParallelPlan(int tp, int pp, int dp, int zero, boolean overlapGradReduce, boolean sequenceParallel) {
 
   public static final ParallelPlan SINGLE = new ParallelPlan(1, 1, 0, 0);
 
   /** A plan whose gradient reductions overlap the backward pass (bucketed, as PyTorch DDP and FSDP do). */
   public ParallelPlan(int tp, int pp, int dp, int zero) {
-    this(tp, pp, dp, zero, true);
+    this(tp, pp, dp, zero, true, false);
+  }
+
+  public ParallelPlan(int tp, int pp, int dp, int zero, boolean overlapGradReduce) {
+    this(tp, pp, dp, zero, overlapGradReduce, false);
+  }
+
+  /** This plan with Megatron's sequence parallelism on or off. */
+  public ParallelPlan withSequenceParallel(boolean on) {
+    return new ParallelPlan(tp, pp, dp, zero, overlapGradReduce, on);
   }
 
   public ParallelPlan {
@@ -24,7 +33,7 @@ public record ParallelPlan(int tp, int pp, int dp, int zero, boolean overlapGrad
 
   /** This plan with {@code dp} fixed. */
   public ParallelPlan withDp(int d) {
-    return new ParallelPlan(tp, pp, d, zero, overlapGradReduce);
+    return new ParallelPlan(tp, pp, d, zero, overlapGradReduce, sequenceParallel);
   }
 
   public int gpus() {
@@ -33,6 +42,7 @@ public record ParallelPlan(int tp, int pp, int dp, int zero, boolean overlapGrad
 
   public String describe() {
     return "tp " + tp + ", pp " + pp + ", dp " + dp + (zero > 0 ? ", ZeRO-" + zero : "")
+        + (tp > 1 && sequenceParallel ? ", sequence parallel" : "")
         + (dp > 1 && !overlapGradReduce ? ", gradients reduced after the backward pass" : "");
   }
 }

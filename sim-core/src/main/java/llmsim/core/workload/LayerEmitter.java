@@ -25,6 +25,7 @@ final class LayerEmitter {
   /** Tensor-parallel degree: q, ffn and heads split over it; KV heads over min(tp, kv_heads). */
   final int tp;
   final int kvSplit;
+  final boolean sequenceParallel;
   /** While true, ops go to the CPU stream and are costed at host memory bandwidth and CPU FLOP/s. */
   private boolean onCpu;
   /** Matmul FLOPs (GEMMs and the attention core) of recomputed forward passes: hardware, not model, FLOPs. */
@@ -45,6 +46,7 @@ final class LayerEmitter {
     this.kvBytes = kvBytes;
     this.tp = ctx.collectives.plan.tp();
     this.kvSplit = (int) Math.min(tp, m.kvHeads());
+    this.sequenceParallel = tp > 1 && ctx.collectives.plan.sequenceParallel();
   }
 
   /** A forward pass of a layer the CPU computes from host memory (llama.cpp layers beyond -ngl). */
@@ -72,7 +74,9 @@ final class LayerEmitter {
     double q = m.qDim() / tp;
     double kv = m.kvDim() / kvSplit;
     double f = m.ffnHidden() / tp;
-    p.elementwise("attn_norm", OpKind.NORM_ELEMENTWISE, 2 * tokens * h * actBytes, 5 * tokens * h);
+    double sp = sequenceParallel ? tp : 1; // norms and residuals on 1/tp of the tokens under sequence parallelism
+    p.elementwise("attn_norm", OpKind.NORM_ELEMENTWISE, 2 * tokens * h * actBytes / sp, 5 * tokens * h / sp);
+    p.spGather("attn.sp_all_gather", tokens * h * actBytes);
     p.gemm("qkv_proj", OpKind.ATTENTION, h, q + 2 * kv, 1);
     if (loraRank > 0) {
       p.adapter("lora_q", h, q);
@@ -92,16 +96,17 @@ final class LayerEmitter {
     }
     p.gemm("o_proj", OpKind.ATTENTION, q, h, 1);
     p.allReduce("attn.tp_all_reduce", tokens * h * actBytes);
-    p.elementwise("residual_1", OpKind.NORM_ELEMENTWISE, 3 * tokens * h * actBytes, tokens * h);
+    p.elementwise("residual_1", OpKind.NORM_ELEMENTWISE, 3 * tokens * h * actBytes / sp, tokens * h / sp);
     if (m.normsPerLayer() > 1) {
-      p.elementwise("mlp_norm", OpKind.NORM_ELEMENTWISE, 2 * tokens * h * actBytes, 5 * tokens * h);
+      p.elementwise("mlp_norm", OpKind.NORM_ELEMENTWISE, 2 * tokens * h * actBytes / sp, 5 * tokens * h / sp);
     }
+    p.spGather("mlp.sp_all_gather", tokens * h * actBytes);
     int upMatrices = m.ffnKind() == FfnKind.SWIGLU ? 2 : 1;
     p.gemm(upMatrices == 2 ? "gate_up_proj" : "fc1", OpKind.MLP, h, upMatrices * f, 1);
     p.elementwise(upMatrices == 2 ? "swiglu" : "gelu", OpKind.MLP, (upMatrices + 1) * tokens * f * actBytes, 8 * tokens * f);
     p.gemm(upMatrices == 2 ? "down_proj" : "fc2", OpKind.MLP, f, h, 1);
     p.allReduce("mlp.tp_all_reduce", tokens * h * actBytes);
-    return p.elementwise("residual_2", OpKind.NORM_ELEMENTWISE, 3 * tokens * h * actBytes, tokens * h);
+    return p.elementwise("residual_2", OpKind.NORM_ELEMENTWISE, 3 * tokens * h * actBytes / sp, tokens * h / sp);
   }
 
   /** Backward of one layer: every forward op again, GEMMs at 2x (1x for frozen weights), element-wise at 2x bytes. */
@@ -114,14 +119,17 @@ final class LayerEmitter {
     double f = m.ffnHidden() / tp;
     double g = frozen ? 1 : 2;
     int upMatrices = m.ffnKind() == FfnKind.SWIGLU ? 2 : 1;
-    p.elementwise("residual_2.bwd", OpKind.NORM_ELEMENTWISE, 3 * tokens * h * actBytes, tokens * h);
+    double sp = sequenceParallel ? tp : 1;
+    p.elementwise("residual_2.bwd", OpKind.NORM_ELEMENTWISE, 3 * tokens * h * actBytes / sp, tokens * h / sp);
+    p.spGather("mlp.bwd.sp_all_gather", tokens * h * actBytes); // the reduce-scatter's transpose
     p.gemm(upMatrices == 2 ? "down_proj.bwd" : "fc2.bwd", OpKind.MLP, f, h, g);
     p.elementwise(upMatrices == 2 ? "swiglu.bwd" : "gelu.bwd", OpKind.MLP, 2 * (upMatrices + 1) * tokens * f * actBytes, 16 * tokens * f);
     p.gemm(upMatrices == 2 ? "gate_up_proj.bwd" : "fc1.bwd", OpKind.MLP, h, upMatrices * f, g);
     p.allReduce("mlp.bwd.tp_all_reduce", tokens * h * actBytes);
     if (m.normsPerLayer() > 1) {
-      p.elementwise("mlp_norm.bwd", OpKind.NORM_ELEMENTWISE, 4 * tokens * h * actBytes, 10 * tokens * h);
+      p.elementwise("mlp_norm.bwd", OpKind.NORM_ELEMENTWISE, 4 * tokens * h * actBytes / sp, 10 * tokens * h / sp);
     }
+    p.spGather("attn.bwd.sp_all_gather", tokens * h * actBytes);
     p.gemm("o_proj.bwd", OpKind.ATTENTION, q, h, g);
     double attnFlops = 2 * 4.0 * batch * seq * keys * q;
     double scoreBytes = flash ? 0 : 2 * scoreBytesPerElement * batch * m.heads() / tp * (double) seq * keys;
@@ -133,7 +141,7 @@ final class LayerEmitter {
     }
     p.gemm("qkv_proj.bwd", OpKind.ATTENTION, h, q + 2 * kv, g);
     p.allReduce("attn.bwd.tp_all_reduce", tokens * h * actBytes);
-    return p.elementwise("attn_norm.bwd", OpKind.NORM_ELEMENTWISE, 4 * tokens * h * actBytes, 10 * tokens * h);
+    return p.elementwise("attn_norm.bwd", OpKind.NORM_ELEMENTWISE, 4 * tokens * h * actBytes / sp, 10 * tokens * h / sp);
   }
 
   /** One pass through a layer: ops chained in order on the compute stream. */
@@ -181,13 +189,26 @@ final class LayerEmitter {
       return op(name, OpKind.ATTENTION, ctx.gemm, flops, bytes);
     }
 
-    /** The tensor-parallel all-reduce of this pass's activations (nothing without tensor parallelism). */
+    /**
+     * The tensor-parallel all-reduce of this pass's activations (nothing without tensor parallelism); under
+     * sequence parallelism a reduce-scatter, whose all-gather {@link #spGather} issues before the next GEMM.
+     */
     void allReduce(String name, double bytes) {
+      collective(name, sequenceParallel ? Collectives.Kind.REDUCE_SCATTER : Collectives.Kind.ALL_REDUCE, bytes);
+    }
+
+    /** Sequence parallelism's all-gather of the activations before a column-parallel GEMM. */
+    void spGather(String name, double bytes) {
+      if (sequenceParallel) {
+        collective(name, Collectives.Kind.ALL_GATHER, bytes);
+      }
+    }
+
+    private void collective(String name, Collectives.Kind kind, double bytes) {
       if (ctx.collectives.plan.tp() <= 1) {
         return;
       }
-      int id = ctx.collectives.tensorParallel(ctx.sink.keepsNames() ? prefix + name : name,
-          Collectives.Kind.ALL_REDUCE, bytes, deps);
+      int id = ctx.collectives.tensorParallel(ctx.sink.keepsNames() ? prefix + name : name, kind, bytes, deps);
       deps = id < 0 ? NO_DEPS : new int[] {id};
     }
 

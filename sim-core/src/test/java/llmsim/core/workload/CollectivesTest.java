@@ -142,4 +142,37 @@ class CollectivesTest {
     assertThat(tp2.weightsBytes()).isCloseTo(2 * p / 2, withPercentage(1e-9));
     assertThat(tp2.capacityBytes()).isEqualTo(none.capacityBytes()); // one GPU's memory, never pooled
   }
+
+  @Test
+  void sequenceParallelism_movesTheSameTensorParallelBytes_asReduceScattersAndAllGathers_andSplitsNormActivations() {
+    ModelSpec m = Fixtures.llama7b();
+    int tp = 4;
+    Trace ar = step(Fixtures.cluster(1), m, training(new ParallelPlan(tp, 1, 2, 0), 2));
+    Trace sp = step(Fixtures.cluster(1), m, training(new ParallelPlan(tp, 1, 2, 0).withSequenceParallel(true), 2));
+    double arBytes = 0;
+    double spBytes = 0;
+    long spOps = 0;
+    for (int i = 0; i < ar.size(); i++) {
+      if (ar.streams().get(ar.ops().streams()[i]).startsWith("tensor-parallel")) {
+        arBytes += ar.ops().linkBytes()[i];
+      }
+    }
+    for (int i = 0; i < sp.size(); i++) {
+      if (sp.streams().get(sp.ops().streams()[i]).startsWith("tensor-parallel")) {
+        spBytes += sp.ops().linkBytes()[i];
+        spOps++;
+      }
+    }
+    // an all-reduce is a reduce-scatter plus an all-gather: 2(t-1)/t = (t-1)/t + (t-1)/t
+    assertThat(spBytes).isCloseTo(arBytes, withPercentage(1e-9));
+    assertThat(spOps).isEqualTo(8L * m.layers());
+    // the 4h of norm and block inputs per token and layer are split over tp: 2 bytes x 4h x (1 - 1/t) less
+    double tokens = 2.0 * 2048;
+    var plain = llmsim.core.memory.MemoryPlanner.place(Fixtures.cluster(1), m, training(new ParallelPlan(tp, 1, 2, 0), 2),
+        IDEAL, Offload.NONE);
+    var split = llmsim.core.memory.MemoryPlanner.place(Fixtures.cluster(1), m,
+        training(new ParallelPlan(tp, 1, 2, 0).withSequenceParallel(true), 2), IDEAL, Offload.NONE);
+    assertThat(plain.activationsBytes() - split.activationsBytes())
+        .isCloseTo(m.layers() * tokens * 2.0 * 4 * m.hidden() * (1 - 1.0 / tp), withPercentage(1e-9));
+  }
 }
