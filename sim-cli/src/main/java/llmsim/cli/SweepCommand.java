@@ -93,6 +93,10 @@ final class SweepCommand implements ScenarioOptions.GridCommand, Callable<Intege
     SweepGrid grid = new SweepGrid(axes());
     long n = grid.points();
     checkOptions(n); // every flag is checked before the output is touched
+    if (mode.equals("analytic") && grid.hasPipelineStages()) {
+      throw new BadFlagException("--pp: the closed form (--mode analytic) sums ops as if nothing overlapped, which a"
+          + " pipeline's stages do by design: sweep pp > 1 with --mode simulate");
+    }
     int workers = threads == null ? Runtime.getRuntime().availableProcessors() : threads;
     if (mode.equals("simulate")) {
       checkSimulable(grid, n, workers);
