@@ -73,6 +73,11 @@ final class SweepGrid {
     return values.get(java.util.Arrays.asList(AXES).indexOf(k));
   }
 
+  /** Whether any point has pipeline stages (pp > 1). */
+  boolean hasPipelineStages() {
+    return axis(ScenarioKey.PP).stream().anyMatch(v -> v != null && (Integer) v > 1);
+  }
+
   /** The number of points; a grid past 2^63 - 1 points is bad input, named by its axis sizes. */
   long points() {
     long p = 1;

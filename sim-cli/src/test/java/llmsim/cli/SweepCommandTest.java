@@ -132,6 +132,19 @@ class SweepCommandTest {
   }
 
   @Test
+  void pipelineStagesInTheClosedForm_areRefusedBeforeAnyRow_andRunEventSimulated() {
+    CliRunner r = CliRunner.run("sweep", "--hardware", "hgx-h100-8x", "--models", "llama-7b", "--tasks", "train",
+        "--pp", "1,2", "--tp", "1");
+    assertThat(r.code()).isEqualTo(2);
+    assertThat(r.err()).contains("--pp: the closed form");
+    assertThat(r.out()).isEmpty();
+    CliRunner sim = CliRunner.run("sweep", "--hardware", "hgx-h100-8x", "--models", "llama-7b", "--tasks", "train",
+        "--pp", "1,2", "--tp", "1", "--mode", "simulate");
+    assertThat(sim.code()).as(sim.err()).isZero();
+    assertThat(sim.out().lines().count()).isEqualTo(3);
+  }
+
+  @Test
   void tooManyPoints_isRefusedUpFront() {
     CliRunner r = CliRunner.run(with("--max-points", "10"));
     assertThat(r.code()).isEqualTo(2);
