@@ -87,8 +87,9 @@ final class ReportOutput {
         String name = results.size() == 1 ? "timeline" : "timeline-" + safe(r.system().id());
         JFreeChart c = TimelineChart.create("Simulated " + (r.task().kind().training() ? "step" : "run") + ": " + what
             + " on " + r.system().id(), r.trace(), style());
-        written.addAll(ChartFiles.write(c, folder, name, style().width(), 150 + 90 * r.trace().streams().size()));
-        images.add(new HtmlReport.Image("Timeline: " + r.system().id(), ChartFiles.png(c, style().width(), 150 + 90 * r.trace().streams().size())));
+        int lanes = TimelineChart.shownStreams(r.trace()).length;
+        written.addAll(ChartFiles.write(c, folder, name, style().width(), 150 + 90 * lanes));
+        images.add(new HtmlReport.Image("Timeline: " + r.system().id(), ChartFiles.png(c, style().width(), 150 + 90 * lanes)));
       }
       JFreeChart memory = MemoryChart.create("Memory: " + what, results.stream()
           .map(r -> new MemoryChart.Entry(r.system().id(), r.memory())).toList(), style());

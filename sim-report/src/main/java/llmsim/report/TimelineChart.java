@@ -34,9 +34,10 @@ public final class TimelineChart {
     for (OpKind k : OpKind.values()) {
       series.put(k, new XYIntervalSeries(k.label()));
     }
-    int lanes = t.streams().size();
+    int[] shown = shownStreams(t);
+    int lanes = shown.length;
     for (int lane = 0; lane < lanes; lane++) {
-      double[][] busy = binBusy(t, lane, span);
+      double[][] busy = binBusy(t, shown[lane], span);
       int b = 0;
       while (b < BINS) {
         int kind = argmax(busy[b]);
@@ -66,7 +67,11 @@ public final class TimelineChart {
         r.setSeriesPaint(i++, style.kindColor(k));
       }
     }
-    SymbolAxis laneAxis = new SymbolAxis("resource", t.streams().toArray(new String[0]));
+    String[] names = new String[lanes];
+    for (int lane = 0; lane < lanes; lane++) {
+      names[lane] = t.streams().get(shown[lane]);
+    }
+    SymbolAxis laneAxis = new SymbolAxis("resource", names);
     laneAxis.setTickLabelFont(style.tick());
     laneAxis.setLabelFont(style.label());
     laneAxis.setGridBandsVisible(false);
@@ -80,6 +85,21 @@ public final class TimelineChart {
     plot.setRangeGridlinePaint(new Color(0xdddddd));
     return style.apply(new JFreeChart(title, style.title(), plot, true));
   }
+
+  /**
+   * The streams a timeline draws: all of a single GPU's (an idle copy engine says something), but only those
+   * with work once several GPUs (pipeline stages) bring more than {@value #ALL_LANES_UP_TO} streams.
+   */
+  public static int[] shownStreams(Trace t) {
+    int n = t.streams().size();
+    boolean[] used = new boolean[n];
+    for (int op = 0; op < t.size(); op++) {
+      used[t.ops().streams()[op]] = true;
+    }
+    return java.util.stream.IntStream.range(0, n).filter(s -> n <= ALL_LANES_UP_TO || used[s]).toArray();
+  }
+
+  static final int ALL_LANES_UP_TO = 8;
 
   /** Busy seconds per bin and op kind for one lane. */
   static double[][] binBusy(Trace t, int lane, double span) {
