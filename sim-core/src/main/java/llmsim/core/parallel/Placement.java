@@ -80,6 +80,18 @@ public final class Placement {
         throw new ScenarioKeyException(ScenarioKey.PP, "pipeline-parallel inference is not simulated yet (pp > 1 is"
             + " modelled for training with the 1F1B schedule); use tp");
       }
+      int v = p.virtualStages();
+      if (v > 1 && m.layers() % (p.pp() * v) != 0) {
+        throw new ScenarioKeyException(ScenarioKey.VIRTUAL_STAGES, "'virtual_stages' " + v + " x pp " + p.pp()
+            + " does not divide the " + m.layers() + " layers of " + m.id());
+      }
+      if (v > 1 && t.microBatches() % p.pp() != 0) {
+        throw new ScenarioKeyException(ScenarioKey.VIRTUAL_STAGES, "the interleaved schedule needs micro_batches a"
+            + " multiple of pp (" + p.pp() + "), was " + t.microBatches());
+      }
+    }
+    if (p.virtualStages() > 1 && p.pp() == 1) {
+      throw new ScenarioKeyException(ScenarioKey.VIRTUAL_STAGES, "'virtual_stages' needs pipeline stages (pp > 1)");
     }
     if (p.zero() > 0 && !t.kind().training()) {
       throw new ScenarioKeyException(ScenarioKey.ZERO, "'zero' applies to training (it shards optimizer state,"

@@ -60,6 +60,9 @@ public enum ScenarioKey {
   ZERO("zero", null, null, "STAGE", Type.INT, null, 0, 3, "0",
       "ZeRO stage of the data-parallel replicas: 1 shards optimizer state, 2 also gradients, 3 also weights"
           + " (FSDP full shard)."),
+  VIRTUAL_STAGES("virtual_stages", null, null, "V", Type.INT, null, 1, 64, "1",
+      "Model chunks per pipeline GPU: above 1, Megatron's interleaved 1F1B (the bubble shrinks about v-fold);"
+          + " the micro-batches must be a multiple of pp."),
   SEQUENCE_PARALLEL("sequence_parallel", null, null, "BOOL", Type.BOOL, () -> List.of("true", "false"), 0, 0, "false",
       "Megatron sequence parallelism: with tp, norms and residuals run on 1/tp of the tokens and each all-reduce"
           + " becomes a reduce-scatter and an all-gather of the same volume."),

@@ -9,177 +9,207 @@ import llmsim.core.task.Task;
 import llmsim.core.task.TaskKind;
 
 /**
- * A training step under pipeline parallelism with the 1F1B schedule: one GPU per stage is simulated (the
- * tensor- and data-parallel peers of a stage do the same work), each with its own streams, memory and links.
- * Stage s runs p - s - 1 warm-up forwards, then alternates one forward and one backward, then drains the
- * backwards; activations go forward and their gradients back as point-to-point sends between neighbouring
- * stages. The bubble, (p - 1) / (m + p - 1) of the ideal step, comes out of the dependencies.
+ * A training step under pipeline parallelism: one GPU per stage is simulated (the tensor- and data-parallel peers
+ * of a stage do the same work), each with its own streams, memory and links. With one model chunk per GPU the
+ * schedule is 1F1B: stage s runs p - s - 1 warm-up forwards, then alternates one forward and one backward, then
+ * drains the backwards. With v chunks per GPU (virtual stages; chunk c of GPU g is virtual stage c x p + g) it is
+ * Megatron-LM's interleaved 1F1B, which divides the bubble by about v for more sends. Activations go forward and
+ * their gradients back as point-to-point sends between neighbouring virtual stages; the bubble, (p - 1) / (m + p
+ * - 1) of the ideal step for 1F1B, comes out of the dependencies.
  */
 final class PipelineStep {
   private final WorkloadBuilder w;
   private final Task t;
   private final ModelSpec m;
-  private final int stages;
-  private final int perStage;
+  private final int gpus;
+  private final int chunks;
+  private final int virtualStages;
+  private final int perVirtual;
   private final StepContext[] cx;
   private final LayerEmitter[] le;
-  /** Ends of forward and backward passes, and the sends, per stage and micro-batch; NONE until emitted. */
+  /** Per virtual stage and micro-batch: ends of forward and backward passes, and the sends. */
   private final int[][] fEnd;
   private final int[][] bEnd;
   private final int[][] actSend;
   private final int[][] gradSend;
   private final boolean[][] fDone;
   private final boolean[][] bDone;
+  /** Per GPU: the last gradient reduction and the last op of the compute schedule. */
   private final int[] lastReduction;
-  private final int[] lastOnStage;
+  private final int[] lastOnGpu;
   /** Matmul FLOPs of every stage, and those recomputed (divide by the stages for one GPU's share). */
   double totalFlops;
   double recomputeFlops;
 
-  PipelineStep(WorkloadBuilder w, StepContext first, LayerEmitter firstLayers, java.util.function.Function<Integer, StepContext> newContext,
+  PipelineStep(WorkloadBuilder w, StepContext first, LayerEmitter firstLayers,
+      java.util.function.Function<Integer, StepContext> newContext,
       java.util.function.Function<StepContext, LayerEmitter> newEmitter) {
     this.w = w;
     this.t = w.t;
     this.m = w.m;
-    this.stages = t.plan().pp();
-    this.perStage = m.layers() / stages;
+    this.gpus = t.plan().pp();
+    this.chunks = t.plan().virtualStages();
+    this.virtualStages = gpus * chunks;
+    this.perVirtual = m.layers() / virtualStages;
     int mbs = t.microBatches();
-    cx = new StepContext[stages];
-    le = new LayerEmitter[stages];
+    cx = new StepContext[gpus];
+    le = new LayerEmitter[gpus];
     cx[0] = first;
     le[0] = firstLayers;
-    for (int s = 1; s < stages; s++) {
-      cx[s] = newContext.apply(s);
-      le[s] = newEmitter.apply(cx[s]);
+    for (int g = 1; g < gpus; g++) {
+      cx[g] = newContext.apply(g);
+      le[g] = newEmitter.apply(cx[g]);
     }
-    fEnd = new int[stages][mbs];
-    bEnd = new int[stages][mbs];
-    actSend = new int[stages][mbs];
-    gradSend = new int[stages][mbs];
-    fDone = new boolean[stages][mbs];
-    bDone = new boolean[stages][mbs];
-    lastReduction = new int[stages];
-    lastOnStage = new int[stages];
+    fEnd = new int[virtualStages][mbs];
+    bEnd = new int[virtualStages][mbs];
+    actSend = new int[virtualStages][mbs];
+    gradSend = new int[virtualStages][mbs];
+    fDone = new boolean[virtualStages][mbs];
+    bDone = new boolean[virtualStages][mbs];
+    lastReduction = new int[gpus];
+    lastOnGpu = new int[gpus];
     Arrays.fill(lastReduction, -1);
-    Arrays.fill(lastOnStage, -1);
+    Arrays.fill(lastOnGpu, -1);
   }
 
-  /** The 1F1B order of one stage: true for a forward, with its micro-batch. */
+  /** The 1F1B order of one stage (one chunk per GPU): {1 forward | 0 backward, virtual stage, micro-batch}. */
   static List<int[]> schedule(int stage, int stages, int microBatches) {
+    return schedule(stage, stages, 1, microBatches);
+  }
+
+  /**
+   * The order of GPU {@code g}'s passes: 1F1B for one chunk; for {@code v} chunks, Megatron-LM's interleaved
+   * schedule (forward_backward_pipelining_with_interleaving): (p - g - 1) x 2 + (v - 1) x p warm-up forwards,
+   * then one forward and one backward in turn, then the remaining backwards; the k-th forward runs chunk
+   * (k / p) mod v on micro-batch (k / (p v)) p + k mod p, the k-th backward the chunks in reverse.
+   */
+  static List<int[]> schedule(int g, int p, int v, int microBatches) {
     List<int[]> out = new ArrayList<>();
-    int warmup = Math.min(stages - stage - 1, microBatches);
-    int f = 0;
-    int b = 0;
-    for (int i = 0; i < warmup; i++) {
-      out.add(new int[] {1, f++});
+    int total = microBatches * v;
+    int warmup = v == 1 ? Math.min(p - g - 1, microBatches) : Math.min((p - g - 1) * 2 + (v - 1) * p, total);
+    for (int k = 0; k < warmup; k++) {
+      out.add(pass(1, k, g, p, v));
     }
-    while (f < microBatches) {
-      out.add(new int[] {1, f++});
-      out.add(new int[] {0, b++});
+    for (int i = 0; i < total - warmup; i++) {
+      out.add(pass(1, warmup + i, g, p, v));
+      out.add(pass(0, i, g, p, v));
     }
-    while (b < microBatches) {
-      out.add(new int[] {0, b++});
+    for (int k = total - warmup; k < total; k++) {
+      out.add(pass(0, k, g, p, v));
     }
     return out;
+  }
+
+  private static int[] pass(int forward, int k, int g, int p, int v) {
+    int chunk = (k / p) % v;
+    if (forward == 0) {
+      chunk = v - 1 - chunk;
+    }
+    int mb = v == 1 ? k : (k / (p * v)) * p + k % p;
+    return new int[] {forward, chunk * p + g, mb};
   }
 
   void build() {
     int mbs = t.microBatches();
     List<List<int[]>> order = new ArrayList<>();
-    for (int s = 0; s < stages; s++) {
-      order.add(schedule(s, stages, mbs));
+    for (int g = 0; g < gpus; g++) {
+      order.add(schedule(g, gpus, chunks, mbs));
     }
-    int[] next = new int[stages];
-    int remaining = stages * 2 * mbs;
+    int[] next = new int[gpus];
+    int remaining = virtualStages * 2 * mbs;
     while (remaining > 0) {
       boolean progress = false;
-      for (int s = 0; s < stages; s++) {
-        if (next[s] == order.get(s).size()) {
+      for (int g = 0; g < gpus; g++) {
+        if (next[g] == order.get(g).size()) {
           continue;
         }
-        int[] a = order.get(s).get(next[s]);
-        int mb = a[1];
-        if (a[0] == 1 && (s == 0 || fDone[s - 1][mb])) {
-          forward(s, mb);
-        } else if (a[0] == 0 && (s == stages - 1 ? fDone[s][mb] : bDone[s + 1][mb])) {
-          backward(s, mb);
+        int[] a = order.get(g).get(next[g]);
+        int vs = a[1];
+        int mb = a[2];
+        if (a[0] == 1 && (vs == 0 || fDone[vs - 1][mb])) {
+          forward(vs, mb);
+        } else if (a[0] == 0 && (vs == virtualStages - 1 ? fDone[vs][mb] : bDone[vs + 1][mb])) {
+          backward(vs, mb);
         } else {
           continue;
         }
-        next[s]++;
+        next[g]++;
         remaining--;
         progress = true;
       }
       if (!progress) {
-        throw new IllegalStateException("1F1B schedule deadlocked: a bug in the pipeline builder");
+        throw new IllegalStateException("pipeline schedule deadlocked: a bug in the pipeline builder");
       }
     }
-    for (int s = 0; s < stages; s++) {
-      totalFlops += le[s].totalFlops;
-      recomputeFlops += le[s].recomputeFlops;
-      w.optimizerForStage(cx[s], WorkloadBuilder.deps(bEnd[s][mbs - 1], lastReduction[s]));
+    for (int g = 0; g < gpus; g++) {
+      totalFlops += le[g].totalFlops;
+      recomputeFlops += le[g].recomputeFlops;
+      w.optimizerForStage(cx[g], WorkloadBuilder.deps(lastOnGpu[g], lastReduction[g]));
     }
   }
 
-  private String name(int s, int mb, String what) {
-    return cx[s].sink.keepsNames() ? "s" + s + ".mb" + mb + "." + what : what;
+  private String name(int vs, int mb, String what) {
+    return cx[vs % gpus].sink.keepsNames() ? "s" + vs + ".mb" + mb + "." + what : what;
   }
 
   private double activationBytes() {
     return (double) t.batch() * t.seqLen() * m.hidden() * t.precision().bytes();
   }
 
-  private void forward(int s, int mb) {
-    StepContext c = cx[s];
+  private void forward(int vs, int mb) {
+    int g = vs % gpus;
+    StepContext c = cx[g];
     int prev;
-    if (s == 0) {
-      int input = w.copyIn(c, name(s, mb, "input_batch"), t.batch() * t.seqLen() * 8.0, lastOnStage[s]);
-      prev = c.sink.addOp(name(s, mb, "embedding"), OpKind.OUTPUT, c.compute, c.elementwise, 0,
+    if (vs == 0) {
+      int input = w.copyIn(c, name(vs, mb, "input_batch"), t.batch() * t.seqLen() * 8.0, lastOnGpu[g]);
+      prev = c.sink.addOp(name(vs, mb, "embedding"), OpKind.OUTPUT, c.compute, c.elementwise, 0,
           t.batch() * t.seqLen() * m.hidden() * 2.0 * t.precision().bytes(), 0, WorkloadBuilder.deps(input));
     } else {
-      prev = actSend[s - 1][mb];
+      prev = actSend[vs - 1][mb];
     }
     long keys = t.seqLen() + (t.kind() == TaskKind.PTUNING_V2 ? t.prefixTokens() : 0);
-    for (int l = s * perStage; l < (s + 1) * perStage; l++) {
-      prev = le[s].forward(name(s, mb, "L" + l + "."), t.batch(), t.seqLen(), keys, false, WorkloadBuilder.deps(prev));
+    for (int l = vs * perVirtual; l < (vs + 1) * perVirtual; l++) {
+      prev = le[g].forward(name(vs, mb, "L" + l + "."), t.batch(), t.seqLen(), keys, false, WorkloadBuilder.deps(prev));
     }
-    if (s == stages - 1) {
-      prev = w.lmHead(c, le[s], name(s, mb, ""), t.batch() * t.seqLen(), prev, 1);
+    if (vs == virtualStages - 1) {
+      prev = w.lmHead(c, le[g], name(vs, mb, ""), t.batch() * t.seqLen(), prev, 1);
     } else {
-      actSend[s][mb] = c.collectives.pointToPoint(name(s, mb, "pp.send_activations"), activationBytes(), prev);
+      actSend[vs][mb] = c.collectives.pointToPoint(name(vs, mb, "pp.send_activations"), activationBytes(), prev);
     }
-    fEnd[s][mb] = prev;
-    fDone[s][mb] = true;
-    lastOnStage[s] = prev;
+    fEnd[vs][mb] = prev;
+    fDone[vs][mb] = true;
+    lastOnGpu[g] = prev;
   }
 
-  private void backward(int s, int mb) {
-    StepContext c = cx[s];
+  private void backward(int vs, int mb) {
+    int g = vs % gpus;
+    StepContext c = cx[g];
     boolean frozen = t.kind().frozenBase();
-    int prev = s == stages - 1 ? w.lmHead(c, le[s], name(s, mb, "bwd."), t.batch() * t.seqLen(), fEnd[s][mb],
-        frozen ? 1 : 2) : gradSend[s + 1][mb];
+    int prev = vs == virtualStages - 1 ? w.lmHead(c, le[g], name(vs, mb, "bwd."), t.batch() * t.seqLen(),
+        fEnd[vs][mb], frozen ? 1 : 2) : gradSend[vs + 1][mb];
     long keys = t.seqLen() + (t.kind() == TaskKind.PTUNING_V2 ? t.prefixTokens() : 0);
     boolean lastMb = mb == t.microBatches() - 1;
-    for (int l = (s + 1) * perStage - 1; l >= s * perStage; l--) {
+    for (int l = (vs + 1) * perVirtual - 1; l >= vs * perVirtual; l--) {
       if (t.activationCheckpointing()) {
-        prev = le[s].forward(name(s, mb, "L" + l + ".recompute."), t.batch(), t.seqLen(), keys, true,
+        prev = le[g].forward(name(vs, mb, "L" + l + ".recompute."), t.batch(), t.seqLen(), keys, true,
             WorkloadBuilder.deps(prev));
       }
-      prev = le[s].backward(name(s, mb, "L" + l + "."), t.batch(), t.seqLen(), keys, frozen, WorkloadBuilder.deps(prev));
+      prev = le[g].backward(name(vs, mb, "L" + l + "."), t.batch(), t.seqLen(), keys, frozen,
+          WorkloadBuilder.deps(prev));
       if (lastMb && w.dp && w.overlapGrads) {
-        lastReduction[s] = w.reduceGradients(c, name(s, mb, "L" + l + ".grads"), prev, lastReduction[s]);
+        lastReduction[g] = w.reduceGradients(c, name(vs, mb, "L" + l + ".grads"), prev, lastReduction[g]);
       }
     }
     if (lastMb && w.dp && !w.overlapGrads) {
-      for (int l = s * perStage; l < (s + 1) * perStage; l++) {
-        lastReduction[s] = w.reduceGradients(c, name(s, mb, "L" + l + ".grads"), prev, lastReduction[s]);
+      for (int l = vs * perVirtual; l < (vs + 1) * perVirtual; l++) {
+        lastReduction[g] = w.reduceGradients(c, name(vs, mb, "L" + l + ".grads"), prev, lastReduction[g]);
       }
     }
-    if (s > 0) {
-      gradSend[s][mb] = c.collectives.pointToPoint(name(s, mb, "pp.send_gradients"), activationBytes(), prev);
+    if (vs > 0) {
+      gradSend[vs][mb] = c.collectives.pointToPoint(name(vs, mb, "pp.send_gradients"), activationBytes(), prev);
     }
-    bEnd[s][mb] = prev;
-    bDone[s][mb] = true;
-    lastOnStage[s] = prev;
+    bEnd[vs][mb] = prev;
+    bDone[vs][mb] = true;
+    lastOnGpu[g] = prev;
   }
 }

@@ -26,8 +26,50 @@ class PipelineTest {
       FfnKind.SWIGLU, 1000, true, 2048, NormKind.RMSNORM, false, false, false, false, 2, 6.48e9, "test");
 
   static Task task(int pp, int microBatches) {
+    return task(pp, microBatches, 1);
+  }
+
+  static Task task(int pp, int microBatches, int chunks) {
     return new Task(TaskKind.TRAIN, Precision.BF16, WeightFormat.BF16, 1, 2048, 1, 1, microBatches, false, 8, 128,
-        Offload.NONE, 0, KvCacheFormat.F16, Task.GPU_LAYERS_AUTO, new ParallelPlan(1, pp, 1, 0));
+        Offload.NONE, 0, KvCacheFormat.F16, Task.GPU_LAYERS_AUTO, new ParallelPlan(1, pp, 1, 0).withVirtualStages(chunks));
+  }
+
+  /** Idle fraction of the second GPU's compute stream over the span (optimizer excluded). */
+  static double idleOfSecondGpu(Trace t) {
+    int stream = -1;
+    int seen = 0;
+    for (int i = 0; i < t.streams().size(); i++) {
+      if (t.lanes().get(i) == Lane.COMPUTE && seen++ == 1) {
+        stream = i;
+      }
+    }
+    double busy = 0;
+    for (int i = 0; i < t.size(); i++) {
+      if (t.ops().streams()[i] == stream && !t.ops().names()[i].startsWith("optimizer")) {
+        busy += t.duration(i);
+      }
+    }
+    return 1 - busy / span(t);
+  }
+
+  @Test
+  void interleavedSchedule_dividesTheBubbleByTheChunks() {
+    int p = 4;
+    int m = 8;
+    int v = 2;
+    // Narayanan et al. 2021: the bubble shrinks from (p-1) to (p-1)/v stage-steps against m of work
+    double expected = ((p - 1.0) / v) / (m + (p - 1.0) / v);
+    assertThat(idleOfSecondGpu(CollectivesTest.step(Fixtures.cluster(1), M, task(p, m, v)))).isCloseTo(expected, within(0.03));
+    // each GPU runs v chunks: its order has m x v forwards and as many backwards, warm-up (p-g-1) x 2 + (v-1) x p
+    List<int[]> gpu1 = PipelineStep.schedule(1, p, v, m);
+    assertThat(gpu1).hasSize(2 * m * v);
+    long warmup = 0;
+    while (gpu1.get((int) warmup)[0] == 1) {
+      warmup++;
+    }
+    assertThat(warmup).isEqualTo((p - 1 - 1) * 2 + (v - 1) * p + 1); // the warm-up, then the steady state's first forward
+    // GPU 1 holds virtual stages 1 and 5 (chunk x p + g)
+    assertThat(gpu1.stream().mapToInt(a -> a[1]).distinct().sorted().toArray()).containsExactly(1, 5);
   }
 
   /** The step without the optimizer that ends it: the pipeline's span. */
@@ -46,7 +88,7 @@ class PipelineTest {
     // stage 1 of 4 with 5 micro-batches: 2 warm-up forwards, then F B pairs, then the remaining backwards
     List<int[]> s = PipelineStep.schedule(1, 4, 5);
     StringBuilder b = new StringBuilder();
-    s.forEach(a -> b.append(a[0] == 1 ? "F" : "B").append(a[1]).append(' '));
+    s.forEach(a -> b.append(a[0] == 1 ? "F" : "B").append(a[2]).append(' '));
     assertThat(b.toString().trim()).isEqualTo("F0 F1 F2 B0 F3 B1 F4 B2 B3 B4");
     assertThat(PipelineStep.schedule(3, 4, 5)).hasSize(10);
   }
