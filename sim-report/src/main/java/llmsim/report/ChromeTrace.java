@@ -10,7 +10,8 @@ import llmsim.core.memory.MemoryPlan;
 /**
  * The step in the Chrome Trace Event format (ui.perfetto.dev and chrome://tracing open it): one
  * track (tid) per stream with a complete ("X") slice per op, and counters ("C") for device memory in
- * use and host-link bandwidth in use. Times in microseconds.
+ * use and host-link bandwidth in use. Times in microseconds. Each simulated GPU is a process of its own:
+ * a pipeline's stages ("stage k ..." streams) are one process each.
  */
 public final class ChromeTrace {
   private ChromeTrace() {}
@@ -22,20 +23,28 @@ public final class ChromeTrace {
     StringBuilder b = new StringBuilder(64 + processes.stream().mapToInt(p -> p.trace().size()).sum() * 160);
     b.append("{\"displayTimeUnit\":\"ms\",\"otherData\":{\"generator\":\"llmsim\"},\"traceEvents\":[\n");
     List<String> events = new ArrayList<>();
+    int nextPid = 1;
     for (int pi = 0; pi < processes.size(); pi++) {
       Process p = processes.get(pi);
-      int pid = pi + 1;
+      int pid = nextPid;
       Trace t = p.trace();
-      events.add(meta("process_name", pid, 0, "{\"name\":" + Escape.json(p.name()) + "}"));
+      int[] gpu = gpuOf(t);
+      int gpus = java.util.Arrays.stream(gpu).max().orElse(0) + 1;
+      nextPid += gpus;
+      for (int g = 0; g < gpus; g++) {
+        String name = gpus == 1 ? p.name() : p.name() + " / stage " + g + " GPU";
+        events.add(meta("process_name", pid + g, 0, "{\"name\":" + Escape.json(name) + "}"));
+      }
       for (int s = 0; s < t.streams().size(); s++) {
-        events.add(meta("thread_name", pid, s + 1, "{\"name\":" + Escape.json(t.streams().get(s)) + "}"));
-        events.add(meta("thread_sort_index", pid, s + 1, "{\"sort_index\":" + s + "}"));
+        events.add(meta("thread_name", pid + gpu[s], s + 1, "{\"name\":" + Escape.json(t.streams().get(s)) + "}"));
+        events.add(meta("thread_sort_index", pid + gpu[s], s + 1, "{\"sort_index\":" + s + "}"));
       }
       for (int i = 0; i < t.size(); i++) {
+        int s = t.ops().streams()[i];
         events.add(String.format(Locale.US,
             "{\"name\":%s,\"cat\":%s,\"ph\":\"X\",\"pid\":%d,\"tid\":%d,\"ts\":%.6f,\"dur\":%.6f,"
                 + "\"args\":{\"flops\":%.6g,\"bytes\":%.6g,\"bound\":\"%s\"}}",
-            Escape.json(t.ops().names()[i]), Escape.json(t.ops().kinds()[i].label()), pid, t.ops().streams()[i] + 1,
+            Escape.json(t.ops().names()[i]), Escape.json(t.ops().kinds()[i].label()), pid + gpu[s], s + 1,
             t.start()[i] * 1e6, t.duration(i) * 1e6, t.ops().flops()[i],
             t.ops().memBytes()[i] + t.ops().linkBytes()[i], t.opBound(i).key()));
       }
@@ -44,6 +53,16 @@ public final class ChromeTrace {
     }
     b.append(String.join(",\n", events)).append("\n]}\n");
     return b.toString();
+  }
+
+  /** The simulated GPU each stream belongs to: k for "stage k ..." streams, else 0. */
+  static int[] gpuOf(Trace t) {
+    int[] out = new int[t.streams().size()];
+    for (int s = 0; s < out.length; s++) {
+      java.util.regex.Matcher m = java.util.regex.Pattern.compile("^stage (\\d+) ").matcher(t.streams().get(s));
+      out[s] = m.find() ? Integer.parseInt(m.group(1)) : 0;
+    }
+    return out;
   }
 
   private static String meta(String name, int pid, int tid, String args) {

@@ -99,6 +99,15 @@ final class Explainer {
         }
       }
     }
+    var plan = r.task().plan();
+    if (plan.pp() > 1 && r.task().kind().training()) {
+      int m = r.task().microBatches();
+      double bubble = (plan.pp() - 1.0) / plan.virtualStages() / (m + (plan.pp() - 1.0) / plan.virtualStages());
+      sb.append(String.format(Locale.US, " Each of the %d pipeline stages idles about %.0f%% of the step in the bubble"
+              + " (%d micro-batches%s); more micro-batches%s would shrink it.", plan.pp(), bubble * 100, m,
+          plan.virtualStages() > 1 ? ", " + plan.virtualStages() + " chunks per GPU" : "",
+          plan.virtualStages() > 1 ? " or more chunks" : " or the interleaved schedule (--virtual-stages)"));
+    }
     double overhead = r.timeByBound().getOrDefault(Bound.OVERHEAD, 0.0) / r.stepTimeSeconds();
     if (r.bound() != Bound.OVERHEAD && overhead >= 0.15) {
       sb.append(String.format(Locale.US, " Launch and dispatch overhead takes %.0f%% of it: %s would gain less than"
