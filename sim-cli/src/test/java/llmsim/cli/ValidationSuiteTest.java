@@ -17,7 +17,8 @@ import org.junit.jupiter.api.io.TempDir;
 class ValidationSuiteTest {
   static final Path CASES = Path.of("..", "validation", "cases");
 
-  final List<ValidationRunner.Outcome> outcomes = ValidationRunner.run(ValidationCase.readAll(List.of(CASES)));
+  /** Run once for the class: every test reads the same outcomes (the suite takes seconds). */
+  static final List<ValidationRunner.Outcome> outcomes = ValidationRunner.run(ValidationCase.readAll(List.of(CASES)));
 
   /**
    * The list of published measurements lives beside the repository, in the team's shared folder, not in it:

@@ -136,6 +136,11 @@ final class Explainer {
             .append(" and has ").append(Units.gib(p.hostCapacityBytes()));
       }
       sb.append("; the time assumes the memory were there.");
+      if (s.totalDevices() > 1) {
+        sb.append(String.format(Locale.US, " Each of the %d GPUs holds its own share (%s): more tensor or pipeline"
+            + " parallelism%s, or --plan auto, would split the rest.", s.totalDevices(), r.task().plan().describe(),
+            r.task().kind().training() ? ", a higher ZeRO stage" : ""));
+      }
       if (p.maxBatch() > 0 && p.maxBatch() < r.task().batch()) {
         sb.append(String.format(Locale.US, " The largest batch that fits with offload=%s is %d.", p.offload().key(),
             p.maxBatch()));
