@@ -99,7 +99,8 @@ public final class ScenarioValues {
         || (Boolean) values.get(ScenarioKey.OVERLAP_GRAD_REDUCE);
     ParallelPlan plan = new ParallelPlan(integer(ScenarioKey.TP, 1), integer(ScenarioKey.PP, 1),
         integer(ScenarioKey.DP, 0), integer(ScenarioKey.ZERO, 0), overlap,
-        Boolean.TRUE.equals(values.get(ScenarioKey.SEQUENCE_PARALLEL)), integer(ScenarioKey.VIRTUAL_STAGES, 1));
+        Boolean.TRUE.equals(values.get(ScenarioKey.SEQUENCE_PARALLEL)), integer(ScenarioKey.VIRTUAL_STAGES, 1),
+        Boolean.TRUE.equals(values.get(ScenarioKey.ALL_GPUS)));
     return new Task(kind, p, w, integer(ScenarioKey.BATCH, d.batch()), integer(ScenarioKey.SEQ_LEN, d.seqLen()),
         prompt, generate, integer(ScenarioKey.MICRO_BATCHES, d.microBatches()), checkpointing,
         integer(ScenarioKey.LORA_RANK, d.loraRank()), integer(ScenarioKey.PREFIX_TOKENS, d.prefixTokens()), o,
@@ -186,6 +187,7 @@ public final class ScenarioValues {
     m.put(ScenarioKey.ZERO, t.kind().training() ? t.plan().zero() : null);
     m.put(ScenarioKey.SEQUENCE_PARALLEL, t.plan().sequenceParallel());
     m.put(ScenarioKey.VIRTUAL_STAGES, t.plan().virtualStages());
+    m.put(ScenarioKey.ALL_GPUS, t.plan().allGpus());
     m.put(ScenarioKey.OVERLAP_GRAD_REDUCE, t.kind().training() ? t.plan().overlapGradReduce() : null);
     return m;
   }

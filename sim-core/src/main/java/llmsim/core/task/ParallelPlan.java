@@ -7,7 +7,22 @@ package llmsim.core.task;
  * (1: optimizer state sharded over dp, 2: also gradients, 3: also weights, as FSDP full shard).
  */
 public record ParallelPlan(int tp, int pp, int dp, int zero, boolean overlapGradReduce, boolean sequenceParallel,
-    int virtualStages) {
+    int virtualStages, boolean allGpus) {
+
+  public ParallelPlan(int tp, int pp, int dp, int zero, boolean overlapGradReduce, boolean sequenceParallel,
+      int virtualStages) {
+    this(tp, pp, dp, zero, overlapGradReduce, sequenceParallel, virtualStages, false);
+  }
+
+  /** This plan simulating every GPU (true) or one per pipeline stage standing for its peers (false). */
+  public ParallelPlan withAllGpus(boolean all) {
+    return new ParallelPlan(tp, pp, dp, zero, overlapGradReduce, sequenceParallel, virtualStages, all);
+  }
+
+  /** GPUs that do the same work as one simulated per stage: the tensor- and data-parallel peers. */
+  public int peersPerStage() {
+    return Math.multiplyExact(tp, Math.max(1, dp));
+  }
 
   public static final ParallelPlan SINGLE = new ParallelPlan(1, 1, 0, 0);
 
@@ -26,12 +41,12 @@ public record ParallelPlan(int tp, int pp, int dp, int zero, boolean overlapGrad
 
   /** This plan with Megatron's sequence parallelism on or off. */
   public ParallelPlan withSequenceParallel(boolean on) {
-    return new ParallelPlan(tp, pp, dp, zero, overlapGradReduce, on, virtualStages);
+    return new ParallelPlan(tp, pp, dp, zero, overlapGradReduce, on, virtualStages, allGpus);
   }
 
   /** This plan with {@code v} model chunks per pipeline GPU (Megatron's interleaved schedule when v > 1). */
   public ParallelPlan withVirtualStages(int v) {
-    return new ParallelPlan(tp, pp, dp, zero, overlapGradReduce, sequenceParallel, v);
+    return new ParallelPlan(tp, pp, dp, zero, overlapGradReduce, sequenceParallel, v, allGpus);
   }
 
   public ParallelPlan {
@@ -43,7 +58,7 @@ public record ParallelPlan(int tp, int pp, int dp, int zero, boolean overlapGrad
 
   /** This plan with {@code dp} fixed. */
   public ParallelPlan withDp(int d) {
-    return new ParallelPlan(tp, pp, d, zero, overlapGradReduce, sequenceParallel, virtualStages);
+    return new ParallelPlan(tp, pp, d, zero, overlapGradReduce, sequenceParallel, virtualStages, allGpus);
   }
 
   public int gpus() {

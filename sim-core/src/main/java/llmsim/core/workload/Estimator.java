@@ -51,7 +51,9 @@ public final class Estimator {
   public Estimate simulated(SystemSpec s, ModelSpec m, Task t, SoftwareProfile sw) {
     MemoryPlan plan = MemoryPlanner.choose(s, m, t, sw);
     Simulation sim = new Simulation(kernel);
-    WorkloadBuilder w = new WorkloadBuilder(s, m, t, sw, plan, sim);
+    int peers = t.plan().allGpus() ? t.plan().peersPerStage() : 1;
+    WorkloadBuilder w = new WorkloadBuilder(s, m, t, sw, plan,
+        peers > 1 ? new llmsim.core.engine.ReplicatedSink(sim, peers) : sim);
     w.build();
     Trace trace = sim.run();
     double step = trace.makespan();

@@ -43,7 +43,9 @@ public final class OpBudget {
   public static long ops(SystemSpec s, ModelSpec m, Task t, SoftwareProfile sw) {
     Counter c = new Counter();
     new WorkloadBuilder(s, m, t, sw, MemoryPlanner.choose(s, m, t, sw), c).build();
-    return c.count >= Long.MAX_VALUE ? Long.MAX_VALUE : (long) c.count;
+    // with every GPU simulated each op is added once per peer, and each transfer gets a synchronisation op
+    double count = c.count * (t.plan().allGpus() ? t.plan().peersPerStage() + 1 : 1);
+    return count >= Long.MAX_VALUE ? Long.MAX_VALUE : (long) count;
   }
 
   /** The most ops of {@code bytesPerOp} each a heap of {@code maxHeapBytes} holds at once, within {@link #MAX_OPS}. */

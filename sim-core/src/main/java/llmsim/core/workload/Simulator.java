@@ -4,6 +4,7 @@ import java.util.List;
 import java.util.Map;
 import llmsim.core.engine.Bound;
 import llmsim.core.engine.Lane;
+import llmsim.core.engine.ReplicatedSink;
 import llmsim.core.engine.Simulation;
 import llmsim.core.engine.Trace;
 import llmsim.core.hw.SystemSpec;
@@ -28,7 +29,8 @@ public final class Simulator {
     MemoryPlan plan = MemoryPlanner.plan(s, m, t, sw);
     MemoryPlan bare = t.offload() == Offload.NONE ? plan : MemoryPlanner.place(s, m, t, sw, Offload.NONE);
     Simulation sim = new Simulation(kernel);
-    WorkloadBuilder w = new WorkloadBuilder(s, m, t, sw, plan, sim);
+    int peers = t.plan().allGpus() ? t.plan().peersPerStage() : 1;
+    WorkloadBuilder w = new WorkloadBuilder(s, m, t, sw, plan, peers > 1 ? new ReplicatedSink(sim, peers) : sim);
     w.build();
     Trace trace = sim.run();
     double step = trace.makespan();
@@ -44,6 +46,7 @@ public final class Simulator {
         linkBytes += opLink[i];
       }
     }
+    linkBytes /= peers; // one GPU's: with every GPU simulated, each peer's copies are in the trace
     double ttft = Double.NaN;
     double tpot = Double.NaN;
     double prefillRate = Double.NaN;
@@ -68,7 +71,7 @@ public final class Simulator {
           Lane lane = trace.lanes().get(opStream[i]);
           bytes += mem[i] + (lane == Lane.H2D || lane == Lane.D2H ? link[i] : 0);
         }
-        bytesPerToken = bytes / steps;
+        bytesPerToken = bytes / steps / peers;
         mbu = bytesPerToken / tpot / s.device().memoryBandwidthBytesPerSecond();
       }
     }

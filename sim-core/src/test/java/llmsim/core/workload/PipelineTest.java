@@ -145,4 +145,24 @@ class PipelineTest {
     }
     assertThat(sends).isEqualTo(2L * (p - 1) * m);
   }
+
+  @Test
+  void everyGpuSimulated_agreesWithOneGpuPerStage_onASymmetricPlan() {
+    // 16 GPUs: tp 2 x pp 2 x dp 4, ZeRO-1, 4 micro-batches; every GPU with its own resources and synchronised
+    // collectives gives the same step as one GPU per stage standing for its peers
+    SystemSpecHolder h = new SystemSpecHolder();
+    Task one = new Task(TaskKind.TRAIN, Precision.BF16, WeightFormat.BF16, 1, 2048, 1, 1, 4, false, 8, 128,
+        Offload.NONE, 0, KvCacheFormat.F16, Task.GPU_LAYERS_AUTO, new ParallelPlan(2, 2, 4, 1));
+    Task all = one.withPlan(one.plan().withAllGpus(true));
+    StepResult a = Simulator.simulate(h.system, M, one, SimulatorPhysicsTest.IDEAL);
+    StepResult b = Simulator.simulate(h.system, M, all, SimulatorPhysicsTest.IDEAL);
+    assertThat(b.trace().size()).isGreaterThan(7 * a.trace().size()); // 8 peers per stage
+    assertThat(b.stepTimeSeconds()).isCloseTo(a.stepTimeSeconds(), within(1e-12 * a.stepTimeSeconds()));
+    assertThat(b.mfu()).isCloseTo(a.mfu(), within(1e-12));
+    assertThat(b.linkBytes()).isCloseTo(a.linkBytes(), within(1e-6 * Math.max(1, a.linkBytes())));
+  }
+
+  static final class SystemSpecHolder {
+    final llmsim.core.hw.SystemSpec system = Fixtures.cluster(2);
+  }
 }

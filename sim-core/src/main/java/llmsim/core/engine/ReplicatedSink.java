@@ -1,0 +1,128 @@
+package llmsim.core.engine;
+
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * Every GPU of a symmetric group simulated rather than one standing for all: each resource and op a builder adds
+ * is added once per peer, on the peer's own pools and streams, with its dependencies mapped to the same peer's
+ * ops. A transfer on the fabric or the network is part of a collective the peers run together: after the peers'
+ * copies a zero-cost synchronisation op waits for all of them, and whatever followed the transfer waits for it.
+ * Peer 0 keeps the builder's names and its ids are the ones returned, so a trace reads as before.
+ */
+public final class ReplicatedSink implements OpSink {
+  private final OpSink inner;
+  private final int peers;
+  private final Map<Integer, int[]> pools = new HashMap<>();
+  private final Map<Integer, int[]> streams = new HashMap<>();
+  private final Map<Integer, Lane> lanes = new HashMap<>();
+  private final Map<Integer, int[]> groups = new HashMap<>();
+  private final List<int[]> ops = new ArrayList<>();
+  private final Map<Integer, Integer> opIndex = new HashMap<>();
+  private int syncGroup = -1;
+
+  public ReplicatedSink(OpSink inner, int peers) {
+    if (peers < 1) {
+      throw new IllegalArgumentException("peers must be >= 1, was " + peers);
+    }
+    this.inner = inner;
+    this.peers = peers;
+  }
+
+  public int peers() {
+    return peers;
+  }
+
+  private static String peerName(int j, String name) {
+    return j == 0 ? name : "peer " + j + " " + name;
+  }
+
+  @Override
+  public int addPool(String name) {
+    int[] ids = new int[peers];
+    for (int j = 0; j < peers; j++) {
+      ids[j] = inner.addPool(peerName(j, name));
+    }
+    pools.put(ids[0], ids);
+    return ids[0];
+  }
+
+  @Override
+  public int addStream(String name, Lane lane) {
+    int[] ids = new int[peers];
+    for (int j = 0; j < peers; j++) {
+      ids[j] = inner.addStream(peerName(j, name), lane);
+    }
+    streams.put(ids[0], ids);
+    lanes.put(ids[0], lane);
+    return ids[0];
+  }
+
+  @Override
+  public int addGroup(CostGroup g) {
+    int[] ids = new int[peers];
+    for (int j = 0; j < peers; j++) {
+      int mem = g.memPool() < 0 ? -1 : pools.get(g.memPool())[j];
+      int link = g.linkPool() < 0 ? -1 : pools.get(g.linkPool())[j];
+      ids[j] = inner.addGroup(new CostGroup(g.name(), g.effectivePeakFlops(), mem, g.effectiveMemBandwidth(), link,
+          g.effectiveLinkBandwidth(), g.launchSeconds()));
+    }
+    groups.put(ids[0], ids);
+    return ids[0];
+  }
+
+  @Override
+  public int addOp(String name, OpKind kind, int stream, int group, double flops, double memBytes, double linkBytes,
+      int... deps) {
+    int[] ids = new int[peers];
+    for (int j = 0; j < peers; j++) {
+      int[] mapped = new int[deps.length];
+      for (int d = 0; d < deps.length; d++) {
+        mapped[d] = ops.get(opIndex.get(deps[d]))[j];
+      }
+      ids[j] = inner.addOp(peerName(j, name), kind, streams.get(stream)[j], groups.get(group)[j], flops, memBytes,
+          linkBytes, mapped);
+    }
+    Lane lane = lanes.get(stream);
+    int result = ids[0];
+    if (peers > 1 && (lane == Lane.FABRIC || lane == Lane.NETWORK)) {
+      if (syncGroup < 0) {
+        syncGroup = inner.addGroup(new CostGroup("peer sync", 1, -1, 1, -1, 1, 0));
+      }
+      int sync = inner.addOp(inner.keepsNames() ? name + ".sync" : name, OpKind.TRANSFER, streams.get(stream)[0],
+          syncGroup, 0, 0, 0, ids.clone());
+      java.util.Arrays.fill(ids, sync);
+      result = sync;
+    }
+    opIndex.put(result, ops.size());
+    ops.add(ids);
+    return result;
+  }
+
+  @Override
+  public boolean keepsNames() {
+    return inner.keepsNames();
+  }
+
+  @Override
+  public int repeat(int n) {
+    return inner.repeat(n);
+  }
+
+  @Override
+  public void endRepeat() {
+    inner.endRepeat();
+  }
+
+  @Override
+  public double weight() {
+    return inner.weight();
+  }
+
+  @Override
+  public void phase(int index) {
+    inner.phase(index);
+  }
+}
