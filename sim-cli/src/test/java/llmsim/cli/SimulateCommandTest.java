@@ -152,8 +152,11 @@ class SimulateCommandTest {
     assertThat(ppLayers.code()).as(ppLayers.err()).isZero();
     CliRunner ppOdd = CliRunner.run("simulate", "--model", "llama-7b", "--task", "train", "--hardware", "h100-cluster",
         "--gpus", "24", "--pp", "3", "--tp", "8", "--dp", "1");
-    assertThat(ppOdd.code()).isEqualTo(2);
-    assertThat(ppOdd.err()).contains("--pp: 3 does not divide the 32 layers of llama-7b");
+    assertThat(ppOdd.code()).as(ppOdd.err()).isZero(); // uneven stages: 10, 11 and 11 layers
+    CliRunner ppMany = CliRunner.run("simulate", "--model", "llama-7b", "--task", "train", "--hardware", "h100-cluster",
+        "--gpus", "64", "--pp", "64", "--tp", "1", "--dp", "1");
+    assertThat(ppMany.code()).isEqualTo(2);
+    assertThat(ppMany.err()).contains("--pp: 64 is more stages than the 32 layers of llama-7b");
     CliRunner nodes = CliRunner.run("simulate", "--model", "llama-7b", "--hardware", "h100-sxm", "--nodes", "4");
     assertThat(nodes.code()).isEqualTo(2);
     assertThat(nodes.err()).contains("--nodes: h100-sxm has no network between nodes");

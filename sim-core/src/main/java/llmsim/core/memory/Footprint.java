@@ -153,7 +153,7 @@ public record Footprint(
     double logits = tokens * (double) m.vocab() / tp * LOGIT_BYTES_PER_VOCAB_ENTRY;
     // pipeline stages hold their layers; 1F1B keeps up to pp micro-batches in flight on the first stage
     int pp = t.plan().pp();
-    double layers = (double) m.layers() / pp;
+    double layers = Math.ceil((double) m.layers() / pp); // the fullest stage, when the stages are uneven
     int inFlight = Math.min(pp, t.microBatches());
     if (t.activationCheckpointing()) {
       return inFlight * layers * tokens * 2.0 * m.hidden() * scale + perLayer + (pp > 1 ? 0 : logits);

@@ -72,8 +72,8 @@ public final class Placement {
           + "'s FFN width of " + m.ffnHidden());
     }
     if (p.pp() > 1) {
-      if (m.layers() % p.pp() != 0) {
-        throw new ScenarioKeyException(ScenarioKey.PP, "'pp' " + p.pp() + " does not divide the " + m.layers()
+      if (p.pp() > m.layers()) {
+        throw new ScenarioKeyException(ScenarioKey.PP, "'pp' " + p.pp() + " is more stages than the " + m.layers()
             + " layers of " + m.id());
       }
       if (!t.kind().training()) {

@@ -24,7 +24,8 @@ final class PipelineStep {
   private final int gpus;
   private final int chunks;
   private final int virtualStages;
-  private final int perVirtual;
+  /** First layer of each virtual stage, and one past the last: as even as the layers allow. */
+  private final int[] firstLayer;
   private final StepContext[] cx;
   private final LayerEmitter[] le;
   /** Per virtual stage and micro-batch: ends of forward and backward passes, and the sends. */
@@ -50,7 +51,7 @@ final class PipelineStep {
     this.gpus = t.plan().pp();
     this.chunks = t.plan().virtualStages();
     this.virtualStages = gpus * chunks;
-    this.perVirtual = m.layers() / virtualStages;
+    this.firstLayer = split(m.layers(), virtualStages);
     int mbs = t.microBatches();
     cx = new StepContext[gpus];
     le = new LayerEmitter[gpus];
@@ -70,6 +71,19 @@ final class PipelineStep {
     lastOnGpu = new int[gpus];
     Arrays.fill(lastReduction, -1);
     Arrays.fill(lastOnGpu, -1);
+  }
+
+  /**
+   * Layers over stages as evenly as they go: stage s starts at floor(L s / S), so when the stages do not divide
+   * the layers their sizes differ by one at most (the first stage also holds the embedding, the last the head),
+   * as DeepSpeed's uniform partition does.
+   */
+  static int[] split(int layers, int stages) {
+    int[] first = new int[stages + 1];
+    for (int s = 0; s <= stages; s++) {
+      first[s] = (int) ((long) layers * s / stages);
+    }
+    return first;
   }
 
   /** The 1F1B order of one stage (one chunk per GPU): {1 forward | 0 backward, virtual stage, micro-batch}. */
@@ -168,7 +182,7 @@ final class PipelineStep {
       prev = actSend[vs - 1][mb];
     }
     long keys = t.seqLen() + (t.kind() == TaskKind.PTUNING_V2 ? t.prefixTokens() : 0);
-    for (int l = vs * perVirtual; l < (vs + 1) * perVirtual; l++) {
+    for (int l = firstLayer[vs]; l < firstLayer[vs + 1]; l++) {
       prev = le[g].forward(name(vs, mb, "L" + l + "."), t.batch(), t.seqLen(), keys, false, WorkloadBuilder.deps(prev));
     }
     if (vs == virtualStages - 1) {
@@ -189,7 +203,7 @@ final class PipelineStep {
         fEnd[vs][mb], frozen ? 1 : 2) : gradSend[vs + 1][mb];
     long keys = t.seqLen() + (t.kind() == TaskKind.PTUNING_V2 ? t.prefixTokens() : 0);
     boolean lastMb = mb == t.microBatches() - 1;
-    for (int l = (vs + 1) * perVirtual - 1; l >= vs * perVirtual; l--) {
+    for (int l = firstLayer[vs + 1] - 1; l >= firstLayer[vs]; l--) {
       if (t.activationCheckpointing()) {
         prev = le[g].forward(name(vs, mb, "L" + l + ".recompute."), t.batch(), t.seqLen(), keys, true,
             WorkloadBuilder.deps(prev));
@@ -201,7 +215,7 @@ final class PipelineStep {
       }
     }
     if (lastMb && w.dp && !w.overlapGrads) {
-      for (int l = vs * perVirtual; l < (vs + 1) * perVirtual; l++) {
+      for (int l = firstLayer[vs]; l < firstLayer[vs + 1]; l++) {
         lastReduction[g] = w.reduceGradients(c, name(vs, mb, "L" + l + ".grads"), prev, lastReduction[g]);
       }
     }

@@ -264,7 +264,7 @@ final class WorkloadBuilder {
 
   /** One layer's share of this GPU's trainable parameters (a pipeline stage holds layers / pp of them). */
   private double trainableBytesPerLayer(double bytesPerParam) {
-    return trainableParameters() * t.plan().pp() / m.layers() * bytesPerParam;
+    return trainableParameters() * t.plan().pp() / m.layers() * bytesPerParam; // the mean stage's layer
   }
 
   private int lmHead(String p, double tokens, int dep, double factor) {

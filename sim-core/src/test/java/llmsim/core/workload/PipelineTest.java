@@ -84,6 +84,12 @@ class PipelineTest {
   }
 
   @Test
+  void unevenStages_takeTheLayersAsEvenlyAsTheyGo() {
+    assertThat(PipelineStep.split(70, 12)).containsExactly(0, 5, 11, 17, 23, 29, 35, 40, 46, 52, 58, 64, 70);
+    assertThat(PipelineStep.split(32, 4)).containsExactly(0, 8, 16, 24, 32);
+  }
+
+  @Test
   void oneF1B_orderOfAStage_isWarmupForwardsThenAlternationThenDrain() {
     // stage 1 of 4 with 5 micro-batches: 2 warm-up forwards, then F B pairs, then the remaining backwards
     List<int[]> s = PipelineStep.schedule(1, 4, 5);
