@@ -103,29 +103,10 @@ class PipelineTest {
   void bubble_isPMinusOneOverMPlusPMinusOne_ofAMiddleStage() {
     int p = 4;
     int m = 8;
-    Trace t = CollectivesTest.step(Fixtures.cluster(1), M, task(p, m));
-    // the second stage's GPU: busy on its compute stream from its first op to its last backward
-    int stream = -1;
-    int seen = 0;
-    for (int i = 0; i < t.streams().size(); i++) {
-      if (t.lanes().get(i) == Lane.COMPUTE && seen++ == 1) {
-        stream = i;
-      }
-    }
-    double busy = 0;
-    double first = Double.MAX_VALUE;
-    double last = 0;
-    for (int i = 0; i < t.size(); i++) {
-      if (t.ops().streams()[i] == stream && !t.ops().names()[i].startsWith("optimizer")) {
-        busy += t.duration(i);
-        first = Math.min(first, t.start()[i]);
-        last = Math.max(last, t.end()[i]);
-      }
-    }
-    double idle = 1 - busy / span(t);
     // over the span from the first stage's first forward to the last backward: the ideal bubble
     // (p-1)/(m+p-1), within what the sends add
-    assertThat(idle).isCloseTo((double) (p - 1) / (m + p - 1), within(0.02));
+    assertThat(idleOfSecondGpu(CollectivesTest.step(Fixtures.cluster(1), M, task(p, m))))
+        .isCloseTo((double) (p - 1) / (m + p - 1), within(0.02));
   }
 
   @Test
