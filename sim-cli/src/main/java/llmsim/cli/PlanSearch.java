@@ -39,8 +39,7 @@ final class PlanSearch {
         }
         int dp = gpus / (tp * pp);
         for (int zero = 0; zero <= (training && dp > 1 ? 3 : 0); zero++) {
-          candidates.add(new ParallelPlan(tp, pp, dp, zero, base.plan().overlapGradReduce(),
-              base.plan().sequenceParallel(), 1));
+          candidates.add(base.plan().withLayout(tp, pp, dp, zero).withVirtualStages(1));
         }
       }
     }

@@ -151,11 +151,11 @@ final class SweepGrid {
         rest /= radix[a];
       }
       try {
-        Task t = values(sub).task();
+        ScenarioValues v = values(sub);
+        Task t = v.task();
         ScenarioValues.checkAgainstModel(t, models.get(sub[1]));
         for (SystemSpec s : systems) {
           MemoryPlanner.checkOffload(s, t);
-          ScenarioValues v = values(sub);
           SystemSpec sized = Placement.size(s, v.nodes(), v.gpus());
           Placement.resolve(sized, models.get(sub[1]), t);
         }

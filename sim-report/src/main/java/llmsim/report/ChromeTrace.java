@@ -79,7 +79,7 @@ public final class ChromeTrace {
     List<double[]> edges = new ArrayList<>();
     for (int i = 0; i < t.size(); i++) {
       Lane lane = t.lanes().get(t.ops().streams()[i]);
-      if ((lane == Lane.H2D || lane == Lane.D2H) && t.duration(i) > 0) {
+      if (lane.hostLink() && t.duration(i) > 0) {
         double rate = t.ops().linkBytes()[i] / t.duration(i) / 1e9;
         edges.add(new double[] {t.start()[i], rate});
         edges.add(new double[] {t.end()[i], -rate});

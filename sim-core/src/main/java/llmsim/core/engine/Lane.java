@@ -17,4 +17,9 @@ public enum Lane {
   public String label() {
     return label;
   }
+
+  /** Whether transfers on this lane cross the CPU-GPU link (a copy engine direction). */
+  public boolean hostLink() {
+    return this == H2D || this == D2H;
+  }
 }

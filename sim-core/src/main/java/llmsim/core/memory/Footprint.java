@@ -117,21 +117,12 @@ public record Footprint(
     return 2.0 * m.layers() * m.kvDim() * contextTokens * batch * bytesPerElement;
   }
 
-  /** Activation bytes per token per layer for 16-bit activations (see class doc). */
-  public static double activationBytesPerTokenPerLayer(ModelSpec m) {
-    return activationBytesPerTokenPerLayer(m, 1);
-  }
-
   /**
-   * Per GPU under tensor parallelism {@code tp}: Q, K, V, the attention output and the FFN intermediates are
-   * split (K and V over min(tp, kv_heads)); the 4h of norm and block inputs are replicated (no sequence
-   * parallelism), Korthikanti et al. 2022 sec. 4.2.
+   * Activation bytes per token per layer for 16-bit activations (see class doc), per GPU under tensor
+   * parallelism {@code tp}: Q, K, V, the attention output and the FFN intermediates are split (K and V over
+   * min(tp, kv_heads)); the 4h of norm and block inputs are replicated, or split too with sequence parallelism
+   * (Korthikanti et al. 2022 sec. 4.2 and 4.2.2).
    */
-  public static double activationBytesPerTokenPerLayer(ModelSpec m, int tp) {
-    return activationBytesPerTokenPerLayer(m, tp, false);
-  }
-
-  /** As above; with sequence parallelism the 4h of norm and block inputs are split over tp too (sec. 4.2.2). */
   public static double activationBytesPerTokenPerLayer(ModelSpec m, int tp, boolean sequenceParallel) {
     int ffnTensors = m.ffnKind() == FfnKind.SWIGLU ? 4 : 2;
     double kvSplit = Math.min(tp, m.kvHeads());
@@ -165,7 +156,7 @@ public record Footprint(
     int queries = promptChunkTokens > 0 ? Math.min(t.promptTokens(), promptChunkTokens) : t.promptTokens();
     long tokens = (long) t.batch() * queries;
     int tp = t.plan().tp();
-    double oneLayer = tokens * activationBytesPerTokenPerLayer(m, tp)
+    double oneLayer = tokens * activationBytesPerTokenPerLayer(m, tp, false)
         + scoreBytesPerLayer(m, t.batch(), queries, t.promptTokens(), flash, tp);
     double logits = (double) t.batch() * m.vocab() * 4;
     return oneLayer + logits;

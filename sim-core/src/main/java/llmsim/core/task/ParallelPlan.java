@@ -5,38 +5,37 @@ package llmsim.core.task;
  * every layer), pipeline parallelism {@code pp} (layers split into stages), data parallelism {@code dp}
  * (replicas; 0 = every GPU the other two leave), and the ZeRO stage of the data-parallel replicas
  * (1: optimizer state sharded over dp, 2: also gradients, 3: also weights, as FSDP full shard).
+ *
+ * @param overlapGradReduce gradients reduced in per-layer buckets during the backward pass (else after it)
+ * @param sequenceParallel Megatron's sequence parallelism alongside tp
+ * @param virtualStages model chunks per pipeline GPU (Megatron's interleaved schedule when above 1)
+ * @param allGpus simulate every GPU rather than one per pipeline stage standing for its peers
  */
 public record ParallelPlan(int tp, int pp, int dp, int zero, boolean overlapGradReduce, boolean sequenceParallel,
     int virtualStages, boolean allGpus) {
 
-  public ParallelPlan(int tp, int pp, int dp, int zero, boolean overlapGradReduce, boolean sequenceParallel,
-      int virtualStages) {
-    this(tp, pp, dp, zero, overlapGradReduce, sequenceParallel, virtualStages, false);
-  }
-
-  /** This plan simulating every GPU (true) or one per pipeline stage standing for its peers (false). */
-  public ParallelPlan withAllGpus(boolean all) {
-    return new ParallelPlan(tp, pp, dp, zero, overlapGradReduce, sequenceParallel, virtualStages, all);
-  }
-
-  /** GPUs that do the same work as one simulated per stage: the tensor- and data-parallel peers. */
-  public int peersPerStage() {
-    return Math.multiplyExact(tp, Math.max(1, dp));
-  }
-
   public static final ParallelPlan SINGLE = new ParallelPlan(1, 1, 0, 0);
 
-  /** A plan whose gradient reductions overlap the backward pass (bucketed, as PyTorch DDP and FSDP do). */
+  public ParallelPlan {
+    if (tp < 1 || pp < 1 || dp < 0 || zero < 0 || zero > 3 || virtualStages < 1) {
+      throw new IllegalArgumentException("parallel plan needs tp >= 1, pp >= 1, dp >= 0, zero 0-3 and virtual stages"
+          + " >= 1, was tp " + tp + ", pp " + pp + ", dp " + dp + ", zero " + zero + ", virtual stages " + virtualStages);
+    }
+  }
+
+  /** A plan with bucketed gradient reductions, one chunk per pipeline GPU, one GPU simulated per stage. */
   public ParallelPlan(int tp, int pp, int dp, int zero) {
-    this(tp, pp, dp, zero, true, false, 1);
+    this(tp, pp, dp, zero, true, false, 1, false);
   }
 
-  public ParallelPlan(int tp, int pp, int dp, int zero, boolean overlapGradReduce) {
-    this(tp, pp, dp, zero, overlapGradReduce, false, 1);
+  /** This plan with another layout (tp, pp, dp, ZeRO stage), its other settings kept. */
+  public ParallelPlan withLayout(int t, int p, int d, int z) {
+    return new ParallelPlan(t, p, d, z, overlapGradReduce, sequenceParallel, virtualStages, allGpus);
   }
 
-  public ParallelPlan(int tp, int pp, int dp, int zero, boolean overlapGradReduce, boolean sequenceParallel) {
-    this(tp, pp, dp, zero, overlapGradReduce, sequenceParallel, 1);
+  /** This plan with {@code dp} fixed. */
+  public ParallelPlan withDp(int d) {
+    return withLayout(tp, pp, d, zero);
   }
 
   /** This plan with Megatron's sequence parallelism on or off. */
@@ -49,16 +48,14 @@ public record ParallelPlan(int tp, int pp, int dp, int zero, boolean overlapGrad
     return new ParallelPlan(tp, pp, dp, zero, overlapGradReduce, sequenceParallel, v, allGpus);
   }
 
-  public ParallelPlan {
-    if (tp < 1 || pp < 1 || dp < 0 || zero < 0 || zero > 3 || virtualStages < 1) {
-      throw new IllegalArgumentException("parallel plan needs tp >= 1, pp >= 1, dp >= 0 and zero 0-3, was tp " + tp
-          + ", pp " + pp + ", dp " + dp + ", zero " + zero);
-    }
+  /** This plan simulating every GPU (true) or one per pipeline stage standing for its peers (false). */
+  public ParallelPlan withAllGpus(boolean all) {
+    return new ParallelPlan(tp, pp, dp, zero, overlapGradReduce, sequenceParallel, virtualStages, all);
   }
 
-  /** This plan with {@code dp} fixed. */
-  public ParallelPlan withDp(int d) {
-    return new ParallelPlan(tp, pp, d, zero, overlapGradReduce, sequenceParallel, virtualStages, allGpus);
+  /** GPUs that do the same work as one simulated per stage: the tensor- and data-parallel peers. */
+  public int peersPerStage() {
+    return Math.multiplyExact(tp, Math.max(1, dp));
   }
 
   public int gpus() {

@@ -26,13 +26,26 @@ final class Collectives {
   /** The collectives of a group: which links its phases cross. */
   enum Kind { ALL_REDUCE, REDUCE_SCATTER, ALL_GATHER }
 
+  /** What a transfer is for: each purpose queues on a stream of its own per kind of link. */
+  private enum Purpose {
+    TENSOR("tensor-parallel comm"), DATA("data-parallel comm"), PIPELINE("pipeline send");
+
+    final String label;
+
+    Purpose(String label) {
+      this.label = label;
+    }
+  }
+
   private final StepContext ctx;
   private final SystemSpec system;
   final ParallelPlan plan;
-  private final Map<String, Integer> streams = new HashMap<>();
+  /** Stream per purpose, [intra-node, network]; -1 until first used. */
+  private final int[][] streams = new int[Purpose.values().length][2];
   private final int fabricPool;
   private final int networkPool;
-  private final Map<String, Integer> groups = new HashMap<>();
+  /** Cost group per (steps, network): a ring phase's latency depends on its steps. */
+  private final Map<Integer, Integer> groups = new HashMap<>();
 
   Collectives(StepContext ctx, ParallelPlan plan) {
     this.ctx = ctx;
@@ -42,12 +55,20 @@ final class Collectives {
     boolean multiNode = any && system.nodes() > 1;
     fabricPool = any && system.deviceCount() > 1 ? ctx.sink.addPool(ctx.label + "intra-node link") : -1;
     networkPool = multiNode ? ctx.sink.addPool(ctx.label + "network") : -1;
+    for (int[] s : streams) {
+      java.util.Arrays.fill(s, -1);
+    }
   }
 
   /** The stream of a purpose's transfers on one kind of link (tensor- and data-parallel traffic queue apart). */
-  private int stream(String purpose, boolean network) {
-    return streams.computeIfAbsent(ctx.label + purpose + (network ? " (network)" : " (intra-node)"),
-        k -> ctx.sink.addStream(k, network ? Lane.NETWORK : Lane.FABRIC));
+  private int stream(Purpose purpose, boolean network) {
+    int[] s = streams[purpose.ordinal()];
+    int i = network ? 1 : 0;
+    if (s[i] < 0) {
+      s[i] = ctx.sink.addStream(ctx.label + purpose.label + (network ? " (network)" : " (intra-node)"),
+          network ? Lane.NETWORK : Lane.FABRIC);
+    }
+    return s[i];
   }
 
   private boolean tpCrossesNodes() {
@@ -66,9 +87,9 @@ final class Collectives {
       return deps.length == 0 ? -1 : deps[deps.length - 1];
     }
     if (!tpCrossesNodes()) {
-      return phase(name, "tensor-parallel comm", kind, plan.tp(), bytes, false, deps);
+      return phase(name, Purpose.TENSOR, kind, plan.tp(), bytes, false, deps);
     }
-    return hierarchical(name, "tensor-parallel comm", kind, system.deviceCount(), plan.tp() / system.deviceCount(),
+    return hierarchical(name, Purpose.TENSOR, kind, system.deviceCount(), plan.tp() / system.deviceCount(),
         bytes, deps);
   }
 
@@ -80,12 +101,12 @@ final class Collectives {
     int intra = dpIntraRanks();
     int inter = plan.dp() / intra;
     if (inter == 1) {
-      return phase(name, "data-parallel comm", kind, intra, bytes, false, deps);
+      return phase(name, Purpose.DATA, kind, intra, bytes, false, deps);
     }
-    return hierarchical(name, "data-parallel comm", kind, intra, inter, bytes, deps);
+    return hierarchical(name, Purpose.DATA, kind, intra, inter, bytes, deps);
   }
 
-  private int hierarchical(String name, String stream, Kind kind, int intra, int inter, double bytes, int... deps) {
+  private int hierarchical(String name, Purpose stream, Kind kind, int intra, int inter, double bytes, int... deps) {
     int last;
     double shard = bytes / intra;
     if (kind == Kind.ALL_GATHER) {
@@ -108,19 +129,18 @@ final class Collectives {
    */
   int pointToPoint(String name, double bytes, int... deps) {
     boolean network = (long) plan.tp() * plan.dp() >= system.deviceCount() && system.nodes() > 1;
-    return phase(name, "pipeline send", Kind.REDUCE_SCATTER, 2, 2 * bytes, network, deps);
+    return phase(name, Purpose.PIPELINE, Kind.REDUCE_SCATTER, 2, 2 * bytes, network, deps);
   }
 
   /** One ring phase over {@code n} ranks on the fabric or the network. */
-  private int phase(String name, String purpose, Kind kind, int n, double bytes, boolean network, int... deps) {
+  private int phase(String name, Purpose purpose, Kind kind, int n, double bytes, boolean network, int... deps) {
     int steps = kind == Kind.ALL_REDUCE ? 2 * (n - 1) : n - 1;
     double moved = kind == Kind.ALL_REDUCE ? 2.0 * (n - 1) / n * bytes : (double) (n - 1) / n * bytes;
     Link link = network ? system.network().orElseThrow().nic() : system.deviceLink().orElseThrow();
     double bw = network ? system.network().orElseThrow().bytesPerSecondPerDevice(system.deviceCount())
         : link.measuredBytesPerSecondPerDirection();
     int pool = network ? networkPool : fabricPool;
-    String key = (network ? "net" : "fab") + steps;
-    int group = groups.computeIfAbsent(key, k -> ctx.sink.addGroup(new CostGroup(
+    int group = groups.computeIfAbsent(2 * steps + (network ? 1 : 0), k -> ctx.sink.addGroup(new CostGroup(
         (network ? "network " : "intra-node ") + "ring, " + steps + " steps", 1, -1, 1, pool, bw,
         steps * link.latencySeconds())));
     return ctx.sink.addOp(ctx.sink.keepsNames() ? name : "", OpKind.TRANSFER, stream(purpose, network), group, 0, 0,

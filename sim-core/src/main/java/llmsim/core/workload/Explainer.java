@@ -4,6 +4,7 @@ import java.util.Locale;
 import llmsim.core.engine.Bound;
 import llmsim.core.hw.Device;
 import llmsim.core.hw.Precision;
+import llmsim.core.hw.PrecisionSupport;
 import llmsim.core.hw.SystemSpec;
 import llmsim.core.memory.MemoryPlan;
 import llmsim.core.task.Offload;
@@ -58,7 +59,7 @@ final class Explainer {
       }
       case COMPUTE -> sb.append(String.format(Locale.US, "Bound by compute (%s of the step): MFU %.0f%% of the %s dense %s peak."
               + " More FLOP/s%s would move it; more memory bandwidth would not.",
-          pct, r.mfu() * 100, Units.tflops(r.mfu() > 0 ? r.modelFlops() / (r.stepTimeSeconds() * r.mfu()) : 0),
+          pct, r.mfu() * 100, Units.tflops(PrecisionSupport.resolve(s.device(), r.task().precision(), r.software()).peakFlops()),
           r.task().precision().key(), fasterPrecision(s.device(), r.task().precision())));
       case INTRA_NODE_LINK, NETWORK -> {
         boolean net = r.bound() == Bound.NETWORK;

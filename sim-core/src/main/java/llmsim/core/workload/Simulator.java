@@ -42,7 +42,7 @@ public final class Simulator {
     int[] opStream = trace.ops().streams();
     for (int i = 0; i < opLink.length; i++) {
       Lane lane = trace.lanes().get(opStream[i]);
-      if (lane == Lane.H2D || lane == Lane.D2H) {
+      if (lane.hostLink()) {
         linkBytes += opLink[i];
       }
     }
@@ -69,7 +69,7 @@ public final class Simulator {
         double[] link = trace.ops().linkBytes();
         for (int i = w.prefillEnd + 1; i < trace.size(); i++) {
           Lane lane = trace.lanes().get(opStream[i]);
-          bytes += mem[i] + (lane == Lane.H2D || lane == Lane.D2H ? link[i] : 0);
+          bytes += mem[i] + (lane.hostLink() ? link[i] : 0);
         }
         bytesPerToken = bytes / steps / peers;
         mbu = bytesPerToken / tpot / s.device().memoryBandwidthBytesPerSecond();

@@ -82,8 +82,6 @@ final class StepContext {
 
   /** The tensor- and data-parallel collectives of this GPU (nothing when the plan is one GPU). */
   final Collectives collectives;
-  /** The optimizer's last op, once built. */
-  int lastOptimizerOp = -1;
 
   int gemmGroup(boolean quantisedWeights) {
     return quantisedWeights ? gemmQuantised : gemm;

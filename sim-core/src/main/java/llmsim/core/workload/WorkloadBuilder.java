@@ -185,11 +185,10 @@ final class WorkloadBuilder {
       }
       sink.endRepeat();
     }
-    optimizerStep(deps(last, lastGradReduction), gradOut);
-    if (dp && zero >= 1 && zero <= 2) {
-      // ZeRO-1/2: each replica updated its shard; the updated weights are gathered back
-      ctx.collectives.dataParallel("zero.all_gather_weights", Collectives.Kind.ALL_GATHER,
-          trainableParameters() * t.precision().bytes(), deps(ctx.lastOptimizerOp));
+    if (cpuOptimizer) {
+      cpuOptimizerStep(gradOut); // offload: one GPU only, so no replicas to gather from
+    } else {
+      optimizerForStage(ctx, deps(last, lastGradReduction));
     }
   }
 
@@ -209,7 +208,10 @@ final class WorkloadBuilder {
     return c.collectives.dataParallel(name, kind, trainableBytesPerLayer(bytesPerParam), deps(after, previous));
   }
 
-  /** A pipeline stage's optimizer step over its share of the parameters (and ZeRO-1/2's gather after it). */
+  /**
+   * The optimizer step on {@code c}'s GPU over its share of the parameters (its pipeline stage's, its ZeRO
+   * shard), and ZeRO-1/2's gather of the updated weights after it.
+   */
   void optimizerForStage(StepContext c, int[] after) {
     double trainable = trainableParameters() / (zero >= 1 ? c.collectives.plan.dp() : 1); // the stage's share
     int id = c.sink.addOp(c.sink.keepsNames() ? "optimizer.adamw" : "", OpKind.OPTIMIZER, c.compute, c.elementwise,
@@ -235,14 +237,9 @@ final class WorkloadBuilder {
     return ctx.sink.keepsNames() ? prefix + "L" + l + suffix : suffix;
   }
 
-  private void optimizerStep(int[] last, int[] gradOut) {
-    double trainable = trainableParameters() / (zero >= 1 ? ctx.collectives.plan.dp() : 1);
-    if (!cpuOptimizer) {
-      ctx.lastOptimizerOp = ctx.sink.addOp("optimizer.adamw", OpKind.OPTIMIZER, ctx.compute, ctx.elementwise,
-          ADAM_FLOPS_PER_PARAM * trainable, ADAM_GPU_BYTES_PER_PARAM * trainable, 0, last);
-      return;
-    }
-    double perLayer = trainable / m.layers();
+  /** ZeRO-Offload's optimizer: AdamW on the CPU layer by layer as gradients arrive, updated weights sent back. */
+  private void cpuOptimizerStep(int[] gradOut) {
+    double perLayer = trainableParameters() / m.layers();
     int prevCpu = -1;
     int n = m.layers();
     int reps = ctx.sink.repeat(n);
@@ -250,7 +247,6 @@ final class WorkloadBuilder {
       int g = gradOut[l];
       prevCpu = ctx.sink.addOp(layerName("", l, ".adamw(cpu)"), OpKind.OPTIMIZER, ctx.cpu, ctx.cpuGroup,
           ADAM_FLOPS_PER_PARAM * perLayer, ADAM_CPU_BYTES_PER_PARAM * perLayer, 0, deps(g, prevCpu));
-      ctx.lastOptimizerOp = prevCpu;
       if (!streamWeights) {
         copyIn(layerName("", l, ".updated_weights"), perLayer * t.precision().bytes(), prevCpu);
       }
