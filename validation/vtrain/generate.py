@@ -60,7 +60,7 @@ kind: case
 id: {cid}
 category: V-vtrain
 hardware_as_published: "{gpus}x NVIDIA A100, 8 per node"
-software_as_published: "Megatron-DeepSpeed (fp16 mixed precision, full activation recomputation, 1F1B, no gradient bucketing)"
+software_as_published: "Megatron-DeepSpeed (fp16 mixed precision, classic attention with fused softmax as in vTrain's model code, full activation recomputation, 1F1B, no gradient bucketing)"
 model_as_published: "Megatron GPT: {row['# layers']} layers, hidden {row['hidden size']}, {row['attention heads']} heads, vocabulary {VOCAB}"
 setup: "tp {tp}, pp {pp}, dp {dp}, micro batch {mb}, global batch {gb}, sequence {seq}"
 """
@@ -70,7 +70,7 @@ setup: "tp {tp}, pp {pp}, dp {dp}, micro batch {mb}, global batch {gb}, sequence
   model: ../models/{model_id}.yaml
   task: train
   precision: fp16
-  software: megatron
+  software: megatron-deepspeed
   batch: {mb}
   micro_batches: {accumulation}
   seq_len: {seq}

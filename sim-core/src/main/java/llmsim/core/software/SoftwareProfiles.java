@@ -55,12 +55,25 @@ public final class SoftwareProfiles {
       List.of("megatron-lm", "nemo"), 1.0, 1.0, 4e-6, 14, true, 8, 2.0 * Units.GIB, 1.0, false, 0,
       "docs/CALIBRATION.md#megatron");
 
+  /**
+   * Megatron-DeepSpeed as vTrain measured it (and Megatron-LM before --use-flash-attn): eager PyTorch with
+   * Megatron's fused kernels but classic attention. About 15 kernels per GPT layer forward (apex fused
+   * layer norm x2, QKV with bias, baddbmm QK^T, fused scale-mask-softmax, dropout, bmm, permute copy, dense,
+   * TorchScript bias-dropout-add x2, fc1, bias-GeLU, fc2), 12 us each of eager dispatch as {@link #PYTORCH}.
+   * Score chain: baddbmm writes fp16 (2 B), the fused softmax reads and writes it (4 B), dropout reads it and
+   * writes its output and a 1-byte mask (5 B), bmm reads it (2 B): 13 bytes per score element.
+   */
+  public static final SoftwareProfile MEGATRON_DEEPSPEED = new SoftwareProfile(
+      "megatron-deepspeed", "Megatron-DeepSpeed / Megatron-LM eager, fused softmax, classic (non-flash) attention",
+      List.of("megatron-classic"), 1.0, 1.0, 12e-6, 15, false, 13, 2.0 * Units.GIB, 1.0, false, 0,
+      "docs/CALIBRATION.md#megatron-deepspeed");
+
   /** Apple MLX. */
   public static final SoftwareProfile MLX = new SoftwareProfile(
       "mlx", "Apple MLX (Metal)", List.of(), 1.0, 1.0, 4e-6, 16, true, 8, 0.5 * Units.GIB, 1.0, false, 0,
       "docs/CALIBRATION.md#mlx");
 
-  public static final List<SoftwareProfile> ALL = List.of(PYTORCH, HF_EAGER, LLAMA_CPP, TENSORRT_LLM, MEGATRON, MLX);
+  public static final List<SoftwareProfile> ALL = List.of(PYTORCH, HF_EAGER, LLAMA_CPP, TENSORRT_LLM, MEGATRON, MEGATRON_DEEPSPEED, MLX);
 
   public static Optional<SoftwareProfile> find(String idOrAlias) {
     for (SoftwareProfile p : ALL) {

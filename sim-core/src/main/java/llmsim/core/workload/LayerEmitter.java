@@ -133,7 +133,7 @@ final class LayerEmitter {
     p.gemm("o_proj.bwd", OpKind.ATTENTION, q, h, g);
     double attnFlops = 2 * 4.0 * batch * seq * keys * q;
     double scoreBytes = flash ? 0 : 2 * scoreBytesPerElement * batch * m.heads() / tp * (double) seq * keys;
-    p.op("attention.bwd", OpKind.ATTENTION, ctx.gemm, attnFlops,
+    p.op("attention.bwd", OpKind.ATTENTION, ctx.gemmBackward, attnFlops,
         2 * (tokens * q * actBytes * 2 + 2.0 * batch * keys * kv * actBytes) + scoreBytes);
     if (loraRank > 0) {
       p.adapter("lora_v.bwd", h, kv, 2);
@@ -175,7 +175,8 @@ final class LayerEmitter {
     int gemm(String name, OpKind kind, double in, double out, double factor) {
       double weights = in * out * weightBytesPerParam;
       double bytes = factor * (weights + tokens * (in + out) * actBytes);
-      return op(name, kind, ctx.gemmGroup(quantised), factor * 2 * tokens * in * out, bytes);
+      int group = factor >= 2 && !quantised ? ctx.gemmBackward : ctx.gemmGroup(quantised);
+      return op(name, kind, group, factor * 2 * tokens * in * out, bytes);
     }
 
     int adapter(String name, double in, double out) {

@@ -186,7 +186,7 @@ final class PipelineStep {
       prev = le[g].forward(name(vs, mb, "L" + l + "."), t.batch(), t.seqLen(), keys, false, WorkloadBuilder.deps(prev));
     }
     if (vs == virtualStages - 1) {
-      prev = w.lmHead(c, le[g], name(vs, mb, ""), t.batch() * t.seqLen(), prev, 1);
+      prev = w.headAndLoss(c, le[g], name(vs, mb, ""), t.batch() * t.seqLen(), prev);
     } else {
       actSend[vs][mb] = c.collectives.pointToPoint(name(vs, mb, "pp.send_activations"), activationBytes(), prev);
     }
@@ -199,8 +199,8 @@ final class PipelineStep {
     int g = vs % gpus;
     StepContext c = cx[g];
     boolean frozen = t.kind().frozenBase();
-    int prev = vs == virtualStages - 1 ? w.lmHead(c, le[g], name(vs, mb, "bwd."), t.batch() * t.seqLen(),
-        fEnd[vs][mb], frozen ? 1 : 2) : gradSend[vs + 1][mb];
+    int prev = vs == virtualStages - 1 ? w.headAndLossBackward(c, le[g], name(vs, mb, "bwd."),
+        t.batch() * t.seqLen(), fEnd[vs][mb], frozen) : gradSend[vs + 1][mb];
     long keys = t.seqLen() + (t.kind() == TaskKind.PTUNING_V2 ? t.prefixTokens() : 0);
     boolean lastMb = mb == t.microBatches() - 1;
     for (int l = firstLayer[vs + 1] - 1; l >= firstLayer[vs]; l--) {

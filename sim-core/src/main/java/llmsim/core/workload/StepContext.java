@@ -32,6 +32,11 @@ final class StepContext {
   final int cpu;
   final int gemm;
   final int gemmQuantised;
+  /**
+   * A backward GEMM with weight gradients: autograd launches two kernels (input and weight gradient) where the
+   * forward launched one, so it pays twice the forward's launch overhead.
+   */
+  final int gemmBackward;
   final int elementwise;
   final int copyIn;
   final int copyOut;
@@ -69,6 +74,8 @@ final class StepContext {
     gemmQuantised = sink.addGroup(new CostGroup("gemm (block-quantised weights)", gemmPeak, devicePool,
         memBw * sw.dequantScale(), -1, 1, launch));
     elementwise = sink.addGroup(new CostGroup("element-wise", gemmPeak, devicePool, memBw, -1, 1, launch));
+    gemmBackward = sink.addGroup(new CostGroup("gemm (backward, two kernels)", gemmPeak, devicePool, memBw, -1, 1,
+        2 * launch));
     double link = system.hostLink().measuredBytesPerSecondPerDirection();
     double latency = system.hostLink().latencySeconds();
     copyIn = unified ? -1 : sink.addGroup(new CostGroup("H2D copy", 1, -1, 1, h2dPool, link, latency));

@@ -28,6 +28,14 @@ final class WorkloadBuilder {
    * read, a 2-byte write and a 2-byte read per weight and pass.
    */
   static final double NF4_DEQUANT_EXTRA_BYTES = 4;
+  /**
+   * Cross-entropy over the vocabulary in fp32, bytes per logit (Megatron's vocab-parallel cross-entropy on
+   * {@code output.float()}): the upcast reads 2 B and writes 4 B, the max reads 4, the in-place subtract,
+   * exp and divide read and write 4 each (24), the sum reads 4: 38 B forward. Backward: the gradient is the
+   * saved softmax scaled in place (8 B) and cast back to half precision (6 B): 14 B.
+   */
+  static final double CROSS_ENTROPY_FWD_BYTES_PER_LOGIT = 38;
+  static final double CROSS_ENTROPY_BWD_BYTES_PER_LOGIT = 14;
 
   final StepContext ctx;
   final LayerEmitter layers;
@@ -150,8 +158,8 @@ final class WorkloadBuilder {
         fwdEnd[l] = prev;
       }
       sink.endRepeat();
-      prev = lmHead(p, b * s, prev, 1);
-      prev = lmHead(cat(p, "bwd."), b * s, prev, frozen ? 1 : 2);
+      prev = headAndLoss(ctx, layers, p, b * s, prev);
+      prev = headAndLossBackward(ctx, layers, cat(p, "bwd."), b * s, prev, frozen);
       int[] bwdEnd = new int[n];
       int backwardLayers = sink.repeat(n);
       for (int l = n - 1; l >= n - backwardLayers; l--) {
@@ -267,14 +275,32 @@ final class WorkloadBuilder {
     return lmHead(ctx, layers, p, tokens, dep, factor);
   }
 
+  /** Training: the output head, then the cross-entropy loss over its logits. */
+  int headAndLoss(StepContext c, LayerEmitter le, String p, double tokens, int dep) {
+    int head = lmHead(c, le, p, tokens, dep, 1);
+    return crossEntropy(c, cat(p, "cross_entropy"), tokens, CROSS_ENTROPY_FWD_BYTES_PER_LOGIT, head);
+  }
+
+  /** Training: the loss's gradient, then the head's backward (input gradient only when the head is frozen). */
+  int headAndLossBackward(StepContext c, LayerEmitter le, String p, double tokens, int dep, boolean frozen) {
+    int loss = crossEntropy(c, cat(p, "cross_entropy"), tokens, CROSS_ENTROPY_BWD_BYTES_PER_LOGIT, dep);
+    return lmHead(c, le, p, tokens, loss, frozen ? 1 : 2);
+  }
+
+  private int crossEntropy(StepContext c, String name, double tokens, double bytesPerLogit, int dep) {
+    double logits = tokens * m.vocab() / (double) t.plan().tp();
+    return c.sink.addOp(name, OpKind.OUTPUT, c.compute, c.elementwise, 5 * logits, bytesPerLogit * logits, 0,
+        deps(dep));
+  }
+
   /** The output head on {@code c}'s GPU (vocabulary-parallel under tp), its FLOPs counted on {@code le}. */
   int lmHead(StepContext c, LayerEmitter le, String p, double tokens, int dep, double factor) {
     double h = m.hidden();
     double v = m.vocab() / (double) t.plan().tp(); // vocabulary-parallel embedding and head
     double wBytes = t.kind().training() && !t.kind().frozenBase() ? t.precision().bytes() : 2;
     double actBytes = t.precision().bytes();
-    int id = c.sink.addOp(cat(p, "lm_head"), OpKind.OUTPUT, c.compute, c.gemm, factor * 2 * tokens * h * v,
-        factor * (h * v * wBytes + tokens * (h + v) * actBytes), 0, deps(dep));
+    int id = c.sink.addOp(cat(p, "lm_head"), OpKind.OUTPUT, c.compute, factor >= 2 ? c.gemmBackward : c.gemm,
+        factor * 2 * tokens * h * v, factor * (h * v * wBytes + tokens * (h + v) * actBytes), 0, deps(dep));
     le.totalFlops += factor * 2 * tokens * h * v * c.sink.weight();
     return id;
   }

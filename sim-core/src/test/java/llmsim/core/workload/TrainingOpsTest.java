@@ -1,0 +1,87 @@
+package llmsim.core.workload;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.data.Percentage.withPercentage;
+
+import java.util.List;
+import llmsim.core.engine.Trace;
+import llmsim.core.hw.Precision;
+import llmsim.core.model.ModelSpec;
+import llmsim.core.software.SoftwareProfile;
+import llmsim.core.software.SoftwareProfiles;
+import llmsim.core.task.Offload;
+import llmsim.core.task.Task;
+import llmsim.core.task.TaskKind;
+import llmsim.core.task.WeightFormat;
+import llmsim.core.testing.Fixtures;
+import org.junit.jupiter.api.Test;
+
+/** What a training step launches beyond the layers' GEMMs: the loss over the vocabulary, backward kernels. */
+class TrainingOpsTest {
+  static final double LAUNCH = 10e-6;
+  /** 10 us per kernel, one kernel per op (kernels per layer = ops per layer), classic attention. */
+  final ModelSpec llama7b = Fixtures.llama7b();
+
+  static Task training(int batch, int seq) {
+    return new Task(TaskKind.TRAIN, Precision.BF16, WeightFormat.BF16, batch, seq, 1, 1, 1, false, 8, 128,
+        Offload.NONE);
+  }
+
+  private Trace trace(SoftwareProfile sw, int batch, int seq) {
+    return Simulator.simulate(Fixtures.discrete(), llama7b, training(batch, seq), sw).trace();
+  }
+
+  private static int op(Trace t, String name) {
+    String[] names = t.ops().names();
+    for (int i = 0; i < names.length; i++) {
+      if (names[i].equals(name)) {
+        return i;
+      }
+    }
+    throw new AssertionError("no op " + name);
+  }
+
+  @Test
+  void crossEntropy_movesTheFp32LossChainOverEveryLogit() {
+    int b = 2;
+    int s = 512;
+    Trace t = trace(SimulatorPhysicsTest.IDEAL, b, s);
+    double logits = (double) b * s * 32000;
+    // forward: upcast (2 + 4), max (4), subtract, exp and divide in place (3 x 8), sum (4) = 38 B per logit
+    assertThat(t.ops().memBytes()[op(t, "cross_entropy")]).isCloseTo(38 * logits, withPercentage(1e-9));
+    // backward: the saved softmax scaled in place (8), cast back to bf16 (4 + 2) = 14 B per logit
+    assertThat(t.ops().memBytes()[op(t, "bwd.cross_entropy")]).isCloseTo(14 * logits, withPercentage(1e-9));
+    // the loss runs between the head's forward and its backward
+    assertThat(op(t, "lm_head")).isLessThan(op(t, "cross_entropy"));
+    assertThat(op(t, "bwd.cross_entropy")).isLessThan(op(t, "bwd.lm_head"));
+  }
+
+  @Test
+  void backwardGemmsWithWeightGradients_payTwoLaunchesWhereTheForwardPaidOne() {
+    int opsPerLayer = LayerEmitter.opsPerLayer(llama7b, true, false);
+    SoftwareProfile sw = new SoftwareProfile("launch", "test", List.of(), 1, 1, LAUNCH, opsPerLayer, true, 8, 0, 1,
+        false, 0, "test");
+    Trace t = trace(sw, 1, 256);
+    assertThat(t.costs().launch[op(t, "L0.qkv_proj")]).isCloseTo(LAUNCH, withPercentage(1e-9));
+    assertThat(t.costs().launch[op(t, "L0.qkv_proj.bwd")]).isCloseTo(2 * LAUNCH, withPercentage(1e-9));
+    assertThat(t.costs().launch[op(t, "L0.attention.bwd")]).isCloseTo(2 * LAUNCH, withPercentage(1e-9));
+    // an element-wise backward is one kernel, as its forward
+    assertThat(t.costs().launch[op(t, "L0.attn_norm.bwd")]).isCloseTo(LAUNCH, withPercentage(1e-9));
+  }
+
+  @Test
+  void megatronDeepSpeed_classicAttention_movesThirteenBytesPerScoreInTheForwardChain() {
+    int b = 1;
+    int s = 1024;
+    SoftwareProfile sw = SoftwareProfiles.find("megatron-deepspeed").orElseThrow();
+    assertThat(sw.flashAttention()).isFalse();
+    Trace t = trace(sw, b, s);
+    double scores = (double) b * 32 * s * s; // heads x queries x keys
+    double qDim = 4096;
+    double kvRead = 2.0 * b * s * qDim * 2;
+    // QK^T writes 2 B and attention x V reads 2 B; softmax (4) and dropout (5) move the other 9 in between
+    assertThat(t.ops().memBytes()[op(t, "L0.softmax")]).isCloseTo(9 * scores, withPercentage(1e-9));
+    assertThat(t.ops().memBytes()[op(t, "L0.attn_scores")])
+        .isCloseTo(b * s * qDim * 2 + kvRead / 2 + 2 * scores, withPercentage(1e-9));
+  }
+}
