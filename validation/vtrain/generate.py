@@ -70,7 +70,7 @@ setup: "tp {tp}, pp {pp}, dp {dp}, micro batch {mb}, global batch {gb}, sequence
   model: ../models/{model_id}.yaml
   task: train
   precision: fp16
-  software: megatron-deepspeed
+  software: megatron-classic
   batch: {mb}
   micro_batches: {accumulation}
   seq_len: {seq}

@@ -63,17 +63,17 @@ public final class SoftwareProfiles {
    * Score chain: baddbmm writes fp16 (2 B), the fused softmax reads and writes it (4 B), dropout reads it and
    * writes its output and a 1-byte mask (5 B), bmm reads it (2 B): 13 bytes per score element.
    */
-  public static final SoftwareProfile MEGATRON_DEEPSPEED = new SoftwareProfile(
-      "megatron-deepspeed", "Megatron-DeepSpeed / Megatron-LM eager, fused softmax, classic (non-flash) attention",
-      List.of("megatron-classic"), 1.0, 1.0, 12e-6, 15, false, 13, 2.0 * Units.GIB, 1.0, false, 0,
-      "docs/CALIBRATION.md#megatron-deepspeed");
+  public static final SoftwareProfile MEGATRON_CLASSIC = new SoftwareProfile(
+      "megatron-classic", "Megatron-LM / Megatron-DeepSpeed before flash attention: eager, fused softmax, classic attention",
+      List.of("megatron-deepspeed"), 1.0, 1.0, 12e-6, 15, false, 13, 2.0 * Units.GIB, 1.0, false, 0,
+      "docs/CALIBRATION.md#megatron-classic");
 
   /** Apple MLX. */
   public static final SoftwareProfile MLX = new SoftwareProfile(
       "mlx", "Apple MLX (Metal)", List.of(), 1.0, 1.0, 4e-6, 16, true, 8, 0.5 * Units.GIB, 1.0, false, 0,
       "docs/CALIBRATION.md#mlx");
 
-  public static final List<SoftwareProfile> ALL = List.of(PYTORCH, HF_EAGER, LLAMA_CPP, TENSORRT_LLM, MEGATRON, MEGATRON_DEEPSPEED, MLX);
+  public static final List<SoftwareProfile> ALL = List.of(PYTORCH, HF_EAGER, LLAMA_CPP, TENSORRT_LLM, MEGATRON, MEGATRON_CLASSIC, MLX);
 
   public static Optional<SoftwareProfile> find(String idOrAlias) {
     for (SoftwareProfile p : ALL) {

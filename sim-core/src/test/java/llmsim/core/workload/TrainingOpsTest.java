@@ -70,10 +70,10 @@ class TrainingOpsTest {
   }
 
   @Test
-  void megatronDeepSpeed_classicAttention_movesThirteenBytesPerScoreInTheForwardChain() {
+  void megatronClassic_attention_movesThirteenBytesPerScoreInTheForwardChain() {
     int b = 1;
     int s = 1024;
-    SoftwareProfile sw = SoftwareProfiles.find("megatron-deepspeed").orElseThrow();
+    SoftwareProfile sw = SoftwareProfiles.find("megatron-classic").orElseThrow();
     assertThat(sw.flashAttention()).isFalse();
     Trace t = trace(sw, b, s);
     double scores = (double) b * 32 * s * s; // heads x queries x keys
