@@ -12,11 +12,18 @@ import llmsim.core.model.ModelSpec;
  */
 final class LayerEmitter {
   private static final int[] NO_DEPS = {};
+  private static final double BF16_BYTES = 2;
   final StepContext ctx;
   final ModelSpec m;
   final double actBytes;
   final double weightBytesPerParam;
   final boolean quantised;
+  /**
+   * bitsandbytes NF4 (QLoRA): a pass over more than one token row dequantises each weight to bf16 in a kernel
+   * of its own (reading the 4.127-bit weight, writing 2 B), and the GEMM then reads the bf16 copy; one row
+   * (single-sequence decode) runs bitsandbytes' fused 4-bit mat-vec, which reads the packed weights directly.
+   */
+  final boolean nf4;
   final boolean flash;
   final double scoreBytesPerElement;
   final int loraRank;
@@ -34,12 +41,13 @@ final class LayerEmitter {
   double totalFlops;
 
   LayerEmitter(StepContext ctx, ModelSpec m, double actBytes, double weightBytesPerParam, boolean quantised,
-      boolean flash, double scoreBytesPerElement, int loraRank, double kvBytes) {
+      boolean nf4, boolean flash, double scoreBytesPerElement, int loraRank, double kvBytes) {
     this.ctx = ctx;
     this.m = m;
     this.actBytes = actBytes;
     this.weightBytesPerParam = weightBytesPerParam;
     this.quantised = quantised;
+    this.nf4 = nf4;
     this.flash = flash;
     this.scoreBytesPerElement = scoreBytesPerElement;
     this.loraRank = loraRank;
@@ -173,8 +181,13 @@ final class LayerEmitter {
     }
 
     int gemm(String name, OpKind kind, double in, double out, double factor) {
-      double weights = in * out * weightBytesPerParam;
-      double bytes = factor * (weights + tokens * (in + out) * actBytes);
+      double wBytes = weightBytesPerParam;
+      if (nf4 && tokens > 1) {
+        op(ctx.sink.keepsNames() ? name + ".dequant_nf4" : "", kind, ctx.elementwise, in * out,
+            in * out * (weightBytesPerParam + BF16_BYTES));
+        wBytes = BF16_BYTES;
+      }
+      double bytes = factor * (in * out * wBytes + tokens * (in + out) * actBytes);
       int group = factor >= 2 && !quantised ? ctx.gemmBackward : ctx.gemmGroup(quantised);
       return op(name, kind, group, factor * 2 * tokens * in * out, bytes);
     }

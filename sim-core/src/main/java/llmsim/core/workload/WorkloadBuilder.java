@@ -24,11 +24,6 @@ final class WorkloadBuilder {
   static final double ADAM_CPU_BYTES_PER_PARAM = 30;
   static final double ADAM_FLOPS_PER_PARAM = 12;
   /**
-   * bitsandbytes NF4 (QLoRA) dequantises each weight to bf16 in memory before the GEMM: the 4-bit
-   * read, a 2-byte write and a 2-byte read per weight and pass.
-   */
-  static final double NF4_DEQUANT_EXTRA_BYTES = 4;
-  /**
    * Cross-entropy over the vocabulary in fp32, bytes per logit (Megatron's vocab-parallel cross-entropy on
    * {@code output.float()}): the upcast reads 2 B and writes 4 B, the max reads 4, the in-place subtract,
    * exp and divide read and write 4 each (24), the sum reads 4: 38 B forward. Backward: the gradient is the
@@ -87,12 +82,10 @@ final class WorkloadBuilder {
     double actBytes = t.precision().bytes();
     boolean trainsBase = t.kind().training() && !t.kind().frozenBase();
     double wBytes = trainsBase ? t.precision().bytes() : t.weights().bytesPerWeight();
-    if (t.weights() == WeightFormat.NF4 && !trainsBase) {
-      wBytes += NF4_DEQUANT_EXTRA_BYTES;
-    }
-    boolean quantised = !trainsBase && t.weights().dequantised();
+    boolean nf4 = t.weights() == WeightFormat.NF4 && !trainsBase;
+    boolean quantised = !trainsBase && t.weights().dequantised() && !nf4;
     double weightBytesPerParam = wBytes;
-    this.newEmitter = c -> new LayerEmitter(c, m, actBytes, weightBytesPerParam, quantised, sw.flashAttention(),
+    this.newEmitter = c -> new LayerEmitter(c, m, actBytes, weightBytesPerParam, quantised, nf4, sw.flashAttention(),
         sw.scoreBytesPerElement(), lora ? t.loraRank() : 0, t.kind().training() ? actBytes : t.kvCache().bytesPerElement());
     int opsPerLayer = LayerEmitter.opsPerLayer(m, sw.flashAttention(), lora);
     this.newContext = stage -> new StepContext(s, t, sw, sink, opsPerLayer, "stage " + stage + " ");

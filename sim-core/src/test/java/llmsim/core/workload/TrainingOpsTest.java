@@ -84,4 +84,37 @@ class TrainingOpsTest {
     assertThat(t.ops().memBytes()[op(t, "L0.attn_scores")])
         .isCloseTo(b * s * qDim * 2 + kvRead / 2 + 2 * scores, withPercentage(1e-9));
   }
+
+  @Test
+  void qlora_dequantisesEachNf4WeightInAKernelOfItsOwn_beforeEveryPassThatUsesIt() {
+    Task t = new Task(TaskKind.FINETUNE_QLORA, Precision.BF16, WeightFormat.NF4, 2, 512, 1, 1, 1, true, 8, 128,
+        Offload.NONE);
+    Trace tr = Simulator.simulate(Fixtures.discrete(), llama7b, t, SimulatorPhysicsTest.IDEAL).trace();
+    double h = 4096;
+    double ffn = 11008;
+    double nf4Bytes = 4.127 / 8;
+    // read the packed weight, write its bf16 copy; the GEMM then reads 2 B per weight
+    double downProj = ffn * h;
+    assertThat(tr.ops().memBytes()[op(tr, "L0.down_proj.dequant_nf4")])
+        .isCloseTo(downProj * (nf4Bytes + 2), withPercentage(1e-9));
+    double tokens = 2 * 512;
+    assertThat(tr.ops().memBytes()[op(tr, "L0.down_proj")])
+        .isCloseTo(downProj * 2 + tokens * (ffn + h) * 2, withPercentage(1e-9));
+    // forward, recomputed forward and backward (the input gradient needs the weight too) each dequantise
+    long passes = java.util.Arrays.stream(tr.ops().names()).filter(n -> n.endsWith("L0.down_proj.dequant_nf4")
+        || n.endsWith("L0.recompute.down_proj.dequant_nf4") || n.endsWith("L0.down_proj.bwd.dequant_nf4")).count();
+    assertThat(passes).isEqualTo(3);
+  }
+
+  @Test
+  void nf4Decode_ofOneSequence_readsThePackedWeightsInTheFusedMatVec() {
+    Task t = new Task(TaskKind.INFERENCE, Precision.BF16, WeightFormat.NF4, 1, 2048, 16, 2, 1, false, 8, 128,
+        Offload.NONE);
+    Trace tr = Simulator.simulate(Fixtures.discrete(), llama7b, t, SimulatorPhysicsTest.IDEAL).trace();
+    assertThat(java.util.Arrays.stream(tr.ops().names()).filter(n -> n.startsWith("t1.") && n.contains("dequant")))
+        .isEmpty();
+    double downProj = 11008.0 * 4096;
+    assertThat(tr.ops().memBytes()[op(tr, "t1.L0.down_proj")])
+        .isCloseTo(downProj * 4.127 / 8 + (11008 + 4096) * 2, withPercentage(1e-9));
+  }
 }
