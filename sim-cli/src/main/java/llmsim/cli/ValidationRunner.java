@@ -72,6 +72,12 @@ final class ValidationRunner {
       case "ttft_s" -> s.ttftSeconds();
       case "tpot_s" -> s.tpotSeconds();
       case "step_time_s" -> s.stepTimeSeconds();
+      case "job_time_s" -> {
+        if (!(s.jobTokens() > 0)) {
+          throw new IllegalArgumentException("metric 'job_time_s' needs the scenario's 'tokens' (the run's length)");
+        }
+        yield s.jobSeconds();
+      }
       case "mfu" -> s.mfu();
       case "hfu" -> s.hfu();
       case "mbu" -> s.mbu();

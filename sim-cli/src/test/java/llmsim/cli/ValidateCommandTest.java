@@ -102,6 +102,27 @@ class ValidateCommandTest {
   }
 
   @Test
+  void jobTime_isTheScenariosTokensOverTheStepsThroughput_andNeedsTokens() throws IOException {
+    String training = "kind: case\nid: J%d\ncategory: C-training\nscenario:\n  hardware: h100-sxm\n  model: llama-7b\n"
+        + "  task: train\n  batch: 1\n  seq_len: 2048\n%smetric: %s\nmeasured:\n  value: 1\n  unit: \"%s\"\n"
+        + "source: s\nquote: q\nconfidence: high\n";
+    double tokens = 2e9;
+    write("j/J1.yaml", String.format(training, 1, "  tokens: 2000000000\n", "job_time_s", "days"));
+    write("j/J2.yaml", String.format(training, 2, "", "tokens_per_s", "tokens/s"));
+    CliRunner r = CliRunner.run("validate", dir.resolve("j").toString(), "--format", "json");
+    assertThat(r.code()).as(r.err()).isZero();
+    JsonNode cases = readJson(r.out()).get("cases");
+    double tokensPerSecond = cases.get(1).get("predicted").asDouble();
+    assertThat(cases.get(0).get("predicted").asDouble())
+        .isCloseTo(tokens / tokensPerSecond / 86_400, org.assertj.core.data.Percentage.withPercentage(1e-9));
+
+    write("k/K1.yaml", String.format(training, 3, "", "job_time_s", "days"));
+    CliRunner k = CliRunner.run("validate", dir.resolve("k").toString());
+    assertThat(k.code()).isEqualTo(2);
+    assertThat(k.err()).contains("metric 'job_time_s' needs the scenario's 'tokens'");
+  }
+
+  @Test
   void json_givesEveryCaseItsContext_andEachCategoryItsSkips() throws IOException {
     write("j/J1.yaml", scenarioCase("J1", "h100-sxm", "llama-7b", "decode_tokens_per_s", "tokens/s", 50)
         .replace("  generate_tokens: 8", "  generate_tokens: 8\n  software: llama.cpp"));

@@ -62,7 +62,7 @@ public record ValidationCase(
   static String dimension(String metric) {
     return switch (metric) {
       case "prefill_tokens_per_s", "decode_tokens_per_s", "tokens_per_s" -> "throughput";
-      case "ttft_s", "tpot_s", "step_time_s" -> "time";
+      case "ttft_s", "tpot_s", "step_time_s", "job_time_s" -> "time";
       case "gemm_flops" -> "flops";
       case "memory_bandwidth", "link_bandwidth", "bus_bandwidth" -> "bandwidth";
       default -> "fraction";
