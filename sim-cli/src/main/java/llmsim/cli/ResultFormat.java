@@ -25,6 +25,7 @@ final class ResultFormat {
     m.put("precision", r.task().precision().key());
     m.put("weights", r.task().weights().key());
     m.put("batch", r.task().batch());
+    m.put("plan", planJson(r));
     m.put("step_time_s", finite(r.stepTimeSeconds()));
     m.put("tokens_per_s", finite(r.tokensPerSecond()));
     m.put("prefill_tokens_per_s", finite(r.prefillTokensPerSecond()));
@@ -62,6 +63,25 @@ final class ResultFormat {
     return m;
   }
 
+  /** The parallel plan and the GPUs it runs on (tp x pp x dp of them). */
+  static Map<String, Object> planJson(StepResult r) {
+    var p = r.task().plan();
+    Map<String, Object> m = new LinkedHashMap<>();
+    m.put("gpus", r.system().totalDevices());
+    m.put("tp", p.tp());
+    m.put("pp", p.pp());
+    m.put("dp", p.dp());
+    m.put("zero", p.zero());
+    m.put("virtual_stages", p.virtualStages());
+    m.put("sequence_parallel", p.tp() > 1 && p.sequenceParallel());
+    return m;
+  }
+
+  /** "tp 2, pp 1, dp 4 on 8 GPUs": what the table's plan row says. */
+  static String planText(StepResult r) {
+    return r.task().plan().describe() + " on " + r.system().totalDevices() + " GPU" + (r.system().totalDevices() > 1 ? "s" : "");
+  }
+
   static Double finite(double v) {
     return Double.isFinite(v) ? v : null;
   }
@@ -71,6 +91,10 @@ final class ResultFormat {
     results.forEach(r -> header.add(r.system().id()));
     TextTable t = new TextTable(header);
     boolean inference = !results.isEmpty() && !results.get(0).task().kind().training();
+    boolean multiGpu = results.stream().anyMatch(r -> r.system().totalDevices() > 1);
+    if (multiGpu) {
+      row(t, results, "plan", ResultFormat::planText);
+    }
     row(t, results, inference ? "total time (prefill + decode)" : "step time", r -> Units.seconds(r.stepTimeSeconds()));
     row(t, results, inference ? "generated tokens/s" : "tokens/s", r -> num(r.tokensPerSecond(), 1));
     if (inference) {
@@ -94,7 +118,7 @@ final class ResultFormat {
     }
     row(t, results, "bound", r -> r.bound().key());
     row(t, results, "bytes over host link", r -> Units.gb(r.linkBytes()));
-    row(t, results, "memory on device", r -> Units.gib(r.memory().totalBytes()) + " / " + Units.gib(r.memory().capacityBytes()));
+    row(t, results, multiGpu ? "memory per GPU" : "memory on device", r -> Units.gib(r.memory().totalBytes()) + " / " + Units.gib(r.memory().capacityBytes()));
     if (results.stream().anyMatch(r -> r.memory().hostBytes() > 0)) {
       row(t, results, "memory in host (offload)", r -> r.memory().hostBytes() > 0
           ? Units.gib(r.memory().hostBytes()) + " / " + Units.gib(r.memory().hostCapacityBytes()) : "-");

@@ -25,6 +25,17 @@ class SimulateCommandTest {
   }
 
   @Test
+  void plan_isShown_withTheGpusItRunsOn_dpFillingWhatTpLeaves() throws IOException {
+    JsonNode j = json("simulate", "--model", "llama-7b", "--hardware", "dgx-a100-8x80gb", "--tp", "2", "--format", "json");
+    assertThat(j.at("/plan/gpus").asInt()).isEqualTo(8);
+    assertThat(j.at("/plan/tp").asInt()).isEqualTo(2);
+    assertThat(j.at("/plan/dp").asInt()).isEqualTo(8 / 2);
+    assertThat(j.at("/plan/pp").asInt()).isEqualTo(1);
+    CliRunner text = CliRunner.run("simulate", "--model", "llama-7b", "--hardware", "dgx-a100-8x80gb", "--tp", "2");
+    assertThat(text.out()).contains("tp 2, pp 1, dp 4 on 8 GPUs").contains("memory per GPU");
+  }
+
+  @Test
   void llama65bTraining_needsOffloadOnH100_andCrossesNoLinkOnM2Ultra() throws IOException {
     JsonNode j = json("compare", "--model", "llama-65b", "--task", "train", "--hardware", "m2-ultra,13900ks-h100",
         "--activation-checkpointing", "--format", "json");
