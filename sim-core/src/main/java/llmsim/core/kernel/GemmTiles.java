@@ -33,6 +33,25 @@ public final class GemmTiles {
    */
   public static final double TILE_K = 64;
 
+  static final double[] INV_TILE_M = reciprocals(TILE_M);
+  static final double[] INV_TILE_N = reciprocals(TILE_N);
+  static final double INV_TILE_K = 1 / TILE_K;
+  static final double[] AREA = new double[TILE_M.length];
+
+  static {
+    for (int c = 0; c < TILE_M.length; c++) {
+      AREA[c] = TILE_M[c] * TILE_N[c];
+    }
+  }
+
+  private static double[] reciprocals(double[] powersOfTwo) {
+    double[] r = new double[powersOfTwo.length];
+    for (int i = 0; i < r.length; i++) {
+      r[i] = 1 / powersOfTwo[i];
+    }
+    return r;
+  }
+
   /** Tile dimensions above 2^51 would break the rounding {@link #ceil} relies on in the vector kernel. */
   static final double LIMIT = 0x1p51;
 
@@ -43,14 +62,19 @@ public final class GemmTiles {
     return TILE_M.length;
   }
 
-  /** Tile rows of configuration {@code c}. */
-  public static double tileM(int c) {
-    return TILE_M[c];
+  /** 1 / tile rows of configuration {@code c} (exact: a power of two). */
+  public static double invTileM(int c) {
+    return INV_TILE_M[c];
   }
 
-  /** Tile columns of configuration {@code c}. */
-  public static double tileN(int c) {
-    return TILE_N[c];
+  /** 1 / tile columns of configuration {@code c} (exact: a power of two). */
+  public static double invTileN(int c) {
+    return INV_TILE_N[c];
+  }
+
+  /** Tile area of configuration {@code c}. */
+  public static double area(int c) {
+    return AREA[c];
   }
 
   /**
@@ -61,14 +85,15 @@ public final class GemmTiles {
     if (!(m > 0) || units <= 0) {
       return 1;
     }
+    // the best fill is the configuration with the least capacity launched, waves x tile area (M, N and the units
+    // are common to all); tile sides are powers of two, so multiplying by their reciprocals is exact division
     double u = units;
-    double best = 0;
+    double capacity = Double.POSITIVE_INFINITY;
     for (int c = 0; c < TILE_M.length; c++) {
-      double tiles = Math.ceil(m / TILE_M[c]) * Math.ceil(n / TILE_N[c]);
-      double waves = Math.ceil(tiles / u);
-      best = Math.max(best, (m * n) / (waves * u * (TILE_M[c] * TILE_N[c])));
+      double tiles = Math.ceil(m * INV_TILE_M[c]) * Math.ceil(n * INV_TILE_N[c]);
+      capacity = Math.min(capacity, Math.ceil(tiles / u) * AREA[c]);
     }
-    return best * (k / (Math.ceil(k / TILE_K) * TILE_K));
+    return (m * n) / (u * capacity) * (k / (Math.ceil(k * INV_TILE_K) * TILE_K));
   }
 
   /** Checks a GEMM shape: all three dimensions positive and within the range the kernels round exactly. */

@@ -72,7 +72,7 @@ public final class PanamaRooflineKernel implements RooflineKernel {
   }
 
   /**
-   * {@link GemmTiles#factor} lane-wise: the configurations' fills, their maximum, and the K padding, with ceil
+   * {@link GemmTiles#factor} lane-wise: the configurations' launched capacities, their minimum, and the K padding, with ceil
    * as round-to-nearest through 2^52 corrected upwards (exact for the non-negative values below 2^51 that
    * {@link GemmTiles#checkShape} allows, so every lane equals Math.ceil and the scalar definition).
    */
@@ -87,23 +87,20 @@ public final class PanamaRooflineKernel implements RooflineKernel {
     final DoubleVector u = DoubleVector.broadcast(s, units);
     final DoubleVector one = DoubleVector.broadcast(s, 1);
     final DoubleVector zero = DoubleVector.zero(s);
-    final DoubleVector tk = DoubleVector.broadcast(s, GemmTiles.TILE_K);
+    final DoubleVector inf = DoubleVector.broadcast(s, Double.POSITIVE_INFINITY);
     final int step = s.length();
     int i = from;
     for (int upper = from + s.loopBound(to - from); i < upper; i += step) {
       DoubleVector vm = DoubleVector.fromArray(s, m, i);
       DoubleVector vn = DoubleVector.fromArray(s, n, i);
       DoubleVector vk = DoubleVector.fromArray(s, k, i);
-      DoubleVector useful = vm.mul(vn);
-      DoubleVector best = zero;
+      DoubleVector capacity = inf;
       for (int c = 0; c < configs; c++) {
-        double tm = GemmTiles.tileM(c);
-        double tn = GemmTiles.tileN(c);
-        DoubleVector tiles = ceil(vm.div(tm), one).mul(ceil(vn.div(tn), one));
-        DoubleVector waves = ceil(tiles.div(u), one);
-        best = best.max(useful.div(waves.mul(u).mul(tm * tn)));
+        DoubleVector tiles = ceil(vm.mul(GemmTiles.invTileM(c)), one).mul(ceil(vn.mul(GemmTiles.invTileN(c)), one));
+        capacity = capacity.min(ceil(tiles.div(u), one).mul(GemmTiles.area(c)));
       }
-      DoubleVector factor = best.mul(vk.div(ceil(vk.div(tk), one).mul(tk)));
+      DoubleVector kFill = vk.div(ceil(vk.mul(1 / GemmTiles.TILE_K), one).mul(GemmTiles.TILE_K));
+      DoubleVector factor = vm.mul(vn).div(u.mul(capacity)).mul(kFill);
       // no shape (m <= 0): factor 1
       factor.blend(one, vm.compare(VectorOperators.LE, zero)).intoArray(out, i);
     }
