@@ -66,6 +66,10 @@ public final class Costs {
     double[] f = gather(ops.flops(), order);
     double[] mb = gather(ops.memBytes(), order);
     double[] lb = gather(ops.linkBytes(), order);
+    double[] gm = gather(ops.gemmM(), order);
+    double[] gn = gather(ops.gemmN(), order);
+    double[] gk = gather(ops.gemmK(), order);
+    double[] shape = new double[n];
     double[] t = new double[n];
     double[] a = new double[n];
     double[] in = new double[n];
@@ -74,14 +78,15 @@ public final class Costs {
       CostGroup cg = groups.get(k);
       RooflineKernel.Coefficients co = RooflineKernel.Coefficients.of(cg.effectivePeakFlops(),
           cg.effectiveMemBandwidth(), cg.effectiveLinkBandwidth(), cg.launchSeconds());
-      kernel.evaluate(f, mb, lb, start[k], start[k + 1], co, t, a, in, b);
+      kernel.shapeFactors(gm, gn, gk, start[k], start[k + 1], cg.computeUnits(), shape);
+      kernel.evaluate(f, shape, mb, lb, start[k], start[k + 1], co, t, a, in, b);
       for (int j = start[k]; j < start[k + 1]; j++) {
         int op = order[j];
         c.time[op] = t[j];
         c.attained[op] = a[j];
         c.intensity[op] = in[j];
         c.bound[op] = b[j];
-        c.tCompute[op] = f[j] * co.invPeakFlops();
+        c.tCompute[op] = f[j] * co.invPeakFlops() / shape[j];
         c.tMemory[op] = mb[j] * co.invDeviceBandwidth();
         c.tLink[op] = lb[j] * co.invLinkBandwidth();
         c.launch[op] = co.launchSeconds();

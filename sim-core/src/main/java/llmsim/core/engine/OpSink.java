@@ -14,6 +14,16 @@ public interface OpSink {
   /** Add an op; returns its id, or -1 when the sink keeps no DAG. */
   int addOp(String name, OpKind kind, int stream, int group, double flops, double memBytes, double linkBytes, int... deps);
 
+  /**
+   * Add a GEMM of {@code m} x {@code n} x {@code k} (output rows, output columns, reduction): an op whose compute
+   * time depends on how its shape tiles the device ({@link llmsim.core.kernel.GemmTiles}) when its group has
+   * compute units. A sink that ignores shapes adds a plain op.
+   */
+  default int addGemm(String name, OpKind kind, int stream, int group, double flops, double memBytes, double m,
+      double n, double k, int... deps) {
+    return addOp(name, kind, stream, group, flops, memBytes, 0, deps);
+  }
+
   /** Whether op names are kept (a closed-form sum skips building them). */
   default boolean keepsNames() {
     return true;

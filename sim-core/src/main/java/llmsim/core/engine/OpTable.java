@@ -11,10 +11,19 @@ final class OpTable {
   private double[] flops = new double[64];
   private double[] memBytes = new double[64];
   private double[] linkBytes = new double[64];
+  /** GEMM shape (rows, columns, reduction); rows 0 for an op without one. */
+  private double[] gemmM = new double[64];
+  private double[] gemmN = new double[64];
+  private double[] gemmK = new double[64];
   private int[][] deps = new int[64][];
   private int size;
 
   int add(String name, OpKind kind, int stream, int group, double f, double mb, double lb, int[] d) {
+    return add(name, kind, stream, group, f, mb, lb, 0, 0, 0, d);
+  }
+
+  int add(String name, OpKind kind, int stream, int group, double f, double mb, double lb, double m, double n,
+      double k, int[] d) {
     if (size == names.length) {
       int c = size * 2;
       names = Arrays.copyOf(names, c);
@@ -24,6 +33,9 @@ final class OpTable {
       flops = Arrays.copyOf(flops, c);
       memBytes = Arrays.copyOf(memBytes, c);
       linkBytes = Arrays.copyOf(linkBytes, c);
+      gemmM = Arrays.copyOf(gemmM, c);
+      gemmN = Arrays.copyOf(gemmN, c);
+      gemmK = Arrays.copyOf(gemmK, c);
       deps = Arrays.copyOf(deps, c);
     }
     names[size] = name;
@@ -33,6 +45,9 @@ final class OpTable {
     flops[size] = f;
     memBytes[size] = mb;
     linkBytes[size] = lb;
+    gemmM[size] = m;
+    gemmN[size] = n;
+    gemmK[size] = k;
     deps[size] = d.length == 0 ? d : d.clone();
     return size++;
   }
@@ -114,6 +129,18 @@ final class OpTable {
 
   double[] linkBytes() {
     return linkBytes;
+  }
+
+  double[] gemmM() {
+    return gemmM;
+  }
+
+  double[] gemmN() {
+    return gemmN;
+  }
+
+  double[] gemmK() {
+    return gemmK;
   }
 
   int[] groups() {

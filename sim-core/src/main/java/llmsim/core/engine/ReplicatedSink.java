@@ -67,7 +67,7 @@ public final class ReplicatedSink implements OpSink {
       int mem = g.memPool() < 0 ? -1 : pools.get(g.memPool())[j];
       int link = g.linkPool() < 0 ? -1 : pools.get(g.linkPool())[j];
       ids[j] = inner.addGroup(new CostGroup(g.name(), g.effectivePeakFlops(), mem, g.effectiveMemBandwidth(), link,
-          g.effectiveLinkBandwidth(), g.launchSeconds()));
+          g.effectiveLinkBandwidth(), g.launchSeconds(), g.computeUnits()));
     }
     groups.put(ids[0], ids);
     return ids[0];
@@ -76,14 +76,29 @@ public final class ReplicatedSink implements OpSink {
   @Override
   public int addOp(String name, OpKind kind, int stream, int group, double flops, double memBytes, double linkBytes,
       int... deps) {
+    return add(name, kind, stream, group, flops, memBytes, linkBytes, null, deps);
+  }
+
+  @Override
+  public int addGemm(String name, OpKind kind, int stream, int group, double flops, double memBytes, double m,
+      double n, double k, int... deps) {
+    return add(name, kind, stream, group, flops, memBytes, 0, new double[] {m, n, k}, deps);
+  }
+
+  /** One op on every peer; {@code shape} (m, n, k) for a GEMM, else null. */
+  private int add(String name, OpKind kind, int stream, int group, double flops, double memBytes, double linkBytes,
+      double[] shape, int... deps) {
     int[] ids = new int[peers];
     for (int j = 0; j < peers; j++) {
       int[] mapped = new int[deps.length];
       for (int d = 0; d < deps.length; d++) {
         mapped[d] = ops.get(opIndex.get(deps[d]))[j];
       }
-      ids[j] = inner.addOp(peerName(j, name), kind, streams.get(stream)[j], groups.get(group)[j], flops, memBytes,
-          linkBytes, mapped);
+      ids[j] = shape == null
+          ? inner.addOp(peerName(j, name), kind, streams.get(stream)[j], groups.get(group)[j], flops, memBytes,
+              linkBytes, mapped)
+          : inner.addGemm(peerName(j, name), kind, streams.get(stream)[j], groups.get(group)[j], flops, memBytes,
+              shape[0], shape[1], shape[2], mapped);
     }
     Lane lane = lanes.get(stream);
     int result = ids[0];

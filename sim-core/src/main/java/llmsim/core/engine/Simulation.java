@@ -64,6 +64,18 @@ public final class Simulation implements OpSink {
   @Override
   public int addOp(String name, OpKind kind, int stream, int group, double flops, double memBytes, double linkBytes,
       int... deps) {
+    return add(name, kind, stream, group, flops, memBytes, linkBytes, 0, 0, 0, deps);
+  }
+
+  @Override
+  public int addGemm(String name, OpKind kind, int stream, int group, double flops, double memBytes, double m,
+      double n, double k, int... deps) {
+    llmsim.core.kernel.GemmTiles.checkShape(name, m, n, k);
+    return add(name, kind, stream, group, flops, memBytes, 0, m, n, k, deps);
+  }
+
+  private int add(String name, OpKind kind, int stream, int group, double flops, double memBytes, double linkBytes,
+      double m, double n, double k, int... deps) {
     if (stream < 0 || stream >= streamNames.size()) {
       throw new IllegalArgumentException("op " + name + ": unknown stream " + stream);
     }
@@ -73,7 +85,7 @@ public final class Simulation implements OpSink {
     if (!(flops >= 0) || !(memBytes >= 0) || !(linkBytes >= 0)) {
       throw new IllegalArgumentException("op " + name + ": flops and bytes must be >= 0");
     }
-    int id = ops.add(name, kind, stream, group, flops, memBytes, linkBytes, deps);
+    int id = ops.add(name, kind, stream, group, flops, memBytes, linkBytes, m, n, k, deps);
     for (int d : deps) {
       if (d < 0 || d >= id) {
         throw new IllegalArgumentException("op " + name + ": dependency " + d + " is not an earlier op");

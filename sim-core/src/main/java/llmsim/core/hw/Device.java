@@ -15,6 +15,10 @@ import llmsim.core.util.Checks;
  * @param dies number of dies with their own memory in one package (2 for MI250); capacity and
  *     bandwidth and peaks are for the whole package
  * @param emulated precisions without native units that some software runs at a stated rate
+ * @param computeUnits streaming multiprocessors (NVIDIA) or compute units (AMD) that GEMM tiles are spread over, for
+ *     the whole package; 0 when unknown or when no tile model applies (Apple GPUs), which leaves GEMM efficiency
+ *     independent of shape
+ * @param computeUnitsSource where {@code computeUnits} came from
  */
 public record Device(
     String id,
@@ -34,7 +38,19 @@ public record Device(
     int dies,
     Optional<Price> price,
     Efficiency efficiency,
-    Map<Precision, Emulation> emulated) {
+    Map<Precision, Emulation> emulated,
+    int computeUnits,
+    String computeUnitsSource) {
+
+  /** A device without a compute-unit count: GEMM efficiency does not depend on shape. */
+  public Device(String id, String name, String vendor, List<String> aliases, Map<Precision, Double> peakFlopsDense,
+      String peakSource, double memoryCapacityBytes, double memoryBandwidthBytesPerSecond, String memoryKind,
+      String memorySource, double cacheBytes, String cacheSource, double powerWatts, String powerSource, int dies,
+      Optional<Price> price, Efficiency efficiency, Map<Precision, Emulation> emulated) {
+    this(id, name, vendor, aliases, peakFlopsDense, peakSource, memoryCapacityBytes, memoryBandwidthBytesPerSecond,
+        memoryKind, memorySource, cacheBytes, cacheSource, powerWatts, powerSource, dies, price, efficiency, emulated,
+        0, "");
+  }
 
   /** A device whose precisions are all native (nothing emulated). */
   public Device(String id, String name, String vendor, List<String> aliases, Map<Precision, Double> peakFlopsDense,
@@ -61,6 +77,10 @@ public record Device(
     Checks.positive("dies", dies);
     Checks.notNull("efficiency", efficiency);
     emulated = emulated.isEmpty() ? Map.of() : Map.copyOf(new EnumMap<>(emulated));
+    Checks.nonNegative("compute units", computeUnits);
+    if (computeUnits > 0) {
+      Checks.notBlank("compute units source", computeUnitsSource);
+    }
     for (Precision p : emulated.keySet()) {
       if (peakFlopsDense.containsKey(p)) {
         throw new IllegalArgumentException("device " + id + ": " + p.key() + " has a native peak and cannot be emulated");

@@ -4,7 +4,7 @@ package llmsim.core.kernel;
  * The roofline cost model in bulk, over structure-of-arrays. For each op i in [from, to):
  *
  * <pre>
- *   t_compute = flops[i] * invPeakFlops
+ *   t_compute = flops[i] * invPeakFlops / shapeFactor[i]     (shapeFactor from {@link #shapeFactors}; 1 when null)
  *   t_memory  = deviceBytes[i] * invDeviceBandwidth
  *   t_link    = linkBytes[i] * invLinkBandwidth
  *   time[i]      = max(t_compute, t_memory, t_link) + launchSeconds
@@ -25,8 +25,25 @@ public interface RooflineKernel {
   /** A short name reported by {@code llmsim --version} and in every JSON result. */
   String name();
 
-  void evaluate(double[] flops, double[] deviceBytes, double[] linkBytes, int from, int to, Coefficients c,
-      double[] time, double[] attained, double[] intensity, double[] bound);
+  /** {@link #evaluate(double[], double[], double[], double[], int, int, Coefficients, double[], double[], double[],
+   * double[]) evaluate} with every shape factor 1. */
+  default void evaluate(double[] flops, double[] deviceBytes, double[] linkBytes, int from, int to, Coefficients c,
+      double[] time, double[] attained, double[] intensity, double[] bound) {
+    evaluate(flops, null, deviceBytes, linkBytes, from, to, c, time, attained, intensity, bound);
+  }
+
+  /**
+   * The roofline over [from, to). {@code shapeFactor} (null: all 1) divides the compute time: the fraction of the
+   * device a GEMM's shape keeps busy, from {@link #shapeFactors}.
+   */
+  void evaluate(double[] flops, double[] shapeFactor, double[] deviceBytes, double[] linkBytes, int from, int to,
+      Coefficients c, double[] time, double[] attained, double[] intensity, double[] bound);
+
+  /**
+   * {@link GemmTiles#factor} of each op in [from, to) into {@code out}: 1 where {@code m[i] <= 0} (no shape) or
+   * {@code units <= 0}. Shapes must pass {@link GemmTiles#checkShape}.
+   */
+  void shapeFactors(double[] m, double[] n, double[] k, int from, int to, int units, double[] out);
 
   /**
    * One device/precision pair.

@@ -9,8 +9,8 @@ public final class ScalarRooflineKernel implements RooflineKernel {
   }
 
   @Override
-  public void evaluate(double[] flops, double[] deviceBytes, double[] linkBytes, int from, int to, Coefficients c,
-      double[] time, double[] attained, double[] intensity, double[] bound) {
+  public void evaluate(double[] flops, double[] shapeFactor, double[] deviceBytes, double[] linkBytes, int from, int to,
+      Coefficients c, double[] time, double[] attained, double[] intensity, double[] bound) {
     final double ip = c.invPeakFlops();
     final double im = c.invDeviceBandwidth();
     final double il = c.invLinkBandwidth();
@@ -19,7 +19,7 @@ public final class ScalarRooflineKernel implements RooflineKernel {
       double f = flops[i];
       double db = deviceBytes[i];
       double lb = linkBytes[i];
-      double tc = f * ip;
+      double tc = shapeFactor == null ? f * ip : f * ip / shapeFactor[i];
       double tm = db * im;
       double tl = lb * il;
       double tmax = Math.max(tc, Math.max(tm, tl));
@@ -29,6 +29,13 @@ public final class ScalarRooflineKernel implements RooflineKernel {
       double b = db + lb;
       intensity[i] = b > 0 ? f / b : (f > 0 ? Double.POSITIVE_INFINITY : 0);
       bound[i] = tc >= Math.max(tm, tl) ? COMPUTE : (tm >= tl ? MEMORY : LINK);
+    }
+  }
+
+  @Override
+  public void shapeFactors(double[] m, double[] n, double[] k, int from, int to, int units, double[] out) {
+    for (int i = from; i < to; i++) {
+      out[i] = GemmTiles.factor(m[i], n[i], k[i], units);
     }
   }
 }

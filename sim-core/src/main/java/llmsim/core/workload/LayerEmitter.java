@@ -120,6 +120,7 @@ final class LayerEmitter {
   /** Backward of one layer: every forward op again, GEMMs at 2x (1x for frozen weights), element-wise at 2x bytes. */
   int backward(String prefix, long batch, long seq, double keys, boolean frozen, int... deps) {
     Pass p = new Pass(prefix, batch * seq, 0, deps);
+    p.backward = true;
     double tokens = batch * (double) seq;
     double h = m.hidden();
     double q = m.qDim() / tp;
@@ -157,6 +158,8 @@ final class LayerEmitter {
     final String prefix;
     final double tokens;
     final int recompute;
+    /** A backward pass: its GEMMs carry the input-gradient shape. */
+    boolean backward;
     int[] deps;
 
     Pass(String prefix, double tokens, int recompute, int[] deps) {
@@ -167,8 +170,16 @@ final class LayerEmitter {
     }
 
     int op(String name, OpKind kind, int group, double flops, double bytes) {
-      int id = ctx.sink.addOp(ctx.sink.keepsNames() ? prefix + name : name, kind, onCpu ? ctx.cpu : ctx.compute,
-          onCpu ? ctx.cpuGroup : group, flops, bytes, 0, deps);
+      return op(name, kind, group, flops, bytes, 0, 0, 0);
+    }
+
+    /** An op; a GEMM ({@code m > 0}) carries its shape m x n x k unless it runs on the CPU. */
+    int op(String name, OpKind kind, int group, double flops, double bytes, double m, double n, double k) {
+      String label = ctx.sink.keepsNames() ? prefix + name : name;
+      int id = m > 0 && !onCpu
+          ? ctx.sink.addGemm(label, kind, ctx.compute, group, flops, bytes, m, n, k, deps)
+          : ctx.sink.addOp(label, kind, onCpu ? ctx.cpu : ctx.compute, onCpu ? ctx.cpuGroup : group, flops, bytes, 0,
+              deps);
       deps = id < 0 ? NO_DEPS : new int[] {id};
       if (group != ctx.elementwise) {
         double w = ctx.sink.weight();
@@ -180,6 +191,10 @@ final class LayerEmitter {
       return id;
     }
 
+    /**
+     * A GEMM of tokens x in by in x out. Its shape goes with it: tokens x out x in forward; a backward pass carries
+     * its input-gradient shape, tokens x in x out, which its weight-gradient half shares the factor of.
+     */
     int gemm(String name, OpKind kind, double in, double out, double factor) {
       double wBytes = weightBytesPerParam;
       if (nf4 && tokens > 1) {
@@ -189,7 +204,8 @@ final class LayerEmitter {
       }
       double bytes = factor * (in * out * wBytes + tokens * (in + out) * actBytes);
       int group = factor >= 2 && !quantised ? ctx.gemmBackward : ctx.gemmGroup(quantised);
-      return op(name, kind, group, factor * 2 * tokens * in * out, bytes);
+      return op(name, kind, group, factor * 2 * tokens * in * out, bytes, tokens,
+          backward ? in : out, backward ? out : in);
     }
 
     int adapter(String name, double in, double out) {

@@ -26,6 +26,10 @@ public final class RooflineSum extends ClosedFormSink {
   private double[] flops = new double[64];
   private double[] mem = new double[64];
   private double[] link = new double[64];
+  /** GEMM shapes (rows 0: no shape). */
+  private double[] gemmM = new double[64];
+  private double[] gemmN = new double[64];
+  private double[] gemmK = new double[64];
   private double[] weight = new double[64];
   private int[] group = new int[64];
   private int[] stream = new int[64];
@@ -68,11 +72,25 @@ public final class RooflineSum extends ClosedFormSink {
 
   @Override
   public int addOp(String name, OpKind kind, int s, int g, double f, double m, double l, int... deps) {
+    return add(s, g, f, m, l, 0, 0, 0);
+  }
+
+  @Override
+  public int addGemm(String name, OpKind kind, int s, int g, double f, double m, double rows, double cols,
+      double reduction, int... deps) {
+    llmsim.core.kernel.GemmTiles.checkShape(name, rows, cols, reduction);
+    return add(s, g, f, m, 0, rows, cols, reduction);
+  }
+
+  private int add(int s, int g, double f, double m, double l, double rows, double cols, double reduction) {
     if (size == flops.length) {
       int c = size * 2;
       flops = Arrays.copyOf(flops, c);
       mem = Arrays.copyOf(mem, c);
       link = Arrays.copyOf(link, c);
+      gemmM = Arrays.copyOf(gemmM, c);
+      gemmN = Arrays.copyOf(gemmN, c);
+      gemmK = Arrays.copyOf(gemmK, c);
       weight = Arrays.copyOf(weight, c);
       group = Arrays.copyOf(group, c);
       stream = Arrays.copyOf(stream, c);
@@ -81,6 +99,9 @@ public final class RooflineSum extends ClosedFormSink {
     flops[size] = f;
     mem[size] = m;
     link[size] = l;
+    gemmM[size] = rows;
+    gemmN[size] = cols;
+    gemmK[size] = reduction;
     weight[size] = weight();
     group[size] = g;
     stream[size] = s;
@@ -104,6 +125,10 @@ public final class RooflineSum extends ClosedFormSink {
     double[] f = new double[n];
     double[] m = new double[n];
     double[] l = new double[n];
+    double[] gm = new double[n];
+    double[] gn = new double[n];
+    double[] gk = new double[n];
+    double[] shape = new double[n];
     int[] order = new int[n];
     double[] t = new double[n];
     double[] a = new double[n];
@@ -118,6 +143,9 @@ public final class RooflineSum extends ClosedFormSink {
           f[k] = flops[i];
           m[k] = mem[i];
           l[k] = link[i];
+          gm[k] = gemmM[i];
+          gn[k] = gemmN[i];
+          gk[k] = gemmK[i];
           k++;
         }
       }
@@ -125,7 +153,9 @@ public final class RooflineSum extends ClosedFormSink {
         continue;
       }
       CostGroup cg = groups.get(g);
-      (k - from < SMALL ? small : kernel).evaluate(f, m, l, from, k, RooflineKernel.Coefficients.of(cg.effectivePeakFlops(),
+      RooflineKernel kg = k - from < SMALL ? small : kernel;
+      kg.shapeFactors(gm, gn, gk, from, k, cg.computeUnits(), shape);
+      kg.evaluate(f, shape, m, l, from, k, RooflineKernel.Coefficients.of(cg.effectivePeakFlops(),
           cg.effectiveMemBandwidth(), cg.effectiveLinkBandwidth(), cg.launchSeconds()), t, a, in, b);
     }
     for (int j = 0; j < k; j++) {

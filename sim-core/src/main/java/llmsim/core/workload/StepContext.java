@@ -70,7 +70,8 @@ final class StepContext {
     double memBw = d.memoryBandwidthBytesPerSecond() * d.efficiency().memoryStreaming() * sw.streamScale();
     double gemmPeak = peakFlops * d.efficiency().gemmAt(precision.gemmPrecision()) * sw.gemmScale();
     double launch = sw.launchSeconds() * sw.kernelsPerLayer() / Math.max(1, opsPerLayer);
-    gemm = sink.addGroup(new CostGroup("gemm", gemmPeak, devicePool, memBw, -1, 1, launch));
+    // dense GEMMs tile the device's SMs; block-quantised ones run the framework's own kernels (no tile model)
+    gemm = sink.addGroup(new CostGroup("gemm", gemmPeak, devicePool, memBw, -1, 1, launch, d.computeUnits()));
     gemmQuantised = sink.addGroup(new CostGroup("gemm (block-quantised weights)", gemmPeak, devicePool,
         memBw * sw.dequantScale(), -1, 1, launch));
     elementwise = sink.addGroup(new CostGroup("element-wise", gemmPeak, devicePool, memBw, -1, 1, launch));

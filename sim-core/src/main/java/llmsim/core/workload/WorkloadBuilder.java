@@ -292,8 +292,8 @@ final class WorkloadBuilder {
     double v = m.vocab() / (double) t.plan().tp(); // vocabulary-parallel embedding and head
     double wBytes = t.kind().training() && !t.kind().frozenBase() ? t.precision().bytes() : 2;
     double actBytes = t.precision().bytes();
-    int id = c.sink.addOp(cat(p, "lm_head"), OpKind.OUTPUT, c.compute, factor >= 2 ? c.gemmBackward : c.gemm,
-        factor * 2 * tokens * h * v, factor * (h * v * wBytes + tokens * (h + v) * actBytes), 0, deps(dep));
+    int id = c.sink.addGemm(cat(p, "lm_head"), OpKind.OUTPUT, c.compute, factor >= 2 ? c.gemmBackward : c.gemm,
+        factor * 2 * tokens * h * v, factor * (h * v * wBytes + tokens * (h + v) * actBytes), tokens, v, h, deps(dep));
     le.totalFlops += factor * 2 * tokens * h * v * c.sink.weight();
     return id;
   }

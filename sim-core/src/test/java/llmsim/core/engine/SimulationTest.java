@@ -43,6 +43,22 @@ class SimulationTest {
   }
 
   @Test
+  void aGemmsShape_dividesItsComputeTimeByHowItFillsTheSms() {
+    sim = new Simulation();
+    int pool = sim.addPool("device memory");
+    int tiled = sim.addGroup(new CostGroup("gemm", PEAK, pool, MEM_BW, -1, 1, 0, 108));
+    int s = sim.addStream("compute", Lane.COMPUTE);
+    // 1024 x 1024 x 4096: 64x64 tiles give 256 tiles in 3 waves of 108 SMs, 256 / 324 of the device busy
+    double flops = 2.0 * 1024 * 1024 * 4096;
+    sim.addGemm("qkv", OpKind.ATTENTION, s, tiled, flops, 1e6, 1024, 1024, 4096);
+    sim.addOp("attention", OpKind.ATTENTION, s, tiled, flops, 1e6, 0); // no shape: the group's peak as it is
+    Trace t = sim.run();
+    assertThat(t.costs().time[0]).isCloseTo(flops / PEAK / (256.0 / 324), within(1e-15));
+    assertThat(t.costs().time[1]).isCloseTo(flops / PEAK, within(1e-15));
+    assertThat(t.makespan()).isCloseTo(flops / PEAK * (1 + 324.0 / 256), within(1e-12));
+  }
+
+  @Test
   void independentOpsOnSeparateResources_takeTheMax() {
     setUp(0);
     int compute = sim.addStream("compute", Lane.COMPUTE);

@@ -2,6 +2,7 @@ package llmsim.core.kernel;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.assertj.core.api.Assertions.within;
 
 import java.util.ArrayList;
 import java.util.List;
@@ -85,6 +86,51 @@ class RooflineKernelContractTest {
     assertThat(o.time).containsExactly(ref.time);
     assertThat(o.attained).containsExactly(ref.attained);
     assertThat(o.intensity).containsExactly(ref.intensity);
+  }
+
+  @ParameterizedTest(name = "{0} n={1}")
+  @MethodSource("kernelsAndSizes")
+  void shapeFactors_agreeWithGemmTilesAndDivideTheComputeTime(RooflineKernel k, int n) {
+    SplittableRandom r = new SplittableRandom(n * 17L + 3);
+    double[] gm = new double[n + 3];
+    double[] gn = new double[n + 3];
+    double[] gk = new double[n + 3];
+    double[] f = new double[n + 3];
+    double[] m = new double[n + 3];
+    double[] l = new double[n + 3];
+    for (int i = 0; i < gm.length; i++) {
+      // shapes from one row to a million, fractional ones (a dimension split over tensor parallelism), none at all
+      boolean shaped = r.nextInt(4) != 0;
+      gm[i] = shaped ? (r.nextBoolean() ? 1 + r.nextInt(1 << 20) : Math.pow(2, r.nextDouble(0, 20))) : 0;
+      gn[i] = shaped ? 1 + r.nextInt(1 << 18) : 0;
+      gk[i] = shaped ? Math.pow(2, r.nextDouble(0, 16)) : 0;
+      f[i] = Math.pow(10, r.nextDouble(3, 16));
+      m[i] = Math.pow(10, r.nextDouble(3, 11));
+    }
+    for (int units : new int[] {0, 108, 132, 304}) {
+      double[] got = new double[gm.length];
+      java.util.Arrays.fill(got, -7);
+      k.shapeFactors(gm, gn, gk, 1, n + 1, units, got);
+      assertThat(got[0]).isEqualTo(-7);
+      assertThat(got[n + 1]).isEqualTo(-7);
+      for (int i = 1; i <= n; i++) {
+        assertThat(got[i]).as("units %d, %s x %s x %s", units, gm[i], gn[i], gk[i])
+            .isEqualTo(GemmTiles.factor(gm[i], gn[i], gk[i], units));
+        assertThat(got[i]).isGreaterThan(0).isLessThanOrEqualTo(1);
+      }
+      // the compute time is divided by the factor: the reference with the FLOPs scaled up the same way
+      Out o = new Out(new double[gm.length], new double[gm.length], new double[gm.length], new double[gm.length]);
+      k.evaluate(f, got, m, l, 1, n + 1, CO, o.time, o.attained, o.intensity, o.bound);
+      double[] scaled = new double[gm.length];
+      for (int i = 1; i <= n; i++) {
+        scaled[i] = f[i] * CO.invPeakFlops() / got[i] / CO.invPeakFlops();
+      }
+      Out ref = reference(scaled, m, l, 1, n + 1);
+      for (int i = 1; i <= n; i++) {
+        assertThat(o.bound[i]).isEqualTo(ref.bound[i]);
+        assertThat(o.time[i]).isCloseTo(ref.time[i], within(ref.time[i] * 1e-15));
+      }
+    }
   }
 
   @Test

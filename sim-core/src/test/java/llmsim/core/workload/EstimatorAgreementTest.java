@@ -25,7 +25,7 @@ class EstimatorAgreementTest {
   @Test
   void analyticAndSimulatedModes_agreeAcrossAGrid() {
     List<String> checked = new ArrayList<>();
-    for (SystemSpec s : List.of(Fixtures.unified(), Fixtures.discrete())) {
+    for (SystemSpec s : List.of(Fixtures.unified(), Fixtures.discrete(), Fixtures.discrete(114))) {
       for (ModelSpec m : List.of(Fixtures.llama7b(), Fixtures.llama65b())) {
         for (SoftwareProfile sw : List.of(SoftwareProfiles.PYTORCH, SoftwareProfiles.LLAMA_CPP)) {
           for (Task t : tasks()) {
@@ -44,7 +44,7 @@ class EstimatorAgreementTest {
         }
       }
     }
-    assertThat(checked).hasSize(2 * 2 * 2 * tasks().size());
+    assertThat(checked).hasSize(3 * 2 * 2 * tasks().size());
   }
 
   static List<Task> tasks() {

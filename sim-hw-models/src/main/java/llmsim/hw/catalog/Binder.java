@@ -42,7 +42,9 @@ final class Binder {
       return new Device(n.str("id"), n.str("name"), n.str("vendor"), n.strings("aliases"), flops,
           peaks.str("source"), mem.num("capacity_gib") * Units.GIB, mem.num("bandwidth_gb_per_s") * Units.GB,
           mem.str("type"), mem.str("source"), cache.num("on_chip_mib") * Units.MIB, cache.str("source"),
-          power.num("tdp_w"), power.str("source"), n.integer("dies", 1), price(n), efficiency(n), emulated(n));
+          power.num("tdp_w"), power.str("source"), n.integer("dies", 1), price(n), efficiency(n), emulated(n),
+          n.get("compute_units").map(u -> u.integer("count", 0)).orElse(0),
+          n.get("compute_units").map(u -> u.str("source")).orElse(""));
     });
   }
 
