@@ -106,7 +106,7 @@ final class ValidationRunner {
       }
       case "all_reduce": {
         SystemSpec s = Placement.size(cat.system(m.hardware(), "hardware"), 0, m.gpus());
-        return CollectiveBench.allReduceBusBandwidth(s, m.bytes());
+        return CollectiveBench.allReduceBusBandwidth(s, m.bytes(), m.ringOnly());
       }
       case "memory": {
         Device d = cat.system(m.hardware(), "hardware").device();

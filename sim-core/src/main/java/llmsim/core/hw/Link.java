@@ -9,6 +9,8 @@ import llmsim.core.util.Checks;
  * @param nominalBytesPerSecondPerDirection signalling rate of one direction
  * @param measuredBytesPerSecondPerDirection what a copy-engine benchmark reaches in one direction
  * @param latencySeconds one-way latency of a small transfer
+ * @param nvlsBytesPerSecondPerDirection where the switch reduces in-network (NVLink SHARP, "NVLS"): the rate per
+ *     direction at which an all-reduce's multimem traffic flows through one GPU's link; 0 where it cannot
  */
 public record Link(
     String id,
@@ -20,7 +22,17 @@ public record Link(
     double measuredBytesPerSecondPerDirection,
     String measuredSource,
     double latencySeconds,
-    String latencySource) {
+    String latencySource,
+    double nvlsBytesPerSecondPerDirection,
+    String nvlsSource) {
+
+  /** A link without in-switch reduction. */
+  public Link(String id, String name, List<String> aliases, LinkKind kind, double nominalBytesPerSecondPerDirection,
+      String nominalSource, double measuredBytesPerSecondPerDirection, String measuredSource, double latencySeconds,
+      String latencySource) {
+    this(id, name, aliases, kind, nominalBytesPerSecondPerDirection, nominalSource, measuredBytesPerSecondPerDirection,
+        measuredSource, latencySeconds, latencySource, 0, "");
+  }
 
   public Link {
     Checks.notBlank("link id", id);
@@ -28,10 +40,20 @@ public record Link(
     Checks.positive("nominal bandwidth (B/s)", nominalBytesPerSecondPerDirection);
     Checks.positive("measured bandwidth (B/s)", measuredBytesPerSecondPerDirection);
     Checks.nonNegative("latency (s)", latencySeconds);
+    Checks.nonNegative("NVLS bandwidth (B/s)", nvlsBytesPerSecondPerDirection);
+    if (nvlsBytesPerSecondPerDirection > nominalBytesPerSecondPerDirection * 1.0001) {
+      throw new IllegalArgumentException("link " + id + ": NVLS bandwidth " + nvlsBytesPerSecondPerDirection
+          + " B/s exceeds nominal " + nominalBytesPerSecondPerDirection + " B/s");
+    }
     if (measuredBytesPerSecondPerDirection > nominalBytesPerSecondPerDirection * 1.0001) {
       throw new IllegalArgumentException("link " + id + ": measured bandwidth " + measuredBytesPerSecondPerDirection
           + " B/s exceeds nominal " + nominalBytesPerSecondPerDirection + " B/s");
     }
+  }
+
+  /** Whether the switch behind this link reduces in-network (NVLink SHARP). */
+  public boolean nvls() {
+    return nvlsBytesPerSecondPerDirection > 0;
   }
 
   public boolean unified() {

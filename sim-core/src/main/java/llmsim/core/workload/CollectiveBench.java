@@ -26,6 +26,11 @@ public final class CollectiveBench {
 
   /** Bus bandwidth (bytes/s) of an all-reduce of {@code bytes} over all of {@code s}'s GPUs: 2(n-1)/n x S / time. */
   public static double allReduceBusBandwidth(SystemSpec s, double bytes) {
+    return allReduceBusBandwidth(s, bytes, false);
+  }
+
+  /** As {@link #allReduceBusBandwidth(SystemSpec, double)}; {@code ringOnly} as NCCL_NVLS_ENABLE=0 runs it. */
+  public static double allReduceBusBandwidth(SystemSpec s, double bytes, boolean ringOnly) {
     int n = s.totalDevices();
     if (n < 2) {
       throw new IllegalArgumentException("an all-reduce needs at least 2 GPUs; " + s.id() + " has " + n);
@@ -36,6 +41,7 @@ public final class CollectiveBench {
         KvCacheFormat.F16, Task.GPU_LAYERS_AUTO, new ParallelPlan(1, 1, n, 0));
     Simulation sim = new Simulation();
     StepContext ctx = new StepContext(s, t, NONE, sim, 1);
+    ctx.collectives.ringOnly = ringOnly;
     ctx.collectives.dataParallel("all_reduce", Collectives.Kind.ALL_REDUCE, bytes);
     double seconds = sim.run().makespan();
     return 2.0 * (n - 1) / n * bytes / seconds;

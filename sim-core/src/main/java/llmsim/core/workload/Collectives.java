@@ -21,6 +21,11 @@ import llmsim.core.task.ParallelPlan;
  * network (each GPU's share of the node's NICs), all-gather within the node. Each phase is one transfer on its
  * pool, so that concurrent collectives on one link (tensor- and data-parallel) share it fairly; the steps of a
  * phase are folded into that transfer, their latencies added.
+ *
+ * <p>NVLink SHARP (NVLS): where a node's switch reduces in-network ({@link Link#nvls()}), an all-reduce within the
+ * node may instead send S(n+1)/n through each GPU's link (its data to be reduced, then its reduced shard once to
+ * be multicast) in two steps at the link's NVLS rate; the faster of the two is taken, as NCCL's tuner chooses (at
+ * 2-4 GPUs the ring wins). Reduce-scatter, all-gather and phases across nodes stay rings.
  */
 final class Collectives {
   /** The collectives of a group: which links its phases cross. */
@@ -46,6 +51,10 @@ final class Collectives {
   private final int networkPool;
   /** Cost group per (steps, network): a ring phase's latency depends on its steps. */
   private final Map<Integer, Integer> groups = new HashMap<>();
+  /** The NVLS all-reduce's cost group, -1 until first used. */
+  private int nvlsGroup = -1;
+  /** Rings only, as with NCCL_NVLS_ENABLE=0 (nccl-tests' ring figures). */
+  boolean ringOnly;
 
   Collectives(StepContext ctx, ParallelPlan plan) {
     this.ctx = ctx;
@@ -132,8 +141,17 @@ final class Collectives {
     return phase(name, Purpose.PIPELINE, Kind.REDUCE_SCATTER, 2, 2 * bytes, network, deps);
   }
 
-  /** One ring phase over {@code n} ranks on the fabric or the network. */
+  /** One phase over {@code n} ranks on the fabric or the network: a ring, or an NVLS all-reduce where it is faster. */
   private int phase(String name, Purpose purpose, Kind kind, int n, double bytes, boolean network, int... deps) {
+    if (kind == Kind.ALL_REDUCE && !network && nvlsFaster(n, bytes)) {
+      Link link = system.deviceLink().orElseThrow();
+      if (nvlsGroup < 0) {
+        nvlsGroup = ctx.sink.addGroup(new CostGroup("intra-node NVLS all-reduce, 2 steps", 1, -1, 1, fabricPool,
+            link.nvlsBytesPerSecondPerDirection(), 2 * link.latencySeconds()));
+      }
+      return ctx.sink.addOp(ctx.sink.keepsNames() ? name : "", OpKind.TRANSFER, stream(purpose, false), nvlsGroup, 0,
+          0, bytes * (n + 1) / n, deps);
+    }
     int steps = kind == Kind.ALL_REDUCE ? 2 * (n - 1) : n - 1;
     double moved = kind == Kind.ALL_REDUCE ? 2.0 * (n - 1) / n * bytes : (double) (n - 1) / n * bytes;
     Link link = network ? system.network().orElseThrow().nic() : system.deviceLink().orElseThrow();
@@ -145,5 +163,17 @@ final class Collectives {
         steps * link.latencySeconds())));
     return ctx.sink.addOp(ctx.sink.keepsNames() ? name : "", OpKind.TRANSFER, stream(purpose, network), group, 0, 0,
         moved, deps);
+  }
+
+  /** Whether an all-reduce of {@code bytes} over {@code n} GPUs of this node runs faster with NVLS than as a ring. */
+  private boolean nvlsFaster(int n, double bytes) {
+    Link link = system.deviceLink().orElse(null);
+    if (ringOnly || link == null || !link.nvls() || system.fabric() != llmsim.core.hw.FabricKind.SWITCH) {
+      return false;
+    }
+    double ring = 2.0 * (n - 1) / n * bytes / link.measuredBytesPerSecondPerDirection()
+        + 2 * (n - 1) * link.latencySeconds();
+    double nvls = bytes * (n + 1) / n / link.nvlsBytesPerSecondPerDirection() + 2 * link.latencySeconds();
+    return nvls < ring;
   }
 }

@@ -66,8 +66,14 @@ public final class Fixtures {
    * ring step), with 8 NICs per node of 20 GB/s bus bandwidth (5 us a step), rail-optimised.
    */
   public static SystemSpec cluster(int nodes) {
+    return cluster(nodes, 0);
+  }
+
+  /** As {@link #cluster(int)}, the switch reducing in-network (NVLS) at {@code nvls} B/s per direction (0: not). */
+  public static SystemSpec cluster(int nodes, double nvls) {
     SystemSpec one = discrete();
-    Link fabric = new Link("fabric", "Test fabric", List.of(), LinkKind.NVLINK, 300e9, "test", 200e9, "test", 2e-6, "test");
+    Link fabric = new Link("fabric", "Test fabric", List.of(), LinkKind.NVLINK, 300e9, "test", 200e9, "test", 2e-6, "test",
+        nvls, nvls > 0 ? "test" : "");
     Link nic = new Link("nic", "Test NIC", List.of(), LinkKind.INFINIBAND, 25e9, "test", 20e9, "test", 5e-6, "test");
     return new SystemSpec("cluster", "Test cluster", List.of(), one.host(), one.device(), 8, one.hostLink(),
         Optional.of(fabric), 1.0, "test", Optional.empty(), nodes, llmsim.core.hw.FabricKind.SWITCH,

@@ -56,6 +56,27 @@ class CollectivesTest {
   }
 
   @Test
+  void nvlsAllReduce_sendsNPlusOneOverNOfTheBytesAtTheNvlsRate_whereThatBeatsTheRing() {
+    double s = 1e9;
+    double nvls = 170e9;
+    int n = 8;
+    // NVLS: S(n+1)/n through each link in two steps; the ring: 2(n-1)/n x S in 2(n-1) steps
+    double viaNvls = s * (n + 1) / n / nvls + 2 * FABRIC_STEP;
+    double viaRing = 2.0 * (n - 1) / n * s / FABRIC + 2 * (n - 1) * FABRIC_STEP;
+    assertThat(viaNvls).isLessThan(viaRing);
+    assertThat(alone(Fixtures.cluster(1, nvls), new ParallelPlan(1, 1, n, 0), Collectives.Kind.ALL_REDUCE, s))
+        .isCloseTo(viaNvls, within(1e-12));
+    // at 2 GPUs the ring moves S, NVLS 1.5 S at a lower rate: the ring is taken
+    double ring2 = s / FABRIC + 2 * FABRIC_STEP;
+    assertThat(alone(Fixtures.cluster(1, nvls), new ParallelPlan(1, 1, 2, 0), Collectives.Kind.ALL_REDUCE, s))
+        .isCloseTo(ring2, within(1e-12));
+    // reduce-scatter stays a ring
+    double half = (double) (n - 1) / n * s / FABRIC + (n - 1) * FABRIC_STEP;
+    assertThat(alone(Fixtures.cluster(1, nvls), new ParallelPlan(1, 1, n, 0), Collectives.Kind.REDUCE_SCATTER, s))
+        .isCloseTo(half, within(1e-12));
+  }
+
+  @Test
   void allReduceAcrossNodes_isHierarchical_reduceScatterInside_allReduceOfTheShardAcross_allGatherInside() {
     double s = 1e9;
     int nodes = 4;

@@ -104,7 +104,9 @@ final class Binder {
         LinkKind.valueOf(n.str("type").toUpperCase(java.util.Locale.ROOT).replace('-', '_')),
         n.num("nominal_gb_per_s_per_direction") * Units.GB, n.str("nominal_source"),
         n.num("measured_gb_per_s_per_direction") * Units.GB, n.str("measured_source"),
-        n.num("latency_us") * 1e-6, n.str("latency_source")));
+        n.num("latency_us") * 1e-6, n.str("latency_source"),
+        n.get("nvls_gb_per_s_per_direction").isPresent() ? n.num("nvls_gb_per_s_per_direction") * Units.GB : 0,
+        n.optStr("nvls_source").orElse("")));
   }
 
   /** The computed parameter count may differ from the published one by this fraction at most. */

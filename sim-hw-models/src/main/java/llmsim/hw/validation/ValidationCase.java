@@ -46,7 +46,8 @@ public record ValidationCase(
 
   /** A microbenchmark: a GEMM, a memory stream, or a link transfer. */
   /** A microbenchmark; {@code bytes} and {@code gpus} (0: all of the system) are an all-reduce's payload and size. */
-  public record Micro(String measure, String hardware, String link, String precision, int dies, double bytes, int gpus) {}
+  public record Micro(String measure, String hardware, String link, String precision, int dies, double bytes, int gpus,
+      boolean ringOnly) {}
 
   /** The cases that read, and one or more problems for each file that did not. */
   public record Loaded(List<ValidationCase> cases, List<Problem> problems) {}
@@ -153,7 +154,7 @@ public record ValidationCase(
     }
     return new Micro(measure, m.optStr("hardware").map(h -> FileRefs.resolve(folder, h)).orElse(null),
         m.optStr("link").orElse(null), m.optStr("precision").orElse(null), m.integer("dies", 0), m.num("bytes", 0),
-        m.integer("gpus", 0));
+        m.integer("gpus", 0), m.optStr("algorithm").orElse("auto").equals("ring"));
   }
 
   /** The scenario with relative hardware and model files resolved against the case file's folder. */
