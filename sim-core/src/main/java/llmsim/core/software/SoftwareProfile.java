@@ -23,6 +23,9 @@ import llmsim.core.util.Checks;
  *     pass (Accelerate's {@code device_map="auto"} with CPU offload)
  * @param promptChunkTokens prompts are processed in chunks of this many tokens per sequence, so that
  *     activations do not grow with the prompt (llama.cpp's n_batch/n_ubatch); 0 for the whole prompt at once
+ * @param backwardKernelsPerLayer kernels one transformer layer launches in a backward pass (default: twice the
+ *     forward's, as autograd runs about two per forward kernel: a GEMM's input and weight gradients, an
+ *     element-wise op's gradient and the reduction of a broadcast operand, and gradient accumulation)
  */
 public record SoftwareProfile(
     String id,
@@ -38,7 +41,17 @@ public record SoftwareProfile(
     double dequantScale,
     boolean cpuRunsHostLayers,
     int promptChunkTokens,
-    String source) {
+    String source,
+    int backwardKernelsPerLayer) {
+
+  /** A profile whose backward launches twice the forward's kernels. */
+  public SoftwareProfile(String id, String description, List<String> aliases, double gemmScale, double streamScale,
+      double launchSeconds, int kernelsPerLayer, boolean flashAttention, double scoreBytesPerElement,
+      double workspaceBytes, double dequantScale, boolean cpuRunsHostLayers, int promptChunkTokens, String source) {
+    this(id, description, aliases, gemmScale, streamScale, launchSeconds, kernelsPerLayer, flashAttention,
+        scoreBytesPerElement, workspaceBytes, dequantScale, cpuRunsHostLayers, promptChunkTokens, source,
+        2 * kernelsPerLayer);
+  }
 
   public SoftwareProfile {
     Checks.notBlank("software id", id);
@@ -47,6 +60,7 @@ public record SoftwareProfile(
     Checks.fraction("stream scale", streamScale);
     Checks.nonNegative("launch overhead (s)", launchSeconds);
     Checks.positive("kernels per layer", kernelsPerLayer);
+    Checks.positive("backward kernels per layer", backwardKernelsPerLayer);
     Checks.nonNegative("workspace (bytes)", workspaceBytes);
     Checks.positive("score bytes per element", scoreBytesPerElement);
     Checks.fraction("dequant scale", dequantScale);

@@ -61,12 +61,13 @@ public final class SoftwareProfiles {
    * layer norm x2, QKV with bias, baddbmm QK^T, fused scale-mask-softmax, dropout, bmm, permute copy, dense,
    * TorchScript bias-dropout-add x2, fc1, bias-GeLU, fc2), 12 us each of eager dispatch as {@link #PYTORCH}.
    * Score chain: baddbmm writes fp16 (2 B), the fused softmax reads and writes it (4 B), dropout reads it and
-   * writes its output and a 1-byte mask (5 B), bmm reads it (2 B): 13 bytes per score element.
+   * writes its output and a 1-byte mask (5 B), bmm reads it (2 B): 13 bytes per score element. Backward: 44
+   * kernels, counted from the same code (docs/CALIBRATION.md).
    */
   public static final SoftwareProfile MEGATRON_CLASSIC = new SoftwareProfile(
       "megatron-classic", "Megatron-LM / Megatron-DeepSpeed before flash attention: eager, fused softmax, classic attention",
       List.of("megatron-deepspeed"), 1.0, 1.0, 12e-6, 15, false, 13, 2.0 * Units.GIB, 1.0, false, 0,
-      "docs/CALIBRATION.md#megatron-classic");
+      "docs/CALIBRATION.md#megatron-classic", 44);
 
   /** Apple MLX. */
   public static final SoftwareProfile MLX = new SoftwareProfile(

@@ -74,6 +74,11 @@ final class LayerEmitter {
     return norms + 1 + attention + 1 + 1 + 3 + 1 + (lora ? 2 : 0);
   }
 
+  /** Ops a backward layer emits: residual, three MLP ops, the norms, o_proj, attention, the adapters, qkv. */
+  static int backwardOpsPerLayer(ModelSpec m, boolean lora) {
+    return 7 + m.normsPerLayer() + (lora ? 2 : 0);
+  }
+
   /** Forward pass of layer {@code l}; returns the id of its last op. {@code first} waits on {@code deps}. */
   int forward(String prefix, long batch, long queries, double keys, boolean recompute, int... deps) {
     Pass p = new Pass(prefix, batch * queries, recompute ? 1 : 0, deps);
@@ -142,7 +147,7 @@ final class LayerEmitter {
     p.gemm("o_proj.bwd", OpKind.ATTENTION, q, h, g);
     double attnFlops = 2 * 4.0 * batch * seq * keys * q;
     double scoreBytes = flash ? 0 : 2 * scoreBytesPerElement * batch * m.heads() / tp * (double) seq * keys;
-    p.op("attention.bwd", OpKind.ATTENTION, ctx.gemmBackward, attnFlops,
+    p.op("attention.bwd", OpKind.ATTENTION, ctx.gemm, attnFlops,
         2 * (tokens * q * actBytes * 2 + 2.0 * batch * keys * kv * actBytes) + scoreBytes);
     if (loraRank > 0) {
       p.adapter("lora_v.bwd", h, kv, 2);
@@ -174,14 +179,15 @@ final class LayerEmitter {
     }
 
     /** An op; a GEMM ({@code m > 0}) carries its shape m x n x k unless it runs on the CPU. */
-    int op(String name, OpKind kind, int group, double flops, double bytes, double m, double n, double k) {
+    int op(String name, OpKind kind, int forwardGroup, double flops, double bytes, double m, double n, double k) {
+      int group = backward ? ctx.backwardOf(forwardGroup) : forwardGroup;
       String label = ctx.sink.keepsNames() ? prefix + name : name;
       int id = m > 0 && !onCpu
           ? ctx.sink.addGemm(label, kind, ctx.compute, group, flops, bytes, m, n, k, deps)
           : ctx.sink.addOp(label, kind, onCpu ? ctx.cpu : ctx.compute, onCpu ? ctx.cpuGroup : group, flops, bytes, 0,
               deps);
       deps = id < 0 ? NO_DEPS : new int[] {id};
-      if (group != ctx.elementwise) {
+      if (!ctx.elementwiseGroup(group)) {
         double w = ctx.sink.weight();
         totalFlops += flops * w;
         if (recompute == 1) {
@@ -203,8 +209,7 @@ final class LayerEmitter {
         wBytes = BF16_BYTES;
       }
       double bytes = factor * (in * out * wBytes + tokens * (in + out) * actBytes);
-      int group = factor >= 2 && !quantised ? ctx.gemmBackward : ctx.gemmGroup(quantised);
-      return op(name, kind, group, factor * 2 * tokens * in * out, bytes, tokens,
+      return op(name, kind, ctx.gemmGroup(quantised), factor * 2 * tokens * in * out, bytes, tokens,
           backward ? in : out, backward ? out : in);
     }
 

@@ -33,10 +33,11 @@ final class StepContext {
   final int gemm;
   final int gemmQuantised;
   /**
-   * A backward GEMM with weight gradients: autograd launches two kernels (input and weight gradient) where the
-   * forward launched one, so it pays twice the forward's launch overhead.
+   * The backward pass's GEMMs and element-wise ops: the same resources, the launch overhead of the profile's
+   * backward kernel count spread over a backward layer's ops.
    */
   final int gemmBackward;
+  final int elementwiseBackward;
   final int elementwise;
   final int copyIn;
   final int copyOut;
@@ -46,11 +47,16 @@ final class StepContext {
   final PrecisionSupport.Resolved precision;
 
   StepContext(SystemSpec system, Task task, SoftwareProfile sw, OpSink sink, int opsPerLayer) {
-    this(system, task, sw, sink, opsPerLayer, "");
+    this(system, task, sw, sink, opsPerLayer, opsPerLayer, "");
   }
 
-  /** {@code label} prefixes this GPU's streams and pools ("stage 2 " for a pipeline stage's GPU). */
-  StepContext(SystemSpec system, Task task, SoftwareProfile sw, OpSink sink, int opsPerLayer, String label) {
+  /**
+   * {@code opsPerLayer} and {@code backwardOpsPerLayer} are the ops a layer's forward and backward emit, over which
+   * the profile's kernel counts are spread; {@code label} prefixes this GPU's streams and pools ("stage 2 " for a
+   * pipeline stage's GPU).
+   */
+  StepContext(SystemSpec system, Task task, SoftwareProfile sw, OpSink sink, int opsPerLayer, int backwardOpsPerLayer,
+      String label) {
     this.label = label;
     this.sink = sink;
     this.system = system;
@@ -75,8 +81,11 @@ final class StepContext {
     gemmQuantised = sink.addGroup(new CostGroup("gemm (block-quantised weights)", gemmPeak, devicePool,
         memBw * sw.dequantScale(), -1, 1, launch));
     elementwise = sink.addGroup(new CostGroup("element-wise", gemmPeak, devicePool, memBw, -1, 1, launch));
-    gemmBackward = sink.addGroup(new CostGroup("gemm (backward, two kernels)", gemmPeak, devicePool, memBw, -1, 1,
-        2 * launch));
+    double launchBackward = sw.launchSeconds() * sw.backwardKernelsPerLayer() / Math.max(1, backwardOpsPerLayer);
+    gemmBackward = sink.addGroup(new CostGroup("gemm (backward)", gemmPeak, devicePool, memBw, -1, 1, launchBackward,
+        d.computeUnits()));
+    elementwiseBackward = sink.addGroup(new CostGroup("element-wise (backward)", gemmPeak, devicePool, memBw, -1, 1,
+        launchBackward));
     double link = system.hostLink().measuredBytesPerSecondPerDirection();
     double latency = system.hostLink().latencySeconds();
     copyIn = unified ? -1 : sink.addGroup(new CostGroup("H2D copy", 1, -1, 1, h2dPool, link, latency));
@@ -90,6 +99,16 @@ final class StepContext {
 
   /** The tensor- and data-parallel collectives of this GPU (nothing when the plan is one GPU). */
   final Collectives collectives;
+
+  /** The group a backward pass charges an op to that its forward charges to {@code group}. */
+  int backwardOf(int group) {
+    return group == gemm ? gemmBackward : group == elementwise ? elementwiseBackward : group;
+  }
+
+  /** Whether ops of {@code group} are element-wise (costed, but not counted in MFU's FLOPs). */
+  boolean elementwiseGroup(int group) {
+    return group == elementwise || group == elementwiseBackward;
+  }
 
   int gemmGroup(boolean quantisedWeights) {
     return quantisedWeights ? gemmQuantised : gemm;

@@ -76,7 +76,7 @@ final class WorkloadBuilder {
     this.plan = plan;
     boolean lora = t.kind() == TaskKind.FINETUNE_LORA || t.kind() == TaskKind.FINETUNE_QLORA;
     this.ctx = new StepContext(s, t, sw, sink, LayerEmitter.opsPerLayer(m, sw.flashAttention(), lora),
-        t.plan().pp() > 1 && t.kind().training() ? "stage 0 " : "");
+        LayerEmitter.backwardOpsPerLayer(m, lora), t.plan().pp() > 1 && t.kind().training() ? "stage 0 " : "");
     this.streamWeights = plan.offload() == Offload.WEIGHTS && !ctx.unified;
     this.cpuOptimizer = t.kind().training() && (plan.offload() == Offload.OPTIMIZER || plan.offload() == Offload.WEIGHTS);
     double actBytes = t.precision().bytes();
@@ -88,7 +88,8 @@ final class WorkloadBuilder {
     this.newEmitter = c -> new LayerEmitter(c, m, actBytes, weightBytesPerParam, quantised, nf4, sw.flashAttention(),
         sw.scoreBytesPerElement(), lora ? t.loraRank() : 0, t.kind().training() ? actBytes : t.kvCache().bytesPerElement());
     int opsPerLayer = LayerEmitter.opsPerLayer(m, sw.flashAttention(), lora);
-    this.newContext = stage -> new StepContext(s, t, sw, sink, opsPerLayer, "stage " + stage + " ");
+    int backwardOps = LayerEmitter.backwardOpsPerLayer(m, lora);
+    this.newContext = stage -> new StepContext(s, t, sw, sink, opsPerLayer, backwardOps, "stage " + stage + " ");
     this.layers = newEmitter.apply(ctx);
     this.gpuLayers = streamWeights && !t.kind().training() ? plan.gpuLayers() : streamWeights ? 0 : m.layers();
     this.cpuLayers = plan.cpuRunsHostLayers() && !ctx.unified;
@@ -292,7 +293,7 @@ final class WorkloadBuilder {
     double v = m.vocab() / (double) t.plan().tp(); // vocabulary-parallel embedding and head
     double wBytes = t.kind().training() && !t.kind().frozenBase() ? t.precision().bytes() : 2;
     double actBytes = t.precision().bytes();
-    int id = c.sink.addGemm(cat(p, "lm_head"), OpKind.OUTPUT, c.compute, factor >= 2 ? c.gemmBackward : c.gemm,
+    int id = c.sink.addGemm(cat(p, "lm_head"), OpKind.OUTPUT, c.compute, c.gemm,
         factor * 2 * tokens * h * v, factor * (h * v * wBytes + tokens * (h + v) * actBytes), tokens, v, h, deps(dep));
     le.totalFlops += factor * 2 * tokens * h * v * c.sink.weight();
     return id;

@@ -57,16 +57,35 @@ class TrainingOpsTest {
   }
 
   @Test
-  void backwardGemmsWithWeightGradients_payTwoLaunchesWhereTheForwardPaidOne() {
+  void backwardPass_spreadsTheProfilesBackwardKernelCountOverItsOps_asTheForwardSpreadsItsOwn() {
     int opsPerLayer = LayerEmitter.opsPerLayer(llama7b, true, false);
-    SoftwareProfile sw = new SoftwareProfile("launch", "test", List.of(), 1, 1, LAUNCH, opsPerLayer, true, 8, 0, 1,
-        false, 0, "test");
+    int backwardOps = 7 + 2; // residual, down, SwiGLU, gate/up, o_proj, attention, qkv, and the two norms
+    assertThat(LayerEmitter.backwardOpsPerLayer(llama7b, false)).isEqualTo(backwardOps);
+    int forwardKernels = 30;
+    int backwardKernels = 75;
+    SoftwareProfile sw = new SoftwareProfile("launch", "test", List.of(), 1, 1, LAUNCH, forwardKernels, true, 8, 0,
+        1, false, 0, "test", backwardKernels);
     Trace t = trace(sw, 1, 256);
-    assertThat(t.costs().launch[op(t, "L0.qkv_proj")]).isCloseTo(LAUNCH, withPercentage(1e-9));
-    assertThat(t.costs().launch[op(t, "L0.qkv_proj.bwd")]).isCloseTo(2 * LAUNCH, withPercentage(1e-9));
-    assertThat(t.costs().launch[op(t, "L0.attention.bwd")]).isCloseTo(2 * LAUNCH, withPercentage(1e-9));
-    // an element-wise backward is one kernel, as its forward
-    assertThat(t.costs().launch[op(t, "L0.attn_norm.bwd")]).isCloseTo(LAUNCH, withPercentage(1e-9));
+    double forward = LAUNCH * forwardKernels / opsPerLayer;
+    double backward = LAUNCH * backwardKernels / backwardOps;
+    assertThat(t.costs().launch[op(t, "L0.qkv_proj")]).isCloseTo(forward, withPercentage(1e-9));
+    assertThat(t.costs().launch[op(t, "L0.attn_norm")]).isCloseTo(forward, withPercentage(1e-9));
+    assertThat(t.costs().launch[op(t, "L0.qkv_proj.bwd")]).isCloseTo(backward, withPercentage(1e-9));
+    assertThat(t.costs().launch[op(t, "L0.attention.bwd")]).isCloseTo(backward, withPercentage(1e-9));
+    assertThat(t.costs().launch[op(t, "L0.attn_norm.bwd")]).isCloseTo(backward, withPercentage(1e-9));
+    // a layer's backward launches pay the profile's backward count in all
+    double perLayer = java.util.stream.IntStream.range(0, t.size())
+        .filter(i -> t.ops().names()[i].startsWith("L0.") && t.ops().names()[i].contains(".bwd")
+            && t.lanes().get(t.ops().streams()[i]) == llmsim.core.engine.Lane.COMPUTE)
+        .mapToDouble(i -> t.costs().launch[i]).sum();
+    assertThat(perLayer).isCloseTo(LAUNCH * backwardKernels, withPercentage(1e-9));
+  }
+
+  @Test
+  void profilesWithoutACount_launchTwiceTheForwardsKernelsBackward() {
+    SoftwareProfile sw = new SoftwareProfile("launch", "test", List.of(), 1, 1, LAUNCH, 30, true, 8, 0, 1, false, 0,
+        "test");
+    assertThat(sw.backwardKernelsPerLayer()).isEqualTo(60);
   }
 
   @Test
