@@ -74,7 +74,7 @@ setup: "tp {tp}, pp {pp}, dp {dp}, micro batch {mb}, global batch {gb}, sequence
   batch: {mb}
   micro_batches: {accumulation}
   seq_len: {seq}
-  activation_checkpointing: true
+  recompute: full
   overlap_grad_reduce: false
   tp: {tp}
   pp: {pp}

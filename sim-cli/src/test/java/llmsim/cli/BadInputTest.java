@@ -148,6 +148,12 @@ class BadInputTest {
   }
 
   @Test
+  void recomputeMode_isOneOfTheThree() {
+    assertBadInput(CliRunner.run("memory", "--model", "llama-7b", "--hardware", "h100-sxm", "--task", "train",
+        "--recompute", "partial"), "--recompute: must be one of none, selective, full, was 'partial'");
+  }
+
+  @Test
   void unknownOption_suggestsTheNearest() {
     assertBadInput(CliRunner.run("memory", "--model", "llama-7b", "--hardwre", "m2-ultra"), "--hardwre", "--hardware");
   }

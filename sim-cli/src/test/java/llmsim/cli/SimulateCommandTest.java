@@ -27,7 +27,7 @@ class SimulateCommandTest {
   @Test
   void llama65bTraining_needsOffloadOnH100_andCrossesNoLinkOnM2Ultra() throws IOException {
     JsonNode j = json("compare", "--model", "llama-65b", "--task", "train", "--hardware", "m2-ultra,13900ks-h100",
-        "--activation-checkpointing", "--format", "json");
+        "--recompute", "full", "--format", "json");
     JsonNode mac = j.get(0);
     JsonNode h100 = j.get(1);
     assertThat(mac.get("hardware").asText()).isEqualTo("m2-ultra");
@@ -184,14 +184,14 @@ class SimulateCommandTest {
     // LLaMA-13B training on 8 H100: plain data parallelism needs 208 GB of state per GPU; only sharded or split
     // plans fit (LLaMA-65B fits no plan on 8 x 80 GB at all: 16 bytes x 65e9 / 8 = 130 GB per GPU)
     CliRunner r = CliRunner.run("simulate", "--model", "llama-13b", "--task", "train", "--hardware", "hgx-h100-8x",
-        "--plan", "auto", "--activation-checkpointing", "--format", "json");
+        "--plan", "auto", "--recompute", "full", "--format", "json");
     assertThat(r.code()).as(r.err()).isZero();
     var j = new com.fasterxml.jackson.databind.ObjectMapper().readTree(r.out());
     assertThat(j.get("fits").asBoolean()).isTrue();
     assertThat(j.get("warnings").toString()).contains("plan auto: tp ").contains("plans that fit");
     assertThat(j.get("memory").get("total_bytes").asDouble()).isLessThanOrEqualTo(80 * Math.pow(2, 30));
     CliRunner none = CliRunner.run("simulate", "--model", "llama-65b", "--task", "train", "--hardware", "hgx-h100-8x",
-        "--plan", "auto", "--activation-checkpointing");
+        "--plan", "auto", "--recompute", "full");
     assertThat(none.code()).isEqualTo(2);
     assertThat(none.err()).contains("--plan: none of the").contains("fits per-GPU memory");
   }

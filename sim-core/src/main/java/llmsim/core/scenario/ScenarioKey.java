@@ -11,6 +11,7 @@ import llmsim.core.software.SoftwareProfile;
 import llmsim.core.software.SoftwareProfiles;
 import llmsim.core.task.KvCacheFormat;
 import llmsim.core.task.Offload;
+import llmsim.core.task.Recompute;
 import llmsim.core.task.TaskKind;
 import llmsim.core.task.WeightFormat;
 
@@ -77,8 +78,12 @@ public enum ScenarioKey {
           + " --overlap-grad-reduce); false reduces them all after it (DeepSpeed without bucketing)."),
   MICRO_BATCHES("micro_batches", null, null, "N", Type.INT, null, 1, 1 << 20, "1",
       "Gradient-accumulation steps per optimizer step."),
-  ACTIVATION_CHECKPOINTING("activation_checkpointing", null, null, "BOOL", Type.BOOL, () -> List.of("true", "false"),
-      0, 0, "false", "Recompute activations in the backward pass."),
+  RECOMPUTE("recompute", null, null, "MODE", Type.CHOICE, () -> Arrays.stream(Recompute.values()).map(Recompute::key).toList(),
+      0, 0, "none", "Activations recomputed in the backward pass instead of kept (training): full keeps each layer's"
+          + " input and runs the layer's forward again before its backward (activation checkpointing, Megatron"
+          + " --recompute-granularity full); selective recomputes the attention core only (QK^T, softmax, attention x"
+          + " V), so its batch x heads x seq_len^2 scores are never kept (Korthikanti et al. 2022); with FlashAttention"
+          + " they never are, and selective changes nothing. Example: recompute: full."),
   LORA_RANK("lora_rank", null, null, "R", Type.INT, null, 1, 65_536, "8", "LoRA/QLoRA adapter rank."),
   PREFIX_TOKENS("prefix_tokens", null, null, "N", Type.INT, null, 1, 65_536, "128", "P-Tuning v2 prefix length."),
   OFFLOAD("offload", null, null, "MODE", Type.CHOICE, () -> Arrays.stream(Offload.values()).map(Offload::key).toList(), 0, 0, "auto",

@@ -11,6 +11,7 @@ import llmsim.core.software.SoftwareProfiles;
 import llmsim.core.task.KvCacheFormat;
 import llmsim.core.task.Offload;
 import llmsim.core.task.ParallelPlan;
+import llmsim.core.task.Recompute;
 import llmsim.core.task.Task;
 import llmsim.core.task.TaskKind;
 import llmsim.core.task.WeightFormat;
@@ -93,8 +94,7 @@ public final class ScenarioValues {
       throw new ScenarioKeyException(ScenarioKey.GPU_LAYERS, "'gpu_layers' applies to inference (a training step with"
           + " offload=weights streams every layer); leave it at auto for " + kind.key());
     }
-    boolean checkpointing = values.containsKey(ScenarioKey.ACTIVATION_CHECKPOINTING)
-        ? (Boolean) values.get(ScenarioKey.ACTIVATION_CHECKPOINTING) : d.activationCheckpointing();
+    Recompute recompute = Recompute.fromKey(text(ScenarioKey.RECOMPUTE, d.recompute().key()));
     boolean overlap = !values.containsKey(ScenarioKey.OVERLAP_GRAD_REDUCE)
         || (Boolean) values.get(ScenarioKey.OVERLAP_GRAD_REDUCE);
     ParallelPlan plan = new ParallelPlan(integer(ScenarioKey.TP, 1), integer(ScenarioKey.PP, 1),
@@ -102,7 +102,7 @@ public final class ScenarioValues {
         Boolean.TRUE.equals(values.get(ScenarioKey.SEQUENCE_PARALLEL)), integer(ScenarioKey.VIRTUAL_STAGES, 1),
         Boolean.TRUE.equals(values.get(ScenarioKey.ALL_GPUS)));
     return new Task(kind, p, w, integer(ScenarioKey.BATCH, d.batch()), integer(ScenarioKey.SEQ_LEN, d.seqLen()),
-        prompt, generate, integer(ScenarioKey.MICRO_BATCHES, d.microBatches()), checkpointing,
+        prompt, generate, integer(ScenarioKey.MICRO_BATCHES, d.microBatches()), recompute,
         integer(ScenarioKey.LORA_RANK, d.loraRank()), integer(ScenarioKey.PREFIX_TOKENS, d.prefixTokens()), o,
         context, kv, gpuLayers, plan);
   }
@@ -175,7 +175,7 @@ public final class ScenarioValues {
     m.put(ScenarioKey.KV_CACHE, training ? null : t.kvCache().key());
     m.put(ScenarioKey.GPU_LAYERS, t.gpuLayers() == Task.GPU_LAYERS_AUTO ? "auto" : t.gpuLayers());
     m.put(ScenarioKey.MICRO_BATCHES, training ? t.microBatches() : null);
-    m.put(ScenarioKey.ACTIVATION_CHECKPOINTING, training ? t.activationCheckpointing() : null);
+    m.put(ScenarioKey.RECOMPUTE, training ? t.recompute().key() : null);
     boolean lora = t.kind() == TaskKind.FINETUNE_LORA || t.kind() == TaskKind.FINETUNE_QLORA;
     m.put(ScenarioKey.LORA_RANK, lora ? t.loraRank() : null);
     m.put(ScenarioKey.PREFIX_TOKENS, t.kind() == TaskKind.PTUNING_V2 ? t.prefixTokens() : null);

@@ -13,6 +13,7 @@ import llmsim.core.util.Checks;
  * @param promptTokens prompt length for inference
  * @param generateTokens generated tokens per sequence for inference
  * @param microBatches gradient-accumulation steps per optimizer step
+ * @param recompute activations recomputed in the backward pass instead of kept
  * @param loraRank adapter rank for LoRA and QLoRA
  * @param prefixTokens P-Tuning v2 prefix length per layer
  * @param context tokens the KV cache is sized for (llama.cpp's n_ctx); 0 means prompt + generated tokens
@@ -30,7 +31,7 @@ public record Task(
     int promptTokens,
     int generateTokens,
     int microBatches,
-    boolean activationCheckpointing,
+    Recompute recompute,
     int loraRank,
     int prefixTokens,
     Offload offload,
@@ -42,20 +43,24 @@ public record Task(
   /** {@code gpu_layers: auto}: as many layers as fit on the device. */
   public static final int GPU_LAYERS_AUTO = -1;
 
-  /** A task with the KV cache sized for prompt + generated tokens, an f16 cache and automatic layer placement. */
+  /**
+   * A task with the KV cache sized for prompt + generated tokens, an f16 cache and automatic layer placement;
+   * {@code fullRecompute}: activation checkpointing (else nothing recomputed).
+   */
   public Task(TaskKind kind, Precision precision, WeightFormat weights, int batch, int seqLen, int promptTokens,
-      int generateTokens, int microBatches, boolean activationCheckpointing, int loraRank, int prefixTokens,
+      int generateTokens, int microBatches, boolean fullRecompute, int loraRank, int prefixTokens,
       Offload offload) {
-    this(kind, precision, weights, batch, seqLen, promptTokens, generateTokens, microBatches, activationCheckpointing,
-        loraRank, prefixTokens, offload, 0, KvCacheFormat.F16, GPU_LAYERS_AUTO, ParallelPlan.SINGLE);
+    this(kind, precision, weights, batch, seqLen, promptTokens, generateTokens, microBatches, fullRecompute,
+        loraRank, prefixTokens, offload, 0, KvCacheFormat.F16, GPU_LAYERS_AUTO);
   }
 
   /** A task on one GPU's worth of plan (tp 1, pp 1, dp from the system). */
   public Task(TaskKind kind, Precision precision, WeightFormat weights, int batch, int seqLen, int promptTokens,
-      int generateTokens, int microBatches, boolean activationCheckpointing, int loraRank, int prefixTokens,
+      int generateTokens, int microBatches, boolean fullRecompute, int loraRank, int prefixTokens,
       Offload offload, int context, KvCacheFormat kvCache, int gpuLayers) {
-    this(kind, precision, weights, batch, seqLen, promptTokens, generateTokens, microBatches, activationCheckpointing,
-        loraRank, prefixTokens, offload, context, kvCache, gpuLayers, ParallelPlan.SINGLE);
+    this(kind, precision, weights, batch, seqLen, promptTokens, generateTokens, microBatches,
+        fullRecompute ? Recompute.FULL : Recompute.NONE, loraRank, prefixTokens, offload, context, kvCache, gpuLayers,
+        ParallelPlan.SINGLE);
   }
 
   public Task {
@@ -69,6 +74,7 @@ public record Task(
       throw new IllegalArgumentException("generate_tokens must be >= 0, was " + generateTokens);
     }
     Checks.positive("micro_batches", microBatches);
+    Checks.notNull("recompute", recompute);
     Checks.positive("lora_rank", loraRank);
     Checks.positive("prefix_tokens", prefixTokens);
     Checks.notNull("offload", offload);
@@ -91,41 +97,46 @@ public record Task(
 
   public Task withBatch(int b) {
     return new Task(kind, precision, weights, b, seqLen, promptTokens, generateTokens, microBatches,
-        activationCheckpointing, loraRank, prefixTokens, offload, context, kvCache, gpuLayers, plan);
+        recompute, loraRank, prefixTokens, offload, context, kvCache, gpuLayers, plan);
   }
 
   public Task withGpuLayers(int layers) {
     return new Task(kind, precision, weights, batch, seqLen, promptTokens, generateTokens, microBatches,
-        activationCheckpointing, loraRank, prefixTokens, offload, context, kvCache, layers, plan);
+        recompute, loraRank, prefixTokens, offload, context, kvCache, layers, plan);
   }
 
   public Task withContext(int tokens) {
     if (kind.training()) {
       return new Task(kind, precision, weights, batch, tokens, promptTokens, generateTokens, microBatches,
-          activationCheckpointing, loraRank, prefixTokens, offload, context, kvCache, gpuLayers, plan);
+          recompute, loraRank, prefixTokens, offload, context, kvCache, gpuLayers, plan);
     }
     if (context > 0) {
       return new Task(kind, precision, weights, batch, seqLen, promptTokens, generateTokens, microBatches,
-          activationCheckpointing, loraRank, prefixTokens, offload, tokens, kvCache, gpuLayers, plan);
+          recompute, loraRank, prefixTokens, offload, tokens, kvCache, gpuLayers, plan);
     }
     int prompt = Math.max(1, tokens - generateTokens);
     return new Task(kind, precision, weights, batch, seqLen, prompt, tokens - prompt, microBatches,
-        activationCheckpointing, loraRank, prefixTokens, offload, context, kvCache, gpuLayers, plan);
+        recompute, loraRank, prefixTokens, offload, context, kvCache, gpuLayers, plan);
   }
 
   public Task withPrecision(Precision p) {
     return new Task(kind, p, weights, batch, seqLen, promptTokens, generateTokens, microBatches,
-        activationCheckpointing, loraRank, prefixTokens, offload, context, kvCache, gpuLayers, plan);
+        recompute, loraRank, prefixTokens, offload, context, kvCache, gpuLayers, plan);
   }
 
   public Task withPlan(ParallelPlan p) {
     return new Task(kind, precision, weights, batch, seqLen, promptTokens, generateTokens, microBatches,
-        activationCheckpointing, loraRank, prefixTokens, offload, context, kvCache, gpuLayers, p);
+        recompute, loraRank, prefixTokens, offload, context, kvCache, gpuLayers, p);
+  }
+
+  public Task withRecompute(Recompute r) {
+    return new Task(kind, precision, weights, batch, seqLen, promptTokens, generateTokens, microBatches,
+        r, loraRank, prefixTokens, offload, context, kvCache, gpuLayers, plan);
   }
 
   public Task withOffload(Offload o) {
     return new Task(kind, precision, weights, batch, seqLen, promptTokens, generateTokens, microBatches,
-        activationCheckpointing, loraRank, prefixTokens, o, context, kvCache, gpuLayers, plan);
+        recompute, loraRank, prefixTokens, o, context, kvCache, gpuLayers, plan);
   }
 
   /**

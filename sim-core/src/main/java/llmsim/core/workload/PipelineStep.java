@@ -5,6 +5,7 @@ import java.util.Arrays;
 import java.util.List;
 import llmsim.core.engine.OpKind;
 import llmsim.core.model.ModelSpec;
+import llmsim.core.task.Recompute;
 import llmsim.core.task.Task;
 import llmsim.core.task.TaskKind;
 
@@ -204,12 +205,12 @@ final class PipelineStep {
     long keys = t.seqLen() + (t.kind() == TaskKind.PTUNING_V2 ? t.prefixTokens() : 0);
     boolean lastMb = mb == t.microBatches() - 1;
     for (int l = firstLayer[vs + 1] - 1; l >= firstLayer[vs]; l--) {
-      if (t.activationCheckpointing()) {
+      if (t.recompute() == Recompute.FULL) {
         prev = le[g].forward(name(vs, mb, "L" + l + ".recompute."), t.batch(), t.seqLen(), keys, true,
             WorkloadBuilder.deps(prev));
       }
       prev = le[g].backward(name(vs, mb, "L" + l + "."), t.batch(), t.seqLen(), keys, frozen,
-          WorkloadBuilder.deps(prev));
+          t.recompute() == Recompute.SELECTIVE, WorkloadBuilder.deps(prev));
       if (lastMb && w.dp && w.overlapGrads) {
         lastReduction[g] = w.reduceGradients(c, name(vs, mb, "L" + l + ".grads"), prev, lastReduction[g]);
       }

@@ -13,6 +13,7 @@ import llmsim.core.model.NormKind;
 import llmsim.core.task.KvCacheFormat;
 import llmsim.core.task.Offload;
 import llmsim.core.task.ParallelPlan;
+import llmsim.core.task.Recompute;
 import llmsim.core.task.Task;
 import llmsim.core.task.TaskKind;
 import llmsim.core.task.WeightFormat;
@@ -30,8 +31,9 @@ class PipelineTest {
   }
 
   static Task task(int pp, int microBatches, int chunks) {
-    return new Task(TaskKind.TRAIN, Precision.BF16, WeightFormat.BF16, 1, 2048, 1, 1, microBatches, false, 8, 128,
-        Offload.NONE, 0, KvCacheFormat.F16, Task.GPU_LAYERS_AUTO, new ParallelPlan(1, pp, 1, 0).withVirtualStages(chunks));
+    return new Task(TaskKind.TRAIN, Precision.BF16, WeightFormat.BF16, 1, 2048, 1, 1, microBatches, Recompute.NONE, 8,
+        128, Offload.NONE, 0, KvCacheFormat.F16, Task.GPU_LAYERS_AUTO,
+        new ParallelPlan(1, pp, 1, 0).withVirtualStages(chunks));
   }
 
   /** Idle fraction of the second GPU's compute stream over the span (optimizer excluded). */
@@ -138,7 +140,7 @@ class PipelineTest {
     // 16 GPUs: tp 2 x pp 2 x dp 4, ZeRO-1, 4 micro-batches; every GPU with its own resources and synchronised
     // collectives gives the same step as one GPU per stage standing for its peers
     SystemSpecHolder h = new SystemSpecHolder();
-    Task one = new Task(TaskKind.TRAIN, Precision.BF16, WeightFormat.BF16, 1, 2048, 1, 1, 4, false, 8, 128,
+    Task one = new Task(TaskKind.TRAIN, Precision.BF16, WeightFormat.BF16, 1, 2048, 1, 1, 4, Recompute.NONE, 8, 128,
         Offload.NONE, 0, KvCacheFormat.F16, Task.GPU_LAYERS_AUTO, new ParallelPlan(2, 2, 4, 1));
     Task all = one.withPlan(one.plan().withAllGpus(true));
     StepResult a = Simulator.simulate(h.system, M, one, SimulatorPhysicsTest.IDEAL);
