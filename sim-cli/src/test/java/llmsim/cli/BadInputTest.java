@@ -154,6 +154,22 @@ class BadInputTest {
   }
 
   @Test
+  void globalBatch_mustBeWholeMicroBatchesOverTheReplicas() throws IOException {
+    // 8 GPUs, dp derived as 8: 4 x 8 = 32 sequences per round of micro-batches
+    assertBadInput(CliRunner.run("memory", "--model", "llama-7b", "--hardware", "hgx-h100-8x", "--task", "train",
+        "--micro-batch", "4", "--global-batch", "100"), "--global-batch: 100 is not a multiple of micro_batch 4 x dp 8 = 32");
+    assertBadInput(CliRunner.run("memory", "--model", "llama-7b", "--hardware", "hgx-h100-8x", "--task", "train",
+        "--micro-batch", "4", "--global-batch", "64", "--micro-batches", "3"),
+        "--micro-batches: 3 disagrees with global_batch 64 / (micro_batch 4 x dp 8) = 2; give one of them");
+    assertBadInput(CliRunner.run("memory", "--model", "llama-7b", "--hardware", "h100-sxm", "--global-batch", "8"),
+        "--global-batch: applies to training");
+    Path s = write("s.yaml", "kind: scenario\nhardware: hgx-h100-8x\nmodel: llama-7b\ntask: train\nbatch: 4\n"
+        + "global_batch: 100\n");
+    assertBadInput(CliRunner.run("simulate", s.toString()),
+        "s.yaml:6:15: 'global_batch' 100 is not a multiple of micro_batch 4 x dp 8 = 32");
+  }
+
+  @Test
   void unknownOption_suggestsTheNearest() {
     assertBadInput(CliRunner.run("memory", "--model", "llama-7b", "--hardwre", "m2-ultra"), "--hardwre", "--hardware");
   }

@@ -180,6 +180,28 @@ class SimulateCommandTest {
   }
 
   @Test
+  void globalBatch_isMicroBatchTimesDpTimesMicroBatches() throws Exception {
+    // 8 GPUs, dp 8 (ZeRO-3), micro-batch 2: a global batch of 64 sequences is 64 / (2 x 8) = 4 micro-batches
+    int global = 64;
+    int microBatch = 2;
+    int dp = 8;
+    var json = new com.fasterxml.jackson.databind.ObjectMapper();
+    CliRunner g = CliRunner.run("simulate", "--model", "llama-7b", "--task", "train", "--hardware", "hgx-h100-8x",
+        "--zero", "3", "--seq-len", "1024", "--micro-batch", String.valueOf(microBatch), "--global-batch",
+        String.valueOf(global), "--tokens", "1B", "--format", "json");
+    CliRunner m = CliRunner.run("simulate", "--model", "llama-7b", "--task", "train", "--hardware", "hgx-h100-8x",
+        "--zero", "3", "--seq-len", "1024", "--batch", String.valueOf(microBatch), "--micro-batches",
+        String.valueOf(global / (microBatch * dp)), "--format", "json");
+    assertThat(g.code()).as(g.err()).isZero();
+    assertThat(m.code()).as(m.err()).isZero();
+    var a = json.readTree(g.out());
+    assertThat(a.get("step_time_s").asDouble()).isEqualTo(json.readTree(m.out()).get("step_time_s").asDouble());
+    // each optimizer step trains global x seq_len tokens
+    assertThat(a.get("job").get("steps").asDouble()).isCloseTo(1e9 / (global * 1024.0),
+        org.assertj.core.data.Percentage.withPercentage(1e-9));
+  }
+
+  @Test
   void planAuto_runsTheFastestPlanThatFits_andSaysWhichAndOfHowMany() throws Exception {
     // LLaMA-13B training on 8 H100: plain data parallelism needs 208 GB of state per GPU; only sharded or split
     // plans fit (LLaMA-65B fits no plan on 8 x 80 GB at all: 16 bytes x 65e9 / 8 = 130 GB per GPU)

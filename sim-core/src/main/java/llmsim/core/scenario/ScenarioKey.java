@@ -32,8 +32,8 @@ public enum ScenarioKey {
           + " natively or by a stated emulation."),
   WEIGHTS("weights", null, null, "FMT", Type.CHOICE, () -> Arrays.stream(WeightFormat.values()).map(WeightFormat::key).toList(), 0, 0, null,
       "Storage format of the (base) weights (default: f16; nf4 for QLoRA)."),
-  BATCH("batch", null, null, "N", Type.INT, null, 1, 1 << 20, "1",
-      "Sequences per forward pass (the micro-batch for training)."),
+  BATCH("batch", null, new String[] {"--micro-batch", "--batch"}, "N", Type.INT, null, 1, 1 << 20, "1",
+      "Sequences per forward pass on one GPU: the micro-batch for training (--micro-batch is the same flag)."),
   SEQ_LEN("seq_len", null, null, "TOKENS", Type.INT, null, 1, 1 << 24, "2048",
       "Tokens per training sequence; at most the model's max context."),
   PROMPT_TOKENS("prompt_tokens", null, null, "TOKENS", Type.INT, null, 1, 1 << 24, "512",
@@ -77,7 +77,11 @@ public enum ScenarioKey {
       "true", "Reduce gradients in per-layer buckets while the backward pass runs (PyTorch DDP, FSDP, Megatron's"
           + " --overlap-grad-reduce); false reduces them all after it (DeepSpeed without bucketing)."),
   MICRO_BATCHES("micro_batches", null, null, "N", Type.INT, null, 1, 1 << 20, "1",
-      "Gradient-accumulation steps per optimizer step."),
+      "Gradient-accumulation steps per optimizer step (training): micro-batches each GPU runs before the optimizer."),
+  GLOBAL_BATCH("global_batch", null, null, "SEQUENCES", Type.INT, null, 1, 1 << 30, null,
+      "Sequences per optimizer step over every data-parallel replica (training), such as 1024: micro_batches becomes"
+          + " global_batch / (batch x dp), which must be whole (dp as given, derived from the GPUs, or chosen by"
+          + " --plan auto). Default: batch x micro_batches x dp."),
   RECOMPUTE("recompute", null, null, "MODE", Type.CHOICE, () -> Arrays.stream(Recompute.values()).map(Recompute::key).toList(),
       0, 0, "none", "Activations recomputed in the backward pass instead of kept (training): full keeps each layer's"
           + " input and runs the layer's forward again before its backward (activation checkpointing, Megatron"

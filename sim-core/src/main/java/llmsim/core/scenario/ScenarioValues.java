@@ -95,6 +95,13 @@ public final class ScenarioValues {
           + " offload=weights streams every layer); leave it at auto for " + kind.key());
     }
     Recompute recompute = Recompute.fromKey(text(ScenarioKey.RECOMPUTE, d.recompute().key()));
+    int globalBatch = integer(ScenarioKey.GLOBAL_BATCH, 0);
+    if (globalBatch > 0 && !kind.training()) {
+      throw new ScenarioKeyException(ScenarioKey.GLOBAL_BATCH, "'global_batch' applies to training (sequences per"
+          + " optimizer step); use batch for " + kind.key());
+    }
+    // with a global batch and no micro_batches, the count waits for dp (0 until the plan is resolved)
+    int microBatches = integer(ScenarioKey.MICRO_BATCHES, globalBatch > 0 ? 0 : d.microBatches());
     boolean overlap = !values.containsKey(ScenarioKey.OVERLAP_GRAD_REDUCE)
         || (Boolean) values.get(ScenarioKey.OVERLAP_GRAD_REDUCE);
     ParallelPlan plan = new ParallelPlan(integer(ScenarioKey.TP, 1), integer(ScenarioKey.PP, 1),
@@ -102,9 +109,9 @@ public final class ScenarioValues {
         Boolean.TRUE.equals(values.get(ScenarioKey.SEQUENCE_PARALLEL)), integer(ScenarioKey.VIRTUAL_STAGES, 1),
         Boolean.TRUE.equals(values.get(ScenarioKey.ALL_GPUS)));
     return new Task(kind, p, w, integer(ScenarioKey.BATCH, d.batch()), integer(ScenarioKey.SEQ_LEN, d.seqLen()),
-        prompt, generate, integer(ScenarioKey.MICRO_BATCHES, d.microBatches()), recompute,
+        prompt, generate, microBatches, recompute,
         integer(ScenarioKey.LORA_RANK, d.loraRank()), integer(ScenarioKey.PREFIX_TOKENS, d.prefixTokens()), o,
-        context, kv, gpuLayers, plan);
+        context, kv, gpuLayers, plan, globalBatch);
   }
 
   /** Nodes asked for with --nodes, or 0. */
@@ -175,6 +182,7 @@ public final class ScenarioValues {
     m.put(ScenarioKey.KV_CACHE, training ? null : t.kvCache().key());
     m.put(ScenarioKey.GPU_LAYERS, t.gpuLayers() == Task.GPU_LAYERS_AUTO ? "auto" : t.gpuLayers());
     m.put(ScenarioKey.MICRO_BATCHES, training ? t.microBatches() : null);
+    m.put(ScenarioKey.GLOBAL_BATCH, training ? (long) t.batch() * t.microBatches() * t.replicas() : null);
     m.put(ScenarioKey.RECOMPUTE, training ? t.recompute().key() : null);
     boolean lora = t.kind() == TaskKind.FINETUNE_LORA || t.kind() == TaskKind.FINETUNE_QLORA;
     m.put(ScenarioKey.LORA_RANK, lora ? t.loraRank() : null);
