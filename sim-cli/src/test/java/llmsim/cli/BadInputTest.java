@@ -170,6 +170,17 @@ class BadInputTest {
   }
 
   @Test
+  void schedule_interleavedGoesWithVirtualStagesAndOnlyWithThem() {
+    assertBadInput(CliRunner.run("memory", "--model", "llama-7b", "--hardware", "hgx-h100-8x", "--task", "train",
+        "--pp", "4", "--schedule", "interleaved"), "--schedule: interleaved needs virtual_stages > 1");
+    assertBadInput(CliRunner.run("memory", "--model", "llama-7b", "--hardware", "hgx-h100-8x", "--task", "train",
+        "--pp", "4", "--virtual-stages", "2", "--schedule", "gpipe"),
+        "--schedule: gpipe runs one model chunk per GPU, but virtual_stages is 2");
+    assertBadInput(CliRunner.run("memory", "--model", "llama-7b", "--hardware", "hgx-h100-8x", "--task", "train",
+        "--schedule", "pipedream"), "--schedule: must be one of 1f1b, interleaved, gpipe, was 'pipedream'");
+  }
+
+  @Test
   void unknownOption_suggestsTheNearest() {
     assertBadInput(CliRunner.run("memory", "--model", "llama-7b", "--hardwre", "m2-ultra"), "--hardwre", "--hardware");
   }

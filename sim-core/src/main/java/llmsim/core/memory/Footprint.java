@@ -3,6 +3,7 @@ package llmsim.core.memory;
 import llmsim.core.hw.Precision;
 import llmsim.core.model.ModelSpec;
 import llmsim.core.model.FfnKind;
+import llmsim.core.task.PipelineSchedule;
 import llmsim.core.task.Recompute;
 import llmsim.core.task.Task;
 import llmsim.core.task.TaskKind;
@@ -146,10 +147,12 @@ public record Footprint(
     double perLayer = tokens * activationBytesPerTokenPerLayer(m, tp, t.plan().sequenceParallel()) * scale
         + scoreBytesPerLayer(m, t.batch(), t.seqLen(), keys, !scoresKept, tp);
     double logits = tokens * (double) m.vocab() / tp * LOGIT_BYTES_PER_VOCAB_ENTRY;
-    // pipeline stages hold their layers; 1F1B keeps up to pp micro-batches in flight on the first stage
+    // pipeline stages hold their layers; 1F1B keeps up to pp micro-batches in flight on the first stage, GPipe
+    // every micro-batch (all forwards run before the first backward)
     int pp = t.plan().pp();
     double layers = Math.ceil((double) m.layers() / pp); // the fullest stage, when the stages are uneven
-    int inFlight = Math.min(pp, t.microBatches());
+    int inFlight = pp == 1 ? 1 : t.plan().schedule() == PipelineSchedule.GPIPE ? t.microBatches()
+        : Math.min(pp, t.microBatches());
     if (t.recompute() == Recompute.FULL) {
       return inFlight * layers * tokens * 2.0 * m.hidden() * scale + perLayer + (pp > 1 ? 0 : logits);
     }

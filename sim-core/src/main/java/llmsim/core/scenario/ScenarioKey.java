@@ -11,6 +11,7 @@ import llmsim.core.software.SoftwareProfile;
 import llmsim.core.software.SoftwareProfiles;
 import llmsim.core.task.KvCacheFormat;
 import llmsim.core.task.Offload;
+import llmsim.core.task.PipelineSchedule;
 import llmsim.core.task.Recompute;
 import llmsim.core.task.TaskKind;
 import llmsim.core.task.WeightFormat;
@@ -64,6 +65,12 @@ public enum ScenarioKey {
   VIRTUAL_STAGES("virtual_stages", null, null, "V", Type.INT, null, 1, 64, "1",
       "Model chunks per pipeline GPU: above 1, Megatron's interleaved 1F1B (the bubble shrinks about v-fold);"
           + " the micro-batches must be a multiple of pp."),
+  SCHEDULE("schedule", null, null, "NAME", Type.CHOICE,
+      () -> Arrays.stream(PipelineSchedule.values()).map(PipelineSchedule::key).toList(), 0, 0, null,
+      "Pipeline schedule (training, pp > 1): 1f1b runs at most pp micro-batches in flight on the first stage;"
+          + " gpipe runs every micro-batch's forward, then every backward, so a stage holds the activations of all"
+          + " micro_batches (the same bubble); interleaved is Megatron's with virtual_stages > 1 chunks per GPU."
+          + " Default: 1f1b, or interleaved when virtual_stages > 1. Example: schedule: gpipe."),
   SEQUENCE_PARALLEL("sequence_parallel", null, null, "BOOL", Type.BOOL, () -> List.of("true", "false"), 0, 0, "false",
       "Megatron sequence parallelism: with tp, norms and residuals run on 1/tp of the tokens and each all-reduce"
           + " becomes a reduce-scatter and an all-gather of the same volume."),

@@ -11,6 +11,7 @@ import llmsim.core.software.SoftwareProfiles;
 import llmsim.core.task.KvCacheFormat;
 import llmsim.core.task.Offload;
 import llmsim.core.task.ParallelPlan;
+import llmsim.core.task.PipelineSchedule;
 import llmsim.core.task.Recompute;
 import llmsim.core.task.Task;
 import llmsim.core.task.TaskKind;
@@ -104,14 +105,32 @@ public final class ScenarioValues {
     int microBatches = integer(ScenarioKey.MICRO_BATCHES, globalBatch > 0 ? 0 : d.microBatches());
     boolean overlap = !values.containsKey(ScenarioKey.OVERLAP_GRAD_REDUCE)
         || (Boolean) values.get(ScenarioKey.OVERLAP_GRAD_REDUCE);
+    int virtualStages = integer(ScenarioKey.VIRTUAL_STAGES, 1);
     ParallelPlan plan = new ParallelPlan(integer(ScenarioKey.TP, 1), integer(ScenarioKey.PP, 1),
         integer(ScenarioKey.DP, 0), integer(ScenarioKey.ZERO, 0), overlap,
-        Boolean.TRUE.equals(values.get(ScenarioKey.SEQUENCE_PARALLEL)), integer(ScenarioKey.VIRTUAL_STAGES, 1),
-        Boolean.TRUE.equals(values.get(ScenarioKey.ALL_GPUS)));
+        Boolean.TRUE.equals(values.get(ScenarioKey.SEQUENCE_PARALLEL)), virtualStages,
+        Boolean.TRUE.equals(values.get(ScenarioKey.ALL_GPUS)), schedule(virtualStages));
     return new Task(kind, p, w, integer(ScenarioKey.BATCH, d.batch()), integer(ScenarioKey.SEQ_LEN, d.seqLen()),
         prompt, generate, microBatches, recompute,
         integer(ScenarioKey.LORA_RANK, d.loraRank()), integer(ScenarioKey.PREFIX_TOKENS, d.prefixTokens()), o,
         context, kv, gpuLayers, plan, globalBatch);
+  }
+
+  /** The pipeline schedule: as given, else interleaved exactly when there are virtual stages. */
+  private PipelineSchedule schedule(int virtualStages) {
+    if (!has(ScenarioKey.SCHEDULE)) {
+      return virtualStages > 1 ? PipelineSchedule.INTERLEAVED : PipelineSchedule.ONE_F_ONE_B;
+    }
+    PipelineSchedule s = PipelineSchedule.fromKey(text(ScenarioKey.SCHEDULE, null));
+    if (s == PipelineSchedule.INTERLEAVED && virtualStages == 1) {
+      throw new ScenarioKeyException(ScenarioKey.SCHEDULE, "'schedule' interleaved needs virtual_stages > 1 (model"
+          + " chunks per pipeline GPU)");
+    }
+    if (s != PipelineSchedule.INTERLEAVED && virtualStages > 1) {
+      throw new ScenarioKeyException(ScenarioKey.SCHEDULE, "'schedule' " + s.key() + " runs one model chunk per GPU,"
+          + " but virtual_stages is " + virtualStages + " (Megatron's interleaved schedule); drop one of them");
+    }
+    return s;
   }
 
   /** Nodes asked for with --nodes, or 0. */
@@ -195,6 +214,7 @@ public final class ScenarioValues {
     m.put(ScenarioKey.ZERO, t.kind().training() ? t.plan().zero() : null);
     m.put(ScenarioKey.SEQUENCE_PARALLEL, t.plan().sequenceParallel());
     m.put(ScenarioKey.VIRTUAL_STAGES, t.plan().virtualStages());
+    m.put(ScenarioKey.SCHEDULE, training ? t.plan().schedule().key() : null);
     m.put(ScenarioKey.ALL_GPUS, t.plan().allGpus());
     m.put(ScenarioKey.OVERLAP_GRAD_REDUCE, t.kind().training() ? t.plan().overlapGradReduce() : null);
     return m;

@@ -2,11 +2,13 @@ package llmsim.core.workload;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.within;
+import static org.assertj.core.data.Percentage.withPercentage;
 
 import java.util.List;
 import llmsim.core.engine.Lane;
 import llmsim.core.engine.Trace;
 import llmsim.core.hw.Precision;
+import llmsim.core.memory.Footprint;
 import llmsim.core.model.FfnKind;
 import llmsim.core.model.ModelSpec;
 import llmsim.core.model.NormKind;
@@ -109,6 +111,29 @@ class PipelineTest {
     // (p-1)/(m+p-1), within what the sends add
     assertThat(idleOfSecondGpu(CollectivesTest.step(Fixtures.cluster(1), M, task(p, m))))
         .isCloseTo((double) (p - 1) / (m + p - 1), within(0.02));
+  }
+
+  @Test
+  void gpipe_hasOneF1BsBubble_butHoldsEveryMicroBatchsActivations() {
+    int p = 4;
+    int m = 8;
+    Task oneF1B = task(p, m);
+    Task gpipe = oneF1B.withPlan(oneF1B.plan().withGpipe());
+    // both idle (p-1)/(m+p-1) of the step on a stage: the fill and the drain take p-1 stage-steps either way
+    double bubble = (double) (p - 1) / (m + p - 1);
+    assertThat(idleOfSecondGpu(CollectivesTest.step(Fixtures.cluster(1), M, gpipe))).isCloseTo(bubble, within(0.02));
+    assertThat(idleOfSecondGpu(CollectivesTest.step(Fixtures.cluster(1), M, oneF1B))).isCloseTo(bubble, within(0.02));
+    // 1F1B holds at most p micro-batches' activations on the first stage, GPipe all m of them
+    double ratio = (double) m / Math.min(p, m);
+    assertThat(Footprint.of(M, gpipe, true).activationsBytes())
+        .isCloseTo(ratio * Footprint.of(M, oneF1B, true).activationsBytes(), withPercentage(1e-9));
+  }
+
+  @Test
+  void gpipe_orderOfAStage_isEveryForwardThenEveryBackwardInReverse() {
+    StringBuilder b = new StringBuilder();
+    PipelineStep.gpipe(1, 3).forEach(a -> b.append(a[0] == 1 ? "F" : "B").append(a[2]).append(' '));
+    assertThat(b.toString().trim()).isEqualTo("F0 F1 F2 B2 B1 B0");
   }
 
   @Test
