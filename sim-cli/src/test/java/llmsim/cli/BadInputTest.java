@@ -181,6 +181,16 @@ class BadInputTest {
   }
 
   @Test
+  void epochs_needDatasetTokens_andExcludeTokens() {
+    assertBadInput(CliRunner.run("simulate", "--model", "llama-7b", "--hardware", "h100-sxm", "--task", "train",
+        "--epochs", "3"), "--epochs: needs dataset_tokens");
+    assertBadInput(CliRunner.run("simulate", "--model", "llama-7b", "--hardware", "h100-sxm", "--task", "train",
+        "--epochs", "3", "--dataset-tokens", "1B", "--tokens", "3B"), "--epochs: cannot go with tokens, which also sizes the job");
+    assertBadInput(CliRunner.run("simulate", "--model", "llama-7b", "--hardware", "h100-sxm", "--task", "train",
+        "--epochs", "0", "--dataset-tokens", "1B"), "--epochs: must be >= 1, was 0");
+  }
+
+  @Test
   void unknownOption_suggestsTheNearest() {
     assertBadInput(CliRunner.run("memory", "--model", "llama-7b", "--hardwre", "m2-ultra"), "--hardwre", "--hardware");
   }

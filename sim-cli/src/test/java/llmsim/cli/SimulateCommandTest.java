@@ -202,6 +202,18 @@ class SimulateCommandTest {
   }
 
   @Test
+  void epochsOverADataset_areThatManyTokens() throws Exception {
+    var json = new com.fasterxml.jackson.databind.ObjectMapper();
+    CliRunner r = CliRunner.run("simulate", "--model", "llama-7b", "--task", "train", "--hardware", "hgx-h100-8x",
+        "--zero", "3", "--epochs", "3", "--dataset-tokens", "500M", "--format", "json");
+    assertThat(r.code()).as(r.err()).isZero();
+    var job = json.readTree(r.out()).get("job");
+    assertThat(job.get("tokens").asDouble()).isEqualTo(3 * 500e6);
+    assertThat(job.get("wall_time_s").asDouble()).isCloseTo(3 * 500e6 / json.readTree(r.out()).get("tokens_per_s")
+        .asDouble(), org.assertj.core.data.Percentage.withPercentage(1e-9));
+  }
+
+  @Test
   void planAuto_runsTheFastestPlanThatFits_andSaysWhichAndOfHowMany() throws Exception {
     // LLaMA-13B training on 8 H100: plain data parallelism needs 208 GB of state per GPU; only sharded or split
     // plans fit (LLaMA-65B fits no plan on 8 x 80 GB at all: 16 bytes x 65e9 / 8 = 130 GB per GPU)

@@ -105,6 +105,11 @@ public enum ScenarioKey {
   TOKENS("tokens", null, null, "N", Type.COUNT, null, 1, 10_000_000_000_000_000L, null,
       "Tokens of the whole job (trained on, or generated for inference), such as 1.4T or 50M: turns a step"
           + " into the job's wall time and GPU-hours."),
+  EPOCHS("epochs", null, null, "E", Type.INT, null, 1, 1_000_000, null,
+      "Passes over the dataset (training), with dataset_tokens: the job trains epochs x dataset_tokens tokens, as if"
+          + " --tokens said so. Default: 1 when dataset_tokens is given. Example: --epochs 3 --dataset-tokens 50B."),
+  DATASET_TOKENS("dataset_tokens", null, null, "N", Type.COUNT, null, 1, 10_000_000_000_000_000L, null,
+      "Tokens in the training dataset, such as 50B: with epochs, the job's tokens (instead of --tokens)."),
   SOFTWARE_DATE("software_date", null, null, "YYYY-MM", Type.TEXT, null, 0, 0, null,
       "When the measured software was built (recorded with the scenario).");
 
@@ -208,9 +213,9 @@ public enum ScenarioKey {
     return sb.toString();
   }
 
-  /** Whether the sweep takes this key as an axis (every key but the recorded software date). */
+  /** Whether the sweep takes this key as an axis (every key but the recorded software date and the job's size). */
   public boolean sweepable() {
-    return this != SOFTWARE_DATE && this != TOKENS;
+    return this != SOFTWARE_DATE && this != TOKENS && this != EPOCHS && this != DATASET_TOKENS;
   }
 
   /**

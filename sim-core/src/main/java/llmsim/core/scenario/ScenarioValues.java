@@ -143,10 +143,29 @@ public final class ScenarioValues {
     return "auto".equals(values.get(ScenarioKey.PLAN));
   }
 
-  /** Tokens of the whole job (--tokens), or 0. */
+  /** Tokens of the whole job (--tokens, or --epochs x --dataset-tokens), or 0. */
   public long tokens() {
     Object v = values.get(ScenarioKey.TOKENS);
-    return v == null ? 0 : (Long) v;
+    boolean epochs = has(ScenarioKey.EPOCHS);
+    if (!epochs && !has(ScenarioKey.DATASET_TOKENS)) {
+      return v == null ? 0 : (Long) v;
+    }
+    if (v != null) {
+      throw new ScenarioKeyException(epochs ? ScenarioKey.EPOCHS : ScenarioKey.DATASET_TOKENS, "'"
+          + (epochs ? "epochs" : "dataset_tokens") + "' cannot go with tokens, which also sizes the job; give tokens,"
+          + " or epochs and dataset_tokens (tokens = epochs x dataset_tokens)");
+    }
+    if (!has(ScenarioKey.DATASET_TOKENS)) {
+      throw new ScenarioKeyException(ScenarioKey.EPOCHS, "'epochs' needs dataset_tokens, the tokens of one pass"
+          + " (such as --dataset-tokens 50B)");
+    }
+    long dataset = (Long) values.get(ScenarioKey.DATASET_TOKENS);
+    int passes = integer(ScenarioKey.EPOCHS, 1);
+    if (dataset > ScenarioKey.TOKENS.max() / passes) {
+      throw new ScenarioKeyException(ScenarioKey.EPOCHS, String.format(java.util.Locale.US, "'epochs' %d x"
+          + " dataset_tokens %d exceeds the %d tokens a job may have", passes, dataset, ScenarioKey.TOKENS.max()));
+    }
+    return dataset * passes;
   }
 
   /** GPUs asked for with --gpus, or 0. */
