@@ -9,6 +9,7 @@ import llmsim.core.software.SoftwareProfiles;
 import llmsim.core.task.KvCacheFormat;
 import llmsim.core.task.Offload;
 import llmsim.core.task.ParallelPlan;
+import llmsim.core.task.Recompute;
 import llmsim.core.task.Task;
 import llmsim.core.task.TaskKind;
 import llmsim.core.workload.Estimate;
@@ -47,8 +48,8 @@ public class ClusterBench {
     cluster = Placement.size(c.system("a100-80gb-cluster", "bench"), 0, 2048);
     llama65b = c.model("llama-65b", "bench");
     Task d = Task.defaults(TaskKind.TRAIN);
-    step = Placement.resolve(cluster, llama65b, new Task(d.kind(), d.precision(), d.weights(), 1, 2048, 1, 1, 32, true,
-        8, 128, Offload.NONE, 0, KvCacheFormat.F16, Task.GPU_LAYERS_AUTO, new ParallelPlan(8, 4, 64, 0)));
+    step = Placement.resolve(cluster, llama65b, new Task(d.kind(), d.precision(), d.weights(), 1, 2048, 1, 1, 32,
+        Recompute.FULL, 8, 128, Offload.NONE, 0, KvCacheFormat.F16, Task.GPU_LAYERS_AUTO, new ParallelPlan(8, 4, 64, 0)));
     estimator = new Estimator(Kernels.get());
   }
 

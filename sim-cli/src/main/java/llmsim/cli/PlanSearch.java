@@ -69,7 +69,7 @@ final class PlanSearch {
     if (best == null) {
       throw new BadFlagException("--plan: none of the " + candidates.size() + " plans for " + m.id() + " on " + gpus
           + " GPUs of " + s.id() + " fits per-GPU memory at this batch; more GPUs, a smaller batch or"
-          + " activation checkpointing would help");
+          + " --recompute full would help");
     }
     StepResult out = best.withJobTokens(r.jobTokens()).withWarning("plan auto: " + best.task().plan().describe()
         + " was the fastest of " + fit + " plans that fit (" + candidates.size() + " tried)");

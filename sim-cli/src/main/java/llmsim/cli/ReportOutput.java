@@ -154,7 +154,7 @@ final class ReportOutput {
     rows.add(List.of("batch", String.valueOf(t.batch())));
     if (t.kind().training()) {
       rows.add(List.of("sequence length x micro-batches", t.seqLen() + " x " + t.microBatches()));
-      rows.add(List.of("activation checkpointing", String.valueOf(t.activationCheckpointing())));
+      rows.add(List.of("recompute", t.recompute().key()));
     } else {
       rows.add(List.of("prompt + generated tokens", t.promptTokens() + " + " + t.generateTokens()));
     }

@@ -148,6 +148,49 @@ class BadInputTest {
   }
 
   @Test
+  void recomputeMode_isOneOfTheThree() {
+    assertBadInput(CliRunner.run("memory", "--model", "llama-7b", "--hardware", "h100-sxm", "--task", "train",
+        "--recompute", "partial"), "--recompute: must be one of none, selective, full, was 'partial'");
+  }
+
+  @Test
+  void globalBatch_mustBeWholeMicroBatchesOverTheReplicas() throws IOException {
+    // 8 GPUs, dp derived as 8: 4 x 8 = 32 sequences per round of micro-batches
+    assertBadInput(CliRunner.run("memory", "--model", "llama-7b", "--hardware", "hgx-h100-8x", "--task", "train",
+        "--micro-batch", "4", "--global-batch", "100"), "--global-batch: 100 is not a multiple of micro_batch 4 x dp 8 = 32");
+    assertBadInput(CliRunner.run("memory", "--model", "llama-7b", "--hardware", "hgx-h100-8x", "--task", "train",
+        "--micro-batch", "4", "--global-batch", "64", "--micro-batches", "3"),
+        "--micro-batches: 3 disagrees with global_batch 64 / (micro_batch 4 x dp 8) = 2; give one of them");
+    assertBadInput(CliRunner.run("memory", "--model", "llama-7b", "--hardware", "h100-sxm", "--global-batch", "8"),
+        "--global-batch: applies to training");
+    Path s = write("s.yaml", "kind: scenario\nhardware: hgx-h100-8x\nmodel: llama-7b\ntask: train\nbatch: 4\n"
+        + "global_batch: 100\n");
+    assertBadInput(CliRunner.run("simulate", s.toString()),
+        "s.yaml:6:15: 'global_batch' 100 is not a multiple of micro_batch 4 x dp 8 = 32");
+  }
+
+  @Test
+  void schedule_interleavedGoesWithVirtualStagesAndOnlyWithThem() {
+    assertBadInput(CliRunner.run("memory", "--model", "llama-7b", "--hardware", "hgx-h100-8x", "--task", "train",
+        "--pp", "4", "--schedule", "interleaved"), "--schedule: interleaved needs virtual_stages > 1");
+    assertBadInput(CliRunner.run("memory", "--model", "llama-7b", "--hardware", "hgx-h100-8x", "--task", "train",
+        "--pp", "4", "--virtual-stages", "2", "--schedule", "gpipe"),
+        "--schedule: gpipe runs one model chunk per GPU, but virtual_stages is 2");
+    assertBadInput(CliRunner.run("memory", "--model", "llama-7b", "--hardware", "hgx-h100-8x", "--task", "train",
+        "--schedule", "pipedream"), "--schedule: must be one of 1f1b, interleaved, gpipe, was 'pipedream'");
+  }
+
+  @Test
+  void epochs_needDatasetTokens_andExcludeTokens() {
+    assertBadInput(CliRunner.run("simulate", "--model", "llama-7b", "--hardware", "h100-sxm", "--task", "train",
+        "--epochs", "3"), "--epochs: needs dataset_tokens");
+    assertBadInput(CliRunner.run("simulate", "--model", "llama-7b", "--hardware", "h100-sxm", "--task", "train",
+        "--epochs", "3", "--dataset-tokens", "1B", "--tokens", "3B"), "--epochs: cannot go with tokens, which also sizes the job");
+    assertBadInput(CliRunner.run("simulate", "--model", "llama-7b", "--hardware", "h100-sxm", "--task", "train",
+        "--epochs", "0", "--dataset-tokens", "1B"), "--epochs: must be >= 1, was 0");
+  }
+
+  @Test
   void unknownOption_suggestsTheNearest() {
     assertBadInput(CliRunner.run("memory", "--model", "llama-7b", "--hardwre", "m2-ultra"), "--hardwre", "--hardware");
   }

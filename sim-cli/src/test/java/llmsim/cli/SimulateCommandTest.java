@@ -38,7 +38,7 @@ class SimulateCommandTest {
   @Test
   void llama65bTraining_needsOffloadOnH100_andCrossesNoLinkOnM2Ultra() throws IOException {
     JsonNode j = json("compare", "--model", "llama-65b", "--task", "train", "--hardware", "m2-ultra,13900ks-h100",
-        "--activation-checkpointing", "--format", "json");
+        "--recompute", "full", "--format", "json");
     JsonNode mac = j.get(0);
     JsonNode h100 = j.get(1);
     assertThat(mac.get("hardware").asText()).isEqualTo("m2-ultra");
@@ -191,18 +191,52 @@ class SimulateCommandTest {
   }
 
   @Test
+  void globalBatch_isMicroBatchTimesDpTimesMicroBatches() throws Exception {
+    // 8 GPUs, dp 8 (ZeRO-3), micro-batch 2: a global batch of 64 sequences is 64 / (2 x 8) = 4 micro-batches
+    int global = 64;
+    int microBatch = 2;
+    int dp = 8;
+    var json = new com.fasterxml.jackson.databind.ObjectMapper();
+    CliRunner g = CliRunner.run("simulate", "--model", "llama-7b", "--task", "train", "--hardware", "hgx-h100-8x",
+        "--zero", "3", "--seq-len", "1024", "--micro-batch", String.valueOf(microBatch), "--global-batch",
+        String.valueOf(global), "--tokens", "1B", "--format", "json");
+    CliRunner m = CliRunner.run("simulate", "--model", "llama-7b", "--task", "train", "--hardware", "hgx-h100-8x",
+        "--zero", "3", "--seq-len", "1024", "--batch", String.valueOf(microBatch), "--micro-batches",
+        String.valueOf(global / (microBatch * dp)), "--format", "json");
+    assertThat(g.code()).as(g.err()).isZero();
+    assertThat(m.code()).as(m.err()).isZero();
+    var a = json.readTree(g.out());
+    assertThat(a.get("step_time_s").asDouble()).isEqualTo(json.readTree(m.out()).get("step_time_s").asDouble());
+    // each optimizer step trains global x seq_len tokens
+    assertThat(a.get("job").get("steps").asDouble()).isCloseTo(1e9 / (global * 1024.0),
+        org.assertj.core.data.Percentage.withPercentage(1e-9));
+  }
+
+  @Test
+  void epochsOverADataset_areThatManyTokens() throws Exception {
+    var json = new com.fasterxml.jackson.databind.ObjectMapper();
+    CliRunner r = CliRunner.run("simulate", "--model", "llama-7b", "--task", "train", "--hardware", "hgx-h100-8x",
+        "--zero", "3", "--epochs", "3", "--dataset-tokens", "500M", "--format", "json");
+    assertThat(r.code()).as(r.err()).isZero();
+    var job = json.readTree(r.out()).get("job");
+    assertThat(job.get("tokens").asDouble()).isEqualTo(3 * 500e6);
+    assertThat(job.get("wall_time_s").asDouble()).isCloseTo(3 * 500e6 / json.readTree(r.out()).get("tokens_per_s")
+        .asDouble(), org.assertj.core.data.Percentage.withPercentage(1e-9));
+  }
+
+  @Test
   void planAuto_runsTheFastestPlanThatFits_andSaysWhichAndOfHowMany() throws Exception {
     // LLaMA-13B training on 8 H100: plain data parallelism needs 208 GB of state per GPU; only sharded or split
     // plans fit (LLaMA-65B fits no plan on 8 x 80 GB at all: 16 bytes x 65e9 / 8 = 130 GB per GPU)
     CliRunner r = CliRunner.run("simulate", "--model", "llama-13b", "--task", "train", "--hardware", "hgx-h100-8x",
-        "--plan", "auto", "--activation-checkpointing", "--format", "json");
+        "--plan", "auto", "--recompute", "full", "--format", "json");
     assertThat(r.code()).as(r.err()).isZero();
     var j = new com.fasterxml.jackson.databind.ObjectMapper().readTree(r.out());
     assertThat(j.get("fits").asBoolean()).isTrue();
     assertThat(j.get("warnings").toString()).contains("plan auto: tp ").contains("plans that fit");
     assertThat(j.get("memory").get("total_bytes").asDouble()).isLessThanOrEqualTo(80 * Math.pow(2, 30));
     CliRunner none = CliRunner.run("simulate", "--model", "llama-65b", "--task", "train", "--hardware", "hgx-h100-8x",
-        "--plan", "auto", "--activation-checkpointing");
+        "--plan", "auto", "--recompute", "full");
     assertThat(none.code()).isEqualTo(2);
     assertThat(none.err()).contains("--plan: none of the").contains("fits per-GPU memory");
   }

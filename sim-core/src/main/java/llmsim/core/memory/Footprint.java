@@ -3,6 +3,8 @@ package llmsim.core.memory;
 import llmsim.core.hw.Precision;
 import llmsim.core.model.ModelSpec;
 import llmsim.core.model.FfnKind;
+import llmsim.core.task.PipelineSchedule;
+import llmsim.core.task.Recompute;
 import llmsim.core.task.Task;
 import llmsim.core.task.TaskKind;
 import llmsim.core.task.WeightFormat;
@@ -19,8 +21,10 @@ import llmsim.core.task.WeightFormat;
  *       al. 2022 (arXiv:2205.05198) sec. 4.1 without dropout; attention scores add 2 bytes x heads x s^2
  *       per sequence unless FlashAttention keeps them on chip; the loss keeps logits in 16 and 32 bit
  *       (6 bytes x vocab per token);
- *   <li>full activation checkpointing keeps each layer's input (2h bytes per token) plus one layer
- *       being recomputed;
+ *   <li>full recomputation (activation checkpointing) keeps each layer's input (2h bytes per token) plus one
+ *       layer being recomputed; selective recomputation keeps everything but the attention scores, which the
+ *       backward recomputes: Korthikanti et al.'s 34sbh + 5as^2b bytes per layer become 34sbh (here: the
+ *       attention-score term is dropped, as FlashAttention drops it);
  *   <li>KV cache = 2 x layers x kv_heads x head_dim x context x batch x bytes per element of the cache
  *       format (2 for f16, 1 for fp8, 34/32 for q8_0, 18/32 for q4_0);
  *   <li>inference activations are those of one layer for the tokens evaluated at once: the whole prompt,
@@ -139,14 +143,17 @@ public record Footprint(
     long tokens = (long) t.batch() * t.seqLen();
     long keys = t.seqLen() + (t.kind() == TaskKind.PTUNING_V2 ? t.prefixTokens() : 0);
     int tp = t.plan().tp();
+    boolean scoresKept = !flash && t.recompute() != Recompute.SELECTIVE;
     double perLayer = tokens * activationBytesPerTokenPerLayer(m, tp, t.plan().sequenceParallel()) * scale
-        + scoreBytesPerLayer(m, t.batch(), t.seqLen(), keys, flash, tp);
+        + scoreBytesPerLayer(m, t.batch(), t.seqLen(), keys, !scoresKept, tp);
     double logits = tokens * (double) m.vocab() / tp * LOGIT_BYTES_PER_VOCAB_ENTRY;
-    // pipeline stages hold their layers; 1F1B keeps up to pp micro-batches in flight on the first stage
+    // pipeline stages hold their layers; 1F1B keeps up to pp micro-batches in flight on the first stage, GPipe
+    // every micro-batch (all forwards run before the first backward)
     int pp = t.plan().pp();
     double layers = Math.ceil((double) m.layers() / pp); // the fullest stage, when the stages are uneven
-    int inFlight = Math.min(pp, t.microBatches());
-    if (t.activationCheckpointing()) {
+    int inFlight = pp == 1 ? 1 : t.plan().schedule() == PipelineSchedule.GPIPE ? t.microBatches()
+        : Math.min(pp, t.microBatches());
+    if (t.recompute() == Recompute.FULL) {
       return inFlight * layers * tokens * 2.0 * m.hidden() * scale + perLayer + (pp > 1 ? 0 : logits);
     }
     return inFlight * layers * perLayer + (pp > 1 ? 0 : logits);

@@ -59,6 +59,7 @@ public final class Placement {
       throw new ScenarioKeyException(ScenarioKey.DP, "tp x pp x dp = " + p.tp() + " x " + p.pp() + " x " + dp + " = "
           + (long) tpPp * dp + ", but " + s.id() + " has " + gpus + " GPUs (size it with --gpus or --nodes)");
     }
+    t = withAccumulation(t, dp);
     if (m.heads() % p.tp() != 0) {
       throw new ScenarioKeyException(ScenarioKey.TP, "'tp' " + p.tp() + " does not divide the " + m.heads()
           + " attention heads of " + m.id());
@@ -102,5 +103,28 @@ public final class Placement {
           + " use more GPUs, tensor parallelism or ZeRO");
     }
     return t.withPlan(p.withDp(dp));
+  }
+
+  /**
+   * The micro-batches a global batch asks for once dp is known: global_batch / (batch x dp), whole, and the same
+   * as micro_batches when both are given.
+   */
+  static Task withAccumulation(Task t, int dp) {
+    int global = t.globalBatch();
+    if (global == 0) {
+      return t;
+    }
+    long perRound = (long) t.batch() * dp;
+    if (global % perRound != 0) {
+      throw new ScenarioKeyException(ScenarioKey.GLOBAL_BATCH, "'global_batch' " + global + " is not a multiple of"
+          + " micro_batch " + t.batch() + " x dp " + dp + " = " + perRound);
+    }
+    int microBatches = (int) (global / perRound);
+    if (t.microBatches() != 0 && t.microBatches() != microBatches) {
+      throw new ScenarioKeyException(ScenarioKey.MICRO_BATCHES, "'micro_batches' " + t.microBatches() + " disagrees"
+          + " with global_batch " + global + " / (micro_batch " + t.batch() + " x dp " + dp + ") = " + microBatches
+          + "; give one of them");
+    }
+    return t.withMicroBatches(microBatches);
   }
 }

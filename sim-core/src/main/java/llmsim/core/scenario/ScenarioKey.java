@@ -11,6 +11,8 @@ import llmsim.core.software.SoftwareProfile;
 import llmsim.core.software.SoftwareProfiles;
 import llmsim.core.task.KvCacheFormat;
 import llmsim.core.task.Offload;
+import llmsim.core.task.PipelineSchedule;
+import llmsim.core.task.Recompute;
 import llmsim.core.task.TaskKind;
 import llmsim.core.task.WeightFormat;
 
@@ -31,8 +33,8 @@ public enum ScenarioKey {
           + " natively or by a stated emulation."),
   WEIGHTS("weights", null, null, "FMT", Type.CHOICE, () -> Arrays.stream(WeightFormat.values()).map(WeightFormat::key).toList(), 0, 0, null,
       "Storage format of the (base) weights (default: f16; nf4 for QLoRA)."),
-  BATCH("batch", null, null, "N", Type.INT, null, 1, 1 << 20, "1",
-      "Sequences per forward pass (the micro-batch for training)."),
+  BATCH("batch", null, new String[] {"--micro-batch", "--batch"}, "N", Type.INT, null, 1, 1 << 20, "1",
+      "Sequences per forward pass on one GPU: the micro-batch for training (--micro-batch is the same flag)."),
   SEQ_LEN("seq_len", null, null, "TOKENS", Type.INT, null, 1, 1 << 24, "2048",
       "Tokens per training sequence; at most the model's max context."),
   PROMPT_TOKENS("prompt_tokens", null, null, "TOKENS", Type.INT, null, 1, 1 << 24, "512",
@@ -63,6 +65,12 @@ public enum ScenarioKey {
   VIRTUAL_STAGES("virtual_stages", null, null, "V", Type.INT, null, 1, 64, "1",
       "Model chunks per pipeline GPU: above 1, Megatron's interleaved 1F1B (the bubble shrinks about v-fold);"
           + " the micro-batches must be a multiple of pp."),
+  SCHEDULE("schedule", null, null, "NAME", Type.CHOICE,
+      () -> Arrays.stream(PipelineSchedule.values()).map(PipelineSchedule::key).toList(), 0, 0, null,
+      "Pipeline schedule (training, pp > 1): 1f1b runs at most pp micro-batches in flight on the first stage;"
+          + " gpipe runs every micro-batch's forward, then every backward, so a stage holds the activations of all"
+          + " micro_batches (the same bubble); interleaved is Megatron's with virtual_stages > 1 chunks per GPU."
+          + " Default: 1f1b, or interleaved when virtual_stages > 1. Example: schedule: gpipe."),
   SEQUENCE_PARALLEL("sequence_parallel", null, null, "BOOL", Type.BOOL, () -> List.of("true", "false"), 0, 0, "false",
       "Megatron sequence parallelism: with tp, norms and residuals run on 1/tp of the tokens and each all-reduce"
           + " becomes a reduce-scatter and an all-gather of the same volume."),
@@ -76,9 +84,17 @@ public enum ScenarioKey {
       "true", "Reduce gradients in per-layer buckets while the backward pass runs (PyTorch DDP, FSDP, Megatron's"
           + " --overlap-grad-reduce); false reduces them all after it (DeepSpeed without bucketing)."),
   MICRO_BATCHES("micro_batches", null, null, "N", Type.INT, null, 1, 1 << 20, "1",
-      "Gradient-accumulation steps per optimizer step."),
-  ACTIVATION_CHECKPOINTING("activation_checkpointing", null, null, "BOOL", Type.BOOL, () -> List.of("true", "false"),
-      0, 0, "false", "Recompute activations in the backward pass."),
+      "Gradient-accumulation steps per optimizer step (training): micro-batches each GPU runs before the optimizer."),
+  GLOBAL_BATCH("global_batch", null, null, "SEQUENCES", Type.INT, null, 1, 1 << 30, null,
+      "Sequences per optimizer step over every data-parallel replica (training), such as 1024: micro_batches becomes"
+          + " global_batch / (batch x dp), which must be whole (dp as given, derived from the GPUs, or chosen by"
+          + " --plan auto). Default: batch x micro_batches x dp."),
+  RECOMPUTE("recompute", null, null, "MODE", Type.CHOICE, () -> Arrays.stream(Recompute.values()).map(Recompute::key).toList(),
+      0, 0, "none", "Activations recomputed in the backward pass instead of kept (training): full keeps each layer's"
+          + " input and runs the layer's forward again before its backward (activation checkpointing, Megatron"
+          + " --recompute-granularity full); selective recomputes the attention core only (QK^T, softmax, attention x"
+          + " V), so its batch x heads x seq_len^2 scores are never kept (Korthikanti et al. 2022); with FlashAttention"
+          + " they never are, and selective changes nothing. Example: recompute: full."),
   LORA_RANK("lora_rank", null, null, "R", Type.INT, null, 1, 65_536, "8", "LoRA/QLoRA adapter rank."),
   PREFIX_TOKENS("prefix_tokens", null, null, "N", Type.INT, null, 1, 65_536, "128", "P-Tuning v2 prefix length."),
   OFFLOAD("offload", null, null, "MODE", Type.CHOICE, () -> Arrays.stream(Offload.values()).map(Offload::key).toList(), 0, 0, "auto",
@@ -89,6 +105,11 @@ public enum ScenarioKey {
   TOKENS("tokens", null, null, "N", Type.COUNT, null, 1, 10_000_000_000_000_000L, null,
       "Tokens of the whole job (trained on, or generated for inference), such as 1.4T or 50M: turns a step"
           + " into the job's wall time and GPU-hours."),
+  EPOCHS("epochs", null, null, "E", Type.INT, null, 1, 1_000_000, null,
+      "Passes over the dataset (training), with dataset_tokens: the job trains epochs x dataset_tokens tokens, as if"
+          + " --tokens said so. Default: 1 when dataset_tokens is given. Example: --epochs 3 --dataset-tokens 50B."),
+  DATASET_TOKENS("dataset_tokens", null, null, "N", Type.COUNT, null, 1, 10_000_000_000_000_000L, null,
+      "Tokens in the training dataset, such as 50B: with epochs, the job's tokens (instead of --tokens)."),
   SOFTWARE_DATE("software_date", null, null, "YYYY-MM", Type.TEXT, null, 0, 0, null,
       "When the measured software was built (recorded with the scenario).");
 
@@ -192,9 +213,9 @@ public enum ScenarioKey {
     return sb.toString();
   }
 
-  /** Whether the sweep takes this key as an axis (every key but the recorded software date). */
+  /** Whether the sweep takes this key as an axis (every key but the recorded software date and the job's size). */
   public boolean sweepable() {
-    return this != SOFTWARE_DATE && this != TOKENS;
+    return this != SOFTWARE_DATE && this != TOKENS && this != EPOCHS && this != DATASET_TOKENS;
   }
 
   /**

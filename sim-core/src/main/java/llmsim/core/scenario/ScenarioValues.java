@@ -11,6 +11,8 @@ import llmsim.core.software.SoftwareProfiles;
 import llmsim.core.task.KvCacheFormat;
 import llmsim.core.task.Offload;
 import llmsim.core.task.ParallelPlan;
+import llmsim.core.task.PipelineSchedule;
+import llmsim.core.task.Recompute;
 import llmsim.core.task.Task;
 import llmsim.core.task.TaskKind;
 import llmsim.core.task.WeightFormat;
@@ -93,18 +95,42 @@ public final class ScenarioValues {
       throw new ScenarioKeyException(ScenarioKey.GPU_LAYERS, "'gpu_layers' applies to inference (a training step with"
           + " offload=weights streams every layer); leave it at auto for " + kind.key());
     }
-    boolean checkpointing = values.containsKey(ScenarioKey.ACTIVATION_CHECKPOINTING)
-        ? (Boolean) values.get(ScenarioKey.ACTIVATION_CHECKPOINTING) : d.activationCheckpointing();
+    Recompute recompute = Recompute.fromKey(text(ScenarioKey.RECOMPUTE, d.recompute().key()));
+    int globalBatch = integer(ScenarioKey.GLOBAL_BATCH, 0);
+    if (globalBatch > 0 && !kind.training()) {
+      throw new ScenarioKeyException(ScenarioKey.GLOBAL_BATCH, "'global_batch' applies to training (sequences per"
+          + " optimizer step); use batch for " + kind.key());
+    }
+    // with a global batch and no micro_batches, the count waits for dp (0 until the plan is resolved)
+    int microBatches = integer(ScenarioKey.MICRO_BATCHES, globalBatch > 0 ? 0 : d.microBatches());
     boolean overlap = !values.containsKey(ScenarioKey.OVERLAP_GRAD_REDUCE)
         || (Boolean) values.get(ScenarioKey.OVERLAP_GRAD_REDUCE);
+    int virtualStages = integer(ScenarioKey.VIRTUAL_STAGES, 1);
     ParallelPlan plan = new ParallelPlan(integer(ScenarioKey.TP, 1), integer(ScenarioKey.PP, 1),
         integer(ScenarioKey.DP, 0), integer(ScenarioKey.ZERO, 0), overlap,
-        Boolean.TRUE.equals(values.get(ScenarioKey.SEQUENCE_PARALLEL)), integer(ScenarioKey.VIRTUAL_STAGES, 1),
-        Boolean.TRUE.equals(values.get(ScenarioKey.ALL_GPUS)));
+        Boolean.TRUE.equals(values.get(ScenarioKey.SEQUENCE_PARALLEL)), virtualStages,
+        Boolean.TRUE.equals(values.get(ScenarioKey.ALL_GPUS)), schedule(virtualStages));
     return new Task(kind, p, w, integer(ScenarioKey.BATCH, d.batch()), integer(ScenarioKey.SEQ_LEN, d.seqLen()),
-        prompt, generate, integer(ScenarioKey.MICRO_BATCHES, d.microBatches()), checkpointing,
+        prompt, generate, microBatches, recompute,
         integer(ScenarioKey.LORA_RANK, d.loraRank()), integer(ScenarioKey.PREFIX_TOKENS, d.prefixTokens()), o,
-        context, kv, gpuLayers, plan);
+        context, kv, gpuLayers, plan, globalBatch);
+  }
+
+  /** The pipeline schedule: as given, else interleaved exactly when there are virtual stages. */
+  private PipelineSchedule schedule(int virtualStages) {
+    if (!has(ScenarioKey.SCHEDULE)) {
+      return virtualStages > 1 ? PipelineSchedule.INTERLEAVED : PipelineSchedule.ONE_F_ONE_B;
+    }
+    PipelineSchedule s = PipelineSchedule.fromKey(text(ScenarioKey.SCHEDULE, null));
+    if (s == PipelineSchedule.INTERLEAVED && virtualStages == 1) {
+      throw new ScenarioKeyException(ScenarioKey.SCHEDULE, "'schedule' interleaved needs virtual_stages > 1 (model"
+          + " chunks per pipeline GPU)");
+    }
+    if (s != PipelineSchedule.INTERLEAVED && virtualStages > 1) {
+      throw new ScenarioKeyException(ScenarioKey.SCHEDULE, "'schedule' " + s.key() + " runs one model chunk per GPU,"
+          + " but virtual_stages is " + virtualStages + " (Megatron's interleaved schedule); drop one of them");
+    }
+    return s;
   }
 
   /** Nodes asked for with --nodes, or 0. */
@@ -117,10 +143,29 @@ public final class ScenarioValues {
     return "auto".equals(values.get(ScenarioKey.PLAN));
   }
 
-  /** Tokens of the whole job (--tokens), or 0. */
+  /** Tokens of the whole job (--tokens, or --epochs x --dataset-tokens), or 0. */
   public long tokens() {
     Object v = values.get(ScenarioKey.TOKENS);
-    return v == null ? 0 : (Long) v;
+    boolean epochs = has(ScenarioKey.EPOCHS);
+    if (!epochs && !has(ScenarioKey.DATASET_TOKENS)) {
+      return v == null ? 0 : (Long) v;
+    }
+    if (v != null) {
+      throw new ScenarioKeyException(epochs ? ScenarioKey.EPOCHS : ScenarioKey.DATASET_TOKENS, "'"
+          + (epochs ? "epochs" : "dataset_tokens") + "' cannot go with tokens, which also sizes the job; give tokens,"
+          + " or epochs and dataset_tokens (tokens = epochs x dataset_tokens)");
+    }
+    if (!has(ScenarioKey.DATASET_TOKENS)) {
+      throw new ScenarioKeyException(ScenarioKey.EPOCHS, "'epochs' needs dataset_tokens, the tokens of one pass"
+          + " (such as --dataset-tokens 50B)");
+    }
+    long dataset = (Long) values.get(ScenarioKey.DATASET_TOKENS);
+    int passes = integer(ScenarioKey.EPOCHS, 1);
+    if (dataset > ScenarioKey.TOKENS.max() / passes) {
+      throw new ScenarioKeyException(ScenarioKey.EPOCHS, String.format(java.util.Locale.US, "'epochs' %d x"
+          + " dataset_tokens %d exceeds the %d tokens a job may have", passes, dataset, ScenarioKey.TOKENS.max()));
+    }
+    return dataset * passes;
   }
 
   /** GPUs asked for with --gpus, or 0. */
@@ -175,7 +220,8 @@ public final class ScenarioValues {
     m.put(ScenarioKey.KV_CACHE, training ? null : t.kvCache().key());
     m.put(ScenarioKey.GPU_LAYERS, t.gpuLayers() == Task.GPU_LAYERS_AUTO ? "auto" : t.gpuLayers());
     m.put(ScenarioKey.MICRO_BATCHES, training ? t.microBatches() : null);
-    m.put(ScenarioKey.ACTIVATION_CHECKPOINTING, training ? t.activationCheckpointing() : null);
+    m.put(ScenarioKey.GLOBAL_BATCH, training ? (long) t.batch() * t.microBatches() * t.replicas() : null);
+    m.put(ScenarioKey.RECOMPUTE, training ? t.recompute().key() : null);
     boolean lora = t.kind() == TaskKind.FINETUNE_LORA || t.kind() == TaskKind.FINETUNE_QLORA;
     m.put(ScenarioKey.LORA_RANK, lora ? t.loraRank() : null);
     m.put(ScenarioKey.PREFIX_TOKENS, t.kind() == TaskKind.PTUNING_V2 ? t.prefixTokens() : null);
@@ -187,6 +233,7 @@ public final class ScenarioValues {
     m.put(ScenarioKey.ZERO, t.kind().training() ? t.plan().zero() : null);
     m.put(ScenarioKey.SEQUENCE_PARALLEL, t.plan().sequenceParallel());
     m.put(ScenarioKey.VIRTUAL_STAGES, t.plan().virtualStages());
+    m.put(ScenarioKey.SCHEDULE, training ? t.plan().schedule().key() : null);
     m.put(ScenarioKey.ALL_GPUS, t.plan().allGpus());
     m.put(ScenarioKey.OVERLAP_GRAD_REDUCE, t.kind().training() ? t.plan().overlapGradReduce() : null);
     return m;

@@ -1,5 +1,7 @@
 package llmsim.core.task;
 
+import llmsim.core.util.Checks;
+
 /**
  * How a task is split over the GPUs of a system: tensor parallelism {@code tp} (Megatron column/row split of
  * every layer), pipeline parallelism {@code pp} (layers split into stages), data parallelism {@code dp}
@@ -10,9 +12,10 @@ package llmsim.core.task;
  * @param sequenceParallel Megatron's sequence parallelism alongside tp
  * @param virtualStages model chunks per pipeline GPU (Megatron's interleaved schedule when above 1)
  * @param allGpus simulate every GPU rather than one per pipeline stage standing for its peers
+ * @param schedule the pipeline's order of passes: interleaved exactly when there are several virtual stages
  */
 public record ParallelPlan(int tp, int pp, int dp, int zero, boolean overlapGradReduce, boolean sequenceParallel,
-    int virtualStages, boolean allGpus) {
+    int virtualStages, boolean allGpus, PipelineSchedule schedule) {
 
   public static final ParallelPlan SINGLE = new ParallelPlan(1, 1, 0, 0);
 
@@ -21,16 +24,21 @@ public record ParallelPlan(int tp, int pp, int dp, int zero, boolean overlapGrad
       throw new IllegalArgumentException("parallel plan needs tp >= 1, pp >= 1, dp >= 0, zero 0-3 and virtual stages"
           + " >= 1, was tp " + tp + ", pp " + pp + ", dp " + dp + ", zero " + zero + ", virtual stages " + virtualStages);
     }
+    Checks.notNull("schedule", schedule);
+    if ((schedule == PipelineSchedule.INTERLEAVED) != (virtualStages > 1)) {
+      throw new IllegalArgumentException("the interleaved schedule goes with virtual stages > 1 and only with them,"
+          + " was " + schedule.key() + " over " + virtualStages + " virtual stages");
+    }
   }
 
   /** A plan with bucketed gradient reductions, one chunk per pipeline GPU, one GPU simulated per stage. */
   public ParallelPlan(int tp, int pp, int dp, int zero) {
-    this(tp, pp, dp, zero, true, false, 1, false);
+    this(tp, pp, dp, zero, true, false, 1, false, PipelineSchedule.ONE_F_ONE_B);
   }
 
   /** This plan with another layout (tp, pp, dp, ZeRO stage), its other settings kept. */
   public ParallelPlan withLayout(int t, int p, int d, int z) {
-    return new ParallelPlan(t, p, d, z, overlapGradReduce, sequenceParallel, virtualStages, allGpus);
+    return new ParallelPlan(t, p, d, z, overlapGradReduce, sequenceParallel, virtualStages, allGpus, schedule);
   }
 
   /** This plan with {@code dp} fixed. */
@@ -40,17 +48,27 @@ public record ParallelPlan(int tp, int pp, int dp, int zero, boolean overlapGrad
 
   /** This plan with Megatron's sequence parallelism on or off. */
   public ParallelPlan withSequenceParallel(boolean on) {
-    return new ParallelPlan(tp, pp, dp, zero, overlapGradReduce, on, virtualStages, allGpus);
+    return new ParallelPlan(tp, pp, dp, zero, overlapGradReduce, on, virtualStages, allGpus, schedule);
   }
 
-  /** This plan with {@code v} model chunks per pipeline GPU (Megatron's interleaved schedule when v > 1). */
+  /**
+   * This plan with {@code v} model chunks per pipeline GPU: Megatron's interleaved schedule when v > 1, else the
+   * plan's own schedule (1F1B where it was interleaved).
+   */
   public ParallelPlan withVirtualStages(int v) {
-    return new ParallelPlan(tp, pp, dp, zero, overlapGradReduce, sequenceParallel, v, allGpus);
+    PipelineSchedule s = v > 1 ? PipelineSchedule.INTERLEAVED
+        : schedule == PipelineSchedule.INTERLEAVED ? PipelineSchedule.ONE_F_ONE_B : schedule;
+    return new ParallelPlan(tp, pp, dp, zero, overlapGradReduce, sequenceParallel, v, allGpus, s);
+  }
+
+  /** This plan run with GPipe's schedule (one model chunk per GPU). */
+  public ParallelPlan withGpipe() {
+    return new ParallelPlan(tp, pp, dp, zero, overlapGradReduce, sequenceParallel, 1, allGpus, PipelineSchedule.GPIPE);
   }
 
   /** This plan simulating every GPU (true) or one per pipeline stage standing for its peers (false). */
   public ParallelPlan withAllGpus(boolean all) {
-    return new ParallelPlan(tp, pp, dp, zero, overlapGradReduce, sequenceParallel, virtualStages, all);
+    return new ParallelPlan(tp, pp, dp, zero, overlapGradReduce, sequenceParallel, virtualStages, all, schedule);
   }
 
   /** GPUs that do the same work as one simulated per stage: the tensor- and data-parallel peers. */
@@ -66,6 +84,7 @@ public record ParallelPlan(int tp, int pp, int dp, int zero, boolean overlapGrad
     return "tp " + tp + ", pp " + pp + ", dp " + dp + (zero > 0 ? ", ZeRO-" + zero : "")
         + (tp > 1 && sequenceParallel ? ", sequence parallel" : "")
         + (pp > 1 && virtualStages > 1 ? ", interleaved over " + virtualStages + " chunks per GPU" : "")
+        + (pp > 1 && schedule == PipelineSchedule.GPIPE ? ", GPipe schedule" : "")
         + (dp > 1 && !overlapGradReduce ? ", gradients reduced after the backward pass" : "");
   }
 }

@@ -13,6 +13,7 @@ import llmsim.core.util.Checks;
  * @param promptTokens prompt length for inference
  * @param generateTokens generated tokens per sequence for inference
  * @param microBatches gradient-accumulation steps per optimizer step
+ * @param recompute activations recomputed in the backward pass instead of kept
  * @param loraRank adapter rank for LoRA and QLoRA
  * @param prefixTokens P-Tuning v2 prefix length per layer
  * @param context tokens the KV cache is sized for (llama.cpp's n_ctx); 0 means prompt + generated tokens
@@ -20,6 +21,9 @@ import llmsim.core.util.Checks;
  * @param gpuLayers transformer layers kept on the GPU when weights do not all fit (llama.cpp's -ngl,
  *     Accelerate's device_map); {@link #GPU_LAYERS_AUTO} means as many as fit
  * @param plan how the task is split over the system's GPUs (dp 0 until resolved against a system)
+ * @param globalBatch sequences per optimizer step over every data-parallel replica, 0 when not given; when given,
+ *     micro_batches is global_batch / (batch x dp), set (or checked, when also given) once dp is known, and
+ *     {@code microBatches} is 0 until then if it was not given
  */
 public record Task(
     TaskKind kind,
@@ -30,32 +34,45 @@ public record Task(
     int promptTokens,
     int generateTokens,
     int microBatches,
-    boolean activationCheckpointing,
+    Recompute recompute,
     int loraRank,
     int prefixTokens,
     Offload offload,
     int context,
     KvCacheFormat kvCache,
     int gpuLayers,
-    ParallelPlan plan) {
+    ParallelPlan plan,
+    int globalBatch) {
 
   /** {@code gpu_layers: auto}: as many layers as fit on the device. */
   public static final int GPU_LAYERS_AUTO = -1;
 
-  /** A task with the KV cache sized for prompt + generated tokens, an f16 cache and automatic layer placement. */
+  /**
+   * A task with the KV cache sized for prompt + generated tokens, an f16 cache and automatic layer placement;
+   * {@code fullRecompute}: activation checkpointing (else nothing recomputed).
+   */
   public Task(TaskKind kind, Precision precision, WeightFormat weights, int batch, int seqLen, int promptTokens,
-      int generateTokens, int microBatches, boolean activationCheckpointing, int loraRank, int prefixTokens,
+      int generateTokens, int microBatches, boolean fullRecompute, int loraRank, int prefixTokens,
       Offload offload) {
-    this(kind, precision, weights, batch, seqLen, promptTokens, generateTokens, microBatches, activationCheckpointing,
-        loraRank, prefixTokens, offload, 0, KvCacheFormat.F16, GPU_LAYERS_AUTO, ParallelPlan.SINGLE);
+    this(kind, precision, weights, batch, seqLen, promptTokens, generateTokens, microBatches, fullRecompute,
+        loraRank, prefixTokens, offload, 0, KvCacheFormat.F16, GPU_LAYERS_AUTO);
   }
 
   /** A task on one GPU's worth of plan (tp 1, pp 1, dp from the system). */
   public Task(TaskKind kind, Precision precision, WeightFormat weights, int batch, int seqLen, int promptTokens,
-      int generateTokens, int microBatches, boolean activationCheckpointing, int loraRank, int prefixTokens,
+      int generateTokens, int microBatches, boolean fullRecompute, int loraRank, int prefixTokens,
       Offload offload, int context, KvCacheFormat kvCache, int gpuLayers) {
-    this(kind, precision, weights, batch, seqLen, promptTokens, generateTokens, microBatches, activationCheckpointing,
-        loraRank, prefixTokens, offload, context, kvCache, gpuLayers, ParallelPlan.SINGLE);
+    this(kind, precision, weights, batch, seqLen, promptTokens, generateTokens, microBatches,
+        fullRecompute ? Recompute.FULL : Recompute.NONE, loraRank, prefixTokens, offload, context, kvCache, gpuLayers,
+        ParallelPlan.SINGLE);
+  }
+
+  /** A task whose micro-batch count is given directly (no global batch). */
+  public Task(TaskKind kind, Precision precision, WeightFormat weights, int batch, int seqLen, int promptTokens,
+      int generateTokens, int microBatches, Recompute recompute, int loraRank, int prefixTokens, Offload offload,
+      int context, KvCacheFormat kvCache, int gpuLayers, ParallelPlan plan) {
+    this(kind, precision, weights, batch, seqLen, promptTokens, generateTokens, microBatches, recompute, loraRank,
+        prefixTokens, offload, context, kvCache, gpuLayers, plan, 0);
   }
 
   public Task {
@@ -68,7 +85,13 @@ public record Task(
     if (generateTokens < 0) {
       throw new IllegalArgumentException("generate_tokens must be >= 0, was " + generateTokens);
     }
-    Checks.positive("micro_batches", microBatches);
+    if (globalBatch < 0) {
+      throw new IllegalArgumentException("global_batch must be >= 0, was " + globalBatch);
+    }
+    if (microBatches < (globalBatch > 0 ? 0 : 1)) {
+      throw new IllegalArgumentException("micro_batches must be >= 1, was " + microBatches);
+    }
+    Checks.notNull("recompute", recompute);
     Checks.positive("lora_rank", loraRank);
     Checks.positive("prefix_tokens", prefixTokens);
     Checks.notNull("offload", offload);
@@ -91,41 +114,52 @@ public record Task(
 
   public Task withBatch(int b) {
     return new Task(kind, precision, weights, b, seqLen, promptTokens, generateTokens, microBatches,
-        activationCheckpointing, loraRank, prefixTokens, offload, context, kvCache, gpuLayers, plan);
+        recompute, loraRank, prefixTokens, offload, context, kvCache, gpuLayers, plan, globalBatch);
   }
 
   public Task withGpuLayers(int layers) {
     return new Task(kind, precision, weights, batch, seqLen, promptTokens, generateTokens, microBatches,
-        activationCheckpointing, loraRank, prefixTokens, offload, context, kvCache, layers, plan);
+        recompute, loraRank, prefixTokens, offload, context, kvCache, layers, plan, globalBatch);
   }
 
   public Task withContext(int tokens) {
     if (kind.training()) {
       return new Task(kind, precision, weights, batch, tokens, promptTokens, generateTokens, microBatches,
-          activationCheckpointing, loraRank, prefixTokens, offload, context, kvCache, gpuLayers, plan);
+          recompute, loraRank, prefixTokens, offload, context, kvCache, gpuLayers, plan, globalBatch);
     }
     if (context > 0) {
       return new Task(kind, precision, weights, batch, seqLen, promptTokens, generateTokens, microBatches,
-          activationCheckpointing, loraRank, prefixTokens, offload, tokens, kvCache, gpuLayers, plan);
+          recompute, loraRank, prefixTokens, offload, tokens, kvCache, gpuLayers, plan, globalBatch);
     }
     int prompt = Math.max(1, tokens - generateTokens);
     return new Task(kind, precision, weights, batch, seqLen, prompt, tokens - prompt, microBatches,
-        activationCheckpointing, loraRank, prefixTokens, offload, context, kvCache, gpuLayers, plan);
+        recompute, loraRank, prefixTokens, offload, context, kvCache, gpuLayers, plan, globalBatch);
   }
 
   public Task withPrecision(Precision p) {
     return new Task(kind, p, weights, batch, seqLen, promptTokens, generateTokens, microBatches,
-        activationCheckpointing, loraRank, prefixTokens, offload, context, kvCache, gpuLayers, plan);
+        recompute, loraRank, prefixTokens, offload, context, kvCache, gpuLayers, plan, globalBatch);
   }
 
   public Task withPlan(ParallelPlan p) {
     return new Task(kind, precision, weights, batch, seqLen, promptTokens, generateTokens, microBatches,
-        activationCheckpointing, loraRank, prefixTokens, offload, context, kvCache, gpuLayers, p);
+        recompute, loraRank, prefixTokens, offload, context, kvCache, gpuLayers, p, globalBatch);
+  }
+
+  public Task withRecompute(Recompute r) {
+    return new Task(kind, precision, weights, batch, seqLen, promptTokens, generateTokens, microBatches,
+        r, loraRank, prefixTokens, offload, context, kvCache, gpuLayers, plan, globalBatch);
+  }
+
+  /** This task with {@code n} micro-batches per optimizer step. */
+  public Task withMicroBatches(int n) {
+    return new Task(kind, precision, weights, batch, seqLen, promptTokens, generateTokens, n,
+        recompute, loraRank, prefixTokens, offload, context, kvCache, gpuLayers, plan, globalBatch);
   }
 
   public Task withOffload(Offload o) {
     return new Task(kind, precision, weights, batch, seqLen, promptTokens, generateTokens, microBatches,
-        activationCheckpointing, loraRank, prefixTokens, o, context, kvCache, gpuLayers, plan);
+        recompute, loraRank, prefixTokens, o, context, kvCache, gpuLayers, plan, globalBatch);
   }
 
   /**

@@ -9,6 +9,7 @@ import llmsim.core.software.SoftwareProfile;
 import llmsim.core.task.KvCacheFormat;
 import llmsim.core.task.Offload;
 import llmsim.core.task.ParallelPlan;
+import llmsim.core.task.Recompute;
 import llmsim.core.task.Task;
 import llmsim.core.task.TaskKind;
 import llmsim.core.task.WeightFormat;
@@ -37,7 +38,7 @@ public final class CollectiveBench {
     }
     Precision p = s.device().hasPeak(Precision.BF16) ? Precision.BF16 : Precision.FP16;
     PrecisionSupport.resolve(s.device(), p, NONE);
-    Task t = new Task(TaskKind.TRAIN, p, WeightFormat.BF16, 1, 1, 1, 1, 1, false, 8, 128, Offload.NONE, 0,
+    Task t = new Task(TaskKind.TRAIN, p, WeightFormat.BF16, 1, 1, 1, 1, 1, Recompute.NONE, 8, 128, Offload.NONE, 0,
         KvCacheFormat.F16, Task.GPU_LAYERS_AUTO, new ParallelPlan(1, 1, n, 0));
     Simulation sim = new Simulation();
     StepContext ctx = new StepContext(s, t, NONE, sim, 1);

@@ -95,18 +95,7 @@ final class LayerEmitter {
       p.adapter("lora_q", h, q);
       p.adapter("lora_v", h, kv);
     }
-    double attnFlops = 4.0 * batch * queries * keys * q;
-    double kvRead = 2.0 * batch * keys * kv * kvBytes;
-    if (flash) {
-      p.op("attention", OpKind.ATTENTION, ctx.gemm, attnFlops, tokens * q * actBytes * 2 + kvRead);
-    } else {
-      // the score chain moves scoreBytesPerElement per element: 2 written by QK^T, 2 read by attention x V,
-      // the rest by the scale/mask/softmax kernels between them
-      double elements = (double) batch * m.heads() / tp * queries * keys;
-      p.op("attn_scores", OpKind.ATTENTION, ctx.gemm, attnFlops / 2, tokens * q * actBytes + kvRead / 2 + 2 * elements);
-      p.op("softmax", OpKind.ATTENTION, ctx.elementwise, 5.0 * elements, (scoreBytesPerElement - 4) * elements);
-      p.op("attn_v", OpKind.ATTENTION, ctx.gemm, attnFlops / 2, 2 * elements + kvRead / 2 + tokens * q * actBytes);
-    }
+    attentionCore(p, batch, queries, keys);
     p.gemm("o_proj", OpKind.ATTENTION, q, h, 1);
     p.allReduce("attn.tp_all_reduce", tokens * h * actBytes);
     p.elementwise("residual_1", OpKind.NORM_ELEMENTWISE, 3 * tokens * h * actBytes / sp, tokens * h / sp);
@@ -122,8 +111,33 @@ final class LayerEmitter {
     return p.elementwise("residual_2", OpKind.NORM_ELEMENTWISE, 3 * tokens * h * actBytes / sp, tokens * h / sp);
   }
 
-  /** Backward of one layer: every forward op again, GEMMs at 2x (1x for frozen weights), element-wise at 2x bytes. */
-  int backward(String prefix, long batch, long seq, double keys, boolean frozen, int... deps) {
+  /** The attention core of a forward pass: one fused kernel with FlashAttention, else QK^T, softmax, attention x V. */
+  private void attentionCore(Pass p, long batch, long queries, double keys) {
+    double tokens = batch * (double) queries;
+    double q = m.qDim() / tp;
+    double kv = m.kvDim() / kvSplit;
+    double attnFlops = 4.0 * batch * queries * keys * q;
+    double kvRead = 2.0 * batch * keys * kv * kvBytes;
+    if (flash) {
+      p.op("attention", OpKind.ATTENTION, ctx.gemm, attnFlops, tokens * q * actBytes * 2 + kvRead);
+    } else {
+      // the score chain moves scoreBytesPerElement per element: 2 written by QK^T, 2 read by attention x V,
+      // the rest by the scale/mask/softmax kernels between them
+      double elements = (double) batch * m.heads() / tp * queries * keys;
+      p.op("attn_scores", OpKind.ATTENTION, ctx.gemm, attnFlops / 2, tokens * q * actBytes + kvRead / 2 + 2 * elements);
+      p.op("softmax", OpKind.ATTENTION, ctx.elementwise, 5.0 * elements, (scoreBytesPerElement - 4) * elements);
+      p.op("attn_v", OpKind.ATTENTION, ctx.gemm, attnFlops / 2, 2 * elements + kvRead / 2 + tokens * q * actBytes);
+    }
+  }
+
+  /**
+   * Backward of one layer: every forward op again, GEMMs at 2x (1x for frozen weights), element-wise at 2x bytes.
+   * {@code recomputeAttention} (selective recomputation): the attention core's forward runs again before its
+   * backward, since its scores were not kept; FlashAttention keeps none anyway, and recomputes them in its own
+   * backward kernel, so there it adds nothing.
+   */
+  int backward(String prefix, long batch, long seq, double keys, boolean frozen, boolean recomputeAttention,
+      int... deps) {
     Pass p = new Pass(prefix, batch * seq, 0, deps);
     p.backward = true;
     double tokens = batch * (double) seq;
@@ -145,6 +159,11 @@ final class LayerEmitter {
     }
     p.spGather("attn.bwd.sp_all_gather", tokens * h * actBytes);
     p.gemm("o_proj.bwd", OpKind.ATTENTION, q, h, g);
+    if (recomputeAttention && !flash) {
+      Pass r = new Pass(prefix + "recompute.", tokens, 1, p.deps);
+      attentionCore(r, batch, seq, keys);
+      p.deps = r.deps;
+    }
     double attnFlops = 2 * 4.0 * batch * seq * keys * q;
     double scoreBytes = flash ? 0 : 2 * scoreBytesPerElement * batch * m.heads() / tp * (double) seq * keys;
     p.op("attention.bwd", OpKind.ATTENTION, ctx.gemm, attnFlops,

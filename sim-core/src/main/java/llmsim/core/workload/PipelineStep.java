@@ -5,6 +5,8 @@ import java.util.Arrays;
 import java.util.List;
 import llmsim.core.engine.OpKind;
 import llmsim.core.model.ModelSpec;
+import llmsim.core.task.PipelineSchedule;
+import llmsim.core.task.Recompute;
 import llmsim.core.task.Task;
 import llmsim.core.task.TaskKind;
 
@@ -13,7 +15,8 @@ import llmsim.core.task.TaskKind;
  * of a stage do the same work), each with its own streams, memory and links. With one model chunk per GPU the
  * schedule is 1F1B: stage s runs p - s - 1 warm-up forwards, then alternates one forward and one backward, then
  * drains the backwards. With v chunks per GPU (virtual stages; chunk c of GPU g is virtual stage c x p + g) it is
- * Megatron-LM's interleaved 1F1B, which divides the bubble by about v for more sends. Activations go forward and
+ * Megatron-LM's interleaved 1F1B, which divides the bubble by about v for more sends. GPipe runs every
+ * micro-batch's forward, then every backward in reverse order: the same bubble as 1F1B, all activations held. Activations go forward and
  * their gradients back as point-to-point sends between neighbouring virtual stages; the bubble, (p - 1) / (m + p
  * - 1) of the ideal step for 1F1B, comes out of the dependencies.
  */
@@ -114,6 +117,18 @@ final class PipelineStep {
     return out;
   }
 
+  /** GPipe's order on stage {@code g}: every micro-batch's forward, then every backward in reverse order. */
+  static List<int[]> gpipe(int g, int microBatches) {
+    List<int[]> out = new ArrayList<>();
+    for (int mb = 0; mb < microBatches; mb++) {
+      out.add(new int[] {1, g, mb});
+    }
+    for (int mb = microBatches - 1; mb >= 0; mb--) {
+      out.add(new int[] {0, g, mb});
+    }
+    return out;
+  }
+
   private static int[] pass(int forward, int k, int g, int p, int v) {
     int chunk = (k / p) % v;
     if (forward == 0) {
@@ -125,9 +140,10 @@ final class PipelineStep {
 
   void build() {
     int mbs = t.microBatches();
+    boolean gpipe = t.plan().schedule() == PipelineSchedule.GPIPE;
     List<List<int[]>> order = new ArrayList<>();
     for (int g = 0; g < gpus; g++) {
-      order.add(schedule(g, gpus, chunks, mbs));
+      order.add(gpipe ? gpipe(g, mbs) : schedule(g, gpus, chunks, mbs));
     }
     int[] next = new int[gpus];
     int remaining = virtualStages * 2 * mbs;
@@ -202,14 +218,15 @@ final class PipelineStep {
     int prev = vs == virtualStages - 1 ? w.headAndLossBackward(c, le[g], name(vs, mb, "bwd."),
         t.batch() * t.seqLen(), fEnd[vs][mb], frozen) : gradSend[vs + 1][mb];
     long keys = t.seqLen() + (t.kind() == TaskKind.PTUNING_V2 ? t.prefixTokens() : 0);
-    boolean lastMb = mb == t.microBatches() - 1;
+    // the stage's last backward: GPipe runs them in reverse order
+    boolean lastMb = mb == (t.plan().schedule() == PipelineSchedule.GPIPE ? 0 : t.microBatches() - 1);
     for (int l = firstLayer[vs + 1] - 1; l >= firstLayer[vs]; l--) {
-      if (t.activationCheckpointing()) {
+      if (t.recompute() == Recompute.FULL) {
         prev = le[g].forward(name(vs, mb, "L" + l + ".recompute."), t.batch(), t.seqLen(), keys, true,
             WorkloadBuilder.deps(prev));
       }
       prev = le[g].backward(name(vs, mb, "L" + l + "."), t.batch(), t.seqLen(), keys, frozen,
-          WorkloadBuilder.deps(prev));
+          t.recompute() == Recompute.SELECTIVE, WorkloadBuilder.deps(prev));
       if (lastMb && w.dp && w.overlapGrads) {
         lastReduction[g] = w.reduceGradients(c, name(vs, mb, "L" + l + ".grads"), prev, lastReduction[g]);
       }

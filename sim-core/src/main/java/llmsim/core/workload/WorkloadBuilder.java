@@ -8,6 +8,7 @@ import llmsim.core.memory.Footprint;
 import llmsim.core.model.ModelSpec;
 import llmsim.core.software.SoftwareProfile;
 import llmsim.core.task.Offload;
+import llmsim.core.task.Recompute;
 import llmsim.core.task.Task;
 import llmsim.core.task.TaskKind;
 import llmsim.core.task.WeightFormat;
@@ -161,11 +162,12 @@ final class WorkloadBuilder {
         int w = streamWeights ? copyIn(layerName(p, l, ".weights.bwd"), layerWeightBytes,
             back >= 2 ? bwdEnd[l + 2] : fwdEnd[forwardLayers - 1]) : -1;
         w = zero >= 3 ? gatherWeights(layerName(p, l, ".zero3_all_gather.bwd"), prev) : w;
-        if (t.activationCheckpointing()) {
+        if (t.recompute() == Recompute.FULL) {
           prev = layers.forward(layerName(p, l, ".recompute."), b, s, keys, true, deps(prev, w));
           w = -1;
         }
-        prev = layers.backward(layerName(p, l, "."), b, s, keys, frozen, deps(prev, w));
+        prev = layers.backward(layerName(p, l, "."), b, s, keys, frozen, t.recompute() == Recompute.SELECTIVE,
+            deps(prev, w));
         bwdEnd[l] = prev;
         if (dp && overlapGrads && microBatches == t.microBatches() && mb == microBatches - 1) {
           reduceGradients(layerName(p, l, ".grads"), prev); // overlaps the backward of the layers below

@@ -4,12 +4,14 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.assertj.core.api.Assertions.within;
 import static org.assertj.core.data.Offset.offset;
+import static org.assertj.core.data.Percentage.withPercentage;
 
 import llmsim.core.hw.Precision;
 import llmsim.core.hw.SystemSpec;
 import llmsim.core.model.ModelSpec;
 import llmsim.core.software.SoftwareProfiles;
 import llmsim.core.task.Offload;
+import llmsim.core.task.Recompute;
 import llmsim.core.task.Task;
 import llmsim.core.task.TaskKind;
 import llmsim.core.task.WeightFormat;
@@ -87,6 +89,20 @@ class MemoryPlannerTest {
     assertThat(without).isEqualTo(32 * 4 * 2048 * perTokenLayer + logits);
     assertThat(withCkpt).isEqualTo(32 * 4 * 2048 * 2.0 * 4096 + 4 * 2048 * perTokenLayer + logits);
     assertThat(withCkpt).isLessThan(without / 3);
+  }
+
+  @Test
+  void selectiveRecompute_dropsTheAttentionScoresOnly() {
+    Task none = new Task(TaskKind.TRAIN, Precision.BF16, WeightFormat.BF16, 4, 2048, 1, 1, 1, false, 8, 128, Offload.NONE);
+    Task selective = none.withRecompute(Recompute.SELECTIVE);
+    // without FlashAttention each layer keeps its softmax output, 2 bytes x heads x s^2 per sequence (Korthikanti
+    // et al.'s 5as^2b counts the softmax input and dropout mask as well; no dropout here); selective drops them
+    double scores = 32 * 2.0 * 32 * 2048 * 2048 * 4;
+    assertThat(Footprint.of(llama7b, none, false).activationsBytes() - Footprint.of(llama7b, selective, false)
+        .activationsBytes()).isCloseTo(scores, withPercentage(1e-9));
+    // FlashAttention never keeps them: selective changes nothing
+    assertThat(Footprint.of(llama7b, selective, true).activationsBytes())
+        .isEqualTo(Footprint.of(llama7b, none, true).activationsBytes());
   }
 
   @Test

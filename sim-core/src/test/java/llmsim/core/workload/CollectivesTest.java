@@ -15,6 +15,7 @@ import llmsim.core.software.SoftwareProfile;
 import llmsim.core.task.KvCacheFormat;
 import llmsim.core.task.Offload;
 import llmsim.core.task.ParallelPlan;
+import llmsim.core.task.Recompute;
 import llmsim.core.task.Task;
 import llmsim.core.task.TaskKind;
 import llmsim.core.task.WeightFormat;
@@ -30,8 +31,8 @@ class CollectivesTest {
   static final double NIC_STEP = 5e-6;
 
   static Task training(ParallelPlan plan, int batch) {
-    return new Task(TaskKind.TRAIN, Precision.BF16, WeightFormat.BF16, batch, 2048, 1, 1, 1, false, 8, 128, Offload.NONE,
-        0, KvCacheFormat.F16, Task.GPU_LAYERS_AUTO, plan);
+    return new Task(TaskKind.TRAIN, Precision.BF16, WeightFormat.BF16, batch, 2048, 1, 1, 1, Recompute.NONE, 8, 128,
+        Offload.NONE, 0, KvCacheFormat.F16, Task.GPU_LAYERS_AUTO, plan);
   }
 
   /** One collective alone on one GPU of {@code system}: its makespan. */

@@ -2,17 +2,20 @@ package llmsim.core.workload;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.within;
+import static org.assertj.core.data.Percentage.withPercentage;
 
 import java.util.List;
 import llmsim.core.engine.Lane;
 import llmsim.core.engine.Trace;
 import llmsim.core.hw.Precision;
+import llmsim.core.memory.Footprint;
 import llmsim.core.model.FfnKind;
 import llmsim.core.model.ModelSpec;
 import llmsim.core.model.NormKind;
 import llmsim.core.task.KvCacheFormat;
 import llmsim.core.task.Offload;
 import llmsim.core.task.ParallelPlan;
+import llmsim.core.task.Recompute;
 import llmsim.core.task.Task;
 import llmsim.core.task.TaskKind;
 import llmsim.core.task.WeightFormat;
@@ -30,8 +33,9 @@ class PipelineTest {
   }
 
   static Task task(int pp, int microBatches, int chunks) {
-    return new Task(TaskKind.TRAIN, Precision.BF16, WeightFormat.BF16, 1, 2048, 1, 1, microBatches, false, 8, 128,
-        Offload.NONE, 0, KvCacheFormat.F16, Task.GPU_LAYERS_AUTO, new ParallelPlan(1, pp, 1, 0).withVirtualStages(chunks));
+    return new Task(TaskKind.TRAIN, Precision.BF16, WeightFormat.BF16, 1, 2048, 1, 1, microBatches, Recompute.NONE, 8,
+        128, Offload.NONE, 0, KvCacheFormat.F16, Task.GPU_LAYERS_AUTO,
+        new ParallelPlan(1, pp, 1, 0).withVirtualStages(chunks));
   }
 
   /** Idle fraction of the second GPU's compute stream over the span (optimizer excluded). */
@@ -110,6 +114,29 @@ class PipelineTest {
   }
 
   @Test
+  void gpipe_hasOneF1BsBubble_butHoldsEveryMicroBatchsActivations() {
+    int p = 4;
+    int m = 8;
+    Task oneF1B = task(p, m);
+    Task gpipe = oneF1B.withPlan(oneF1B.plan().withGpipe());
+    // both idle (p-1)/(m+p-1) of the step on a stage: the fill and the drain take p-1 stage-steps either way
+    double bubble = (double) (p - 1) / (m + p - 1);
+    assertThat(idleOfSecondGpu(CollectivesTest.step(Fixtures.cluster(1), M, gpipe))).isCloseTo(bubble, within(0.02));
+    assertThat(idleOfSecondGpu(CollectivesTest.step(Fixtures.cluster(1), M, oneF1B))).isCloseTo(bubble, within(0.02));
+    // 1F1B holds at most p micro-batches' activations on the first stage, GPipe all m of them
+    double ratio = (double) m / Math.min(p, m);
+    assertThat(Footprint.of(M, gpipe, true).activationsBytes())
+        .isCloseTo(ratio * Footprint.of(M, oneF1B, true).activationsBytes(), withPercentage(1e-9));
+  }
+
+  @Test
+  void gpipe_orderOfAStage_isEveryForwardThenEveryBackwardInReverse() {
+    StringBuilder b = new StringBuilder();
+    PipelineStep.gpipe(1, 3).forEach(a -> b.append(a[0] == 1 ? "F" : "B").append(a[2]).append(' '));
+    assertThat(b.toString().trim()).isEqualTo("F0 F1 F2 B2 B1 B0");
+  }
+
+  @Test
   void moreMicroBatches_shrinkTheBubble_asTheClosedFormSays() {
     Trace two = CollectivesTest.step(Fixtures.cluster(1), M, task(4, 2));
     Trace sixteen = CollectivesTest.step(Fixtures.cluster(1), M, task(4, 16));
@@ -138,7 +165,7 @@ class PipelineTest {
     // 16 GPUs: tp 2 x pp 2 x dp 4, ZeRO-1, 4 micro-batches; every GPU with its own resources and synchronised
     // collectives gives the same step as one GPU per stage standing for its peers
     SystemSpecHolder h = new SystemSpecHolder();
-    Task one = new Task(TaskKind.TRAIN, Precision.BF16, WeightFormat.BF16, 1, 2048, 1, 1, 4, false, 8, 128,
+    Task one = new Task(TaskKind.TRAIN, Precision.BF16, WeightFormat.BF16, 1, 2048, 1, 1, 4, Recompute.NONE, 8, 128,
         Offload.NONE, 0, KvCacheFormat.F16, Task.GPU_LAYERS_AUTO, new ParallelPlan(2, 2, 4, 1));
     Task all = one.withPlan(one.plan().withAllGpus(true));
     StepResult a = Simulator.simulate(h.system, M, one, SimulatorPhysicsTest.IDEAL);

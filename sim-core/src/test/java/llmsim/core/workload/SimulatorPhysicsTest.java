@@ -11,6 +11,7 @@ import llmsim.core.hw.SystemSpec;
 import llmsim.core.model.ModelSpec;
 import llmsim.core.software.SoftwareProfile;
 import llmsim.core.task.Offload;
+import llmsim.core.task.Recompute;
 import llmsim.core.task.Task;
 import llmsim.core.task.TaskKind;
 import llmsim.core.task.WeightFormat;
@@ -83,6 +84,23 @@ class SimulatorPhysicsTest {
     double layerParams = llama7b.gemmParameterCount() - 32000.0 * 4096; // the LM head is not recomputed
     double recompute = 2.0 * layerParams * tokens + 4.0 * 32 * b * (double) s * s * 4096;
     assertThat(r.hardwareFlops() - r.modelFlops()).isCloseTo(recompute, withPercentage(1e-9));
+  }
+
+  @Test
+  void selectiveRecompute_addsTheAttentionCoresForward_andNothingUnderFlashAttention() {
+    int b = 1;
+    int s = 2048;
+    Task selective = training(b, s, false).withRecompute(Recompute.SELECTIVE);
+    SoftwareProfile classic = new SoftwareProfile("classic", "test", List.of(), 1, 1, 0, 1, false, 8, 0, 1, false, 0,
+        "test");
+    StepResult r = Simulator.simulate(gpu, llama7b, selective, classic);
+    // QK^T and attention x V again, 2 x b x s^2 x q_dim FLOPs each, in each of the 32 layers; no GEMM
+    double attentionCore = 32 * 4.0 * b * s * (double) s * 4096;
+    assertThat(r.hardwareFlops() - r.modelFlops()).isCloseTo(attentionCore, withPercentage(1e-9));
+    assertThat(r.modelFlops()).isEqualTo(Simulator.simulate(gpu, llama7b, training(b, s, false), classic).modelFlops());
+    // FlashAttention keeps no scores to drop: its backward kernel recomputes them already
+    StepResult flash = Simulator.simulate(gpu, llama7b, selective, IDEAL);
+    assertThat(flash.hardwareFlops()).isEqualTo(flash.modelFlops());
   }
 
   @Test
