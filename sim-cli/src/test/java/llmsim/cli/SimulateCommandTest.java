@@ -100,6 +100,15 @@ class SimulateCommandTest {
   }
 
   @Test
+  void scenarioFile_withARenamedKey_namesItsNewName() throws IOException {
+    Path f = dir.resolve("r.yaml");
+    Files.writeString(f, "kind: scenario\nhardware: m2-ultra\nmodel: llama-7b\ntask: train\nactivation_checkpointing: true\n");
+    CliRunner r = CliRunner.run("simulate", f.toString());
+    assertThat(r.code()).isEqualTo(2);
+    assertThat(r.err()).contains("r.yaml:5:1: 'activation_checkpointing' was renamed: write recompute: full");
+  }
+
+  @Test
   void scenarioFile_withImpossibleValue_isABadInput() throws IOException {
     Path f = dir.resolve("s.yaml");
     Files.writeString(f, "kind: scenario\nhardware: m2-ultra\nmodel: llama-7b\ntask: trian\nbatch: 0\n");

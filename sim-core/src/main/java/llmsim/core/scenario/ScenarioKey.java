@@ -119,6 +119,10 @@ public enum ScenarioKey {
   /** The value {@code auto} of an {@link Type#INT_OR_AUTO} key. */
   public static final int AUTO = -1;
 
+  /** Keys that were renamed, with what a file should say instead (their schemas point a reader there). */
+  public static final java.util.Map<String, String> RENAMED = java.util.Map.of(
+      "activation_checkpointing", "recompute: full (true) or recompute: none (false)");
+
   private final String key;
   private final String gridKey;
   private final String[] flagNames;

@@ -29,6 +29,7 @@ public final class ScenarioSchema {
   /** The scenario object as it sits inside a validation case (hardware and model required). */
   public static String embeddedScenario() {
     return "{\"type\": \"object\", \"additionalProperties\": false, \"required\": [\"hardware\", \"model\"],\n"
+        + "  \"x-renamed\": " + renamed() + ",\n"
         + "  \"properties\": {\n" + properties(false, "    ") + "\n  }}";
   }
 
@@ -40,12 +41,19 @@ public final class ScenarioSchema {
         + "  \"description\": " + quote(description + " Generated from the scenario key table.") + ",\n"
         + "  \"type\": \"object\",\n"
         + "  \"additionalProperties\": false" + extra + ",\n"
+        + "  \"x-renamed\": " + renamed() + ",\n"
         + "  \"properties\": {\n"
         + "    \"kind\": {\"const\": \"" + kind + "\"},\n"
         + "    \"description\": {\"type\": \"string\"},\n"
         + properties + "\n"
         + "  }\n"
         + "}\n";
+  }
+
+  /** Renamed keys and what to write instead: the validator names the new key rather than guessing. */
+  private static String renamed() {
+    return ScenarioKey.RENAMED.entrySet().stream().sorted(java.util.Map.Entry.comparingByKey())
+        .map(e -> quote(e.getKey()) + ": " + quote(e.getValue())).collect(Collectors.joining(", ", "{", "}"));
   }
 
   private static String properties(boolean grid, String indent) {

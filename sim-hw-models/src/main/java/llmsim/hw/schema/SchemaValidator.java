@@ -155,6 +155,8 @@ public final class SchemaValidator {
       String sub = path.isEmpty() ? key : path + "." + key;
       if (props != null && props.get(key).isPresent()) {
         check(e.getValue(), props.require(key), sub, n, out);
+      } else if (s.get("x-renamed").flatMap(r -> r.get(key)).isPresent()) {
+        out.add(n.problemAtKey(key, "'" + key + "' was renamed: write " + s.require("x-renamed").require(key).asText()));
       } else if (additional != null && additional.kind() == Node.Kind.BOOLEAN && !additional.asBoolean()) {
         String near = key.length() > 64 ? null : Suggest.closeMatch(key, known);
         String shown = sub.length() <= 80 ? sub : sub.substring(0, 77) + "...";
