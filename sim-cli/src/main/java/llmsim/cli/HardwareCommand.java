@@ -16,6 +16,7 @@ import llmsim.core.hw.Precision;
 import llmsim.core.hw.SystemSpec;
 import llmsim.core.util.Units;
 import llmsim.hw.catalog.Catalog;
+import llmsim.hw.prices.PriceCatalog;
 import llmsim.hw.schema.SchemaValidator;
 import llmsim.hw.yaml.InputException;
 import llmsim.hw.yaml.Problem;
@@ -25,10 +26,10 @@ import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Parameters;
 import picocli.CommandLine.Spec;
 
-/** {@code llmsim hardware list|show|validate|schema}. */
+/** {@code llmsim hardware list|show|validate|schema|prices}. */
 @Command(name = "hardware", description = "The hardware catalog: systems, devices, hosts and links, each number with its source.",
     subcommands = {HardwareCommand.ListCmd.class, HardwareCommand.Show.class, HardwareCommand.Validate.class,
-        HardwareCommand.Schema.class})
+        HardwareCommand.Schema.class, PricesCommand.class})
 final class HardwareCommand implements Runnable {
   @Spec CommandSpec spec;
 
@@ -121,7 +122,7 @@ final class HardwareCommand implements Runnable {
     }
   }
 
-  @Command(name = "validate", description = "Check device, host, link, system or model files; every problem is printed as file:line:col.")
+  @Command(name = "validate", description = "Check device, host, link, system, model or prices files; every problem is printed as file:line:col.")
   static final class Validate implements Callable<Integer> {
     @Spec CommandSpec spec;
 
@@ -134,7 +135,11 @@ final class HardwareCommand implements Runnable {
       List<String> ok = new ArrayList<>();
       for (Path f : files) {
         try {
-          ok.add(f + ": ok (" + Catalog.bundled().validateFile(f) + ")");
+          String what = Catalog.bundled().validateFile(f);
+          if (what.startsWith("prices ")) {
+            what = "prices, " + PriceCatalog.read(f).size() + " offers";
+          }
+          ok.add(f + ": ok (" + what + ")");
         } catch (InputException e) {
           problems.addAll(e.problems());
         }
@@ -152,7 +157,7 @@ final class HardwareCommand implements Runnable {
   static final class Schema implements Callable<Integer> {
     @Spec CommandSpec spec;
 
-    @Parameters(paramLabel = "KIND", description = "One of: device, host, link, system, model, scenario, case, grid.")
+    @Parameters(paramLabel = "KIND", description = "One of: device, host, link, system, model, scenario, case, grid, prices.")
     String kind;
 
     @Override

@@ -26,9 +26,11 @@ final class PlanSearch {
   /** Plans tried at most; the search is refused beyond it rather than cut short silently. */
   static final int MAX_CANDIDATES = 256;
 
-  static StepResult best(ScenarioOptions.Resolved r, SystemSpec s, ModelSpec m) {
-    PrecisionSupport.Adapted a = PrecisionSupport.adapt(r.task(), s.device(), r.software(), r.precisionGiven());
-    Task base = a.task();
+  /**
+   * Every plan the model and the system allow: tp a power of two within a node, pp dividing the layers
+   * (training), ZeRO 0-3 when there is data parallelism (training); not yet checked against memory.
+   */
+  static List<ParallelPlan> candidates(Task base, SystemSpec s, ModelSpec m) {
     boolean training = base.kind().training();
     int gpus = s.totalDevices();
     List<ParallelPlan> candidates = new ArrayList<>();
@@ -43,6 +45,14 @@ final class PlanSearch {
         }
       }
     }
+    return candidates;
+  }
+
+  static StepResult best(ScenarioOptions.Resolved r, SystemSpec s, ModelSpec m) {
+    PrecisionSupport.Adapted a = PrecisionSupport.adapt(r.task(), s.device(), r.software(), r.precisionGiven());
+    Task base = a.task();
+    int gpus = s.totalDevices();
+    List<ParallelPlan> candidates = candidates(base, s, m);
     if (candidates.size() > MAX_CANDIDATES) {
       throw new BadFlagException("--plan: auto would try " + candidates.size() + " plans on " + gpus + " GPUs, more than"
           + " " + MAX_CANDIDATES + "; give tp or pp to narrow it");

@@ -7,6 +7,8 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.function.Function;
+import llmsim.core.cost.JobCost;
+import llmsim.core.cost.Money;
 import llmsim.core.engine.Bound;
 import llmsim.core.kernel.Kernels;
 import llmsim.core.util.Units;
@@ -17,6 +19,11 @@ final class ResultFormat {
   private ResultFormat() {}
 
   static Map<String, Object> json(StepResult r) {
+    return json(r, null);
+  }
+
+  /** {@code r} as JSON; {@code costing} (null for none) prices its job. */
+  static Map<String, Object> json(StepResult r, Costing costing) {
     Map<String, Object> m = new LinkedHashMap<>();
     m.put("hardware", r.system().id());
     m.put("model", r.model().id());
@@ -55,12 +62,36 @@ final class ResultFormat {
       job.put("steps", r.jobTokens() / r.task().tokensPerStep());
       job.put("wall_time_s", r.jobSeconds());
       job.put("gpu_hours", r.jobGpuHours());
+      if (costing != null) {
+        job.putAll(costJson(costing.job(r), r));
+      }
       m.put("job", job);
     }
     m.put("ops", r.trace().size());
     m.put("events", r.trace().events());
     m.put("kernel", Kernels.get().name());
     return m;
+  }
+
+  /** Energy and money of a job, and where its price came from (or why it has none). */
+  static Map<String, Object> costJson(JobCost c, StepResult r) {
+    Map<String, Object> m = new LinkedHashMap<>();
+    m.put("energy_kwh", c.energyKwh());
+    m.put("energy_basis", energyBasis(r));
+    m.put("cost", finite(c.cost()));
+    m.put("currency", c.currency());
+    m.put("cost_per_million_tokens", finite(c.costPerMillionTokens()));
+    m.put("cost_per_million_tokens_counts", r.task().kind().training() ? "processed" : "generated");
+    m.put("price_per_gpu_hour", finite(c.hourly().perGpuHour()));
+    m.put("price_source", c.hourly().known() ? c.hourly().source() : null);
+    m.put("price_missing", c.hourly().known() ? null : c.hourly().missing());
+    return m;
+  }
+
+  /** "TDP 400 W x 8 GPUs": what the energy estimate assumes. */
+  static String energyBasis(StepResult r) {
+    return "estimate at TDP: " + num(r.system().device().powerWatts(), 0) + " W x " + r.system().totalDevices()
+        + " GPU" + (r.system().totalDevices() > 1 ? "s" : "") + " for the wall time (host and cooling not counted)";
   }
 
   /** The parallel plan and the GPUs it runs on (tp x pp x dp of them). */
@@ -87,6 +118,11 @@ final class ResultFormat {
   }
 
   static TextTable table(List<StepResult> results) {
+    return table(results, null);
+  }
+
+  /** The side-by-side table; {@code costing} (null for none) adds the job's energy and cost rows. */
+  static TextTable table(List<StepResult> results, Costing costing) {
     List<String> header = new ArrayList<>(List.of("metric"));
     results.forEach(r -> header.add(r.system().id()));
     TextTable t = new TextTable(header);
@@ -115,6 +151,13 @@ final class ResultFormat {
     if (results.stream().anyMatch(r -> r.jobTokens() > 0)) {
       row(t, results, "job wall time", r -> Units.duration(r.jobSeconds()));
       row(t, results, "job GPU-hours", r -> num(r.jobGpuHours(), 0));
+      if (costing != null) {
+        row(t, results, "job energy (at TDP)", r -> num(costing.job(r).energyKwh(), 1) + " kWh");
+        row(t, results, "job cost", r -> costText(costing.job(r), JobCost::cost));
+        row(t, results, "cost per 1M tokens (" + (inference ? "generated" : "processed") + ")",
+            r -> costText(costing.job(r), JobCost::costPerMillionTokens));
+        row(t, results, "price per GPU-hour", r -> costText(costing.job(r), c -> c.hourly().perGpuHour()));
+      }
     }
     row(t, results, "bound", r -> r.bound().key());
     row(t, results, "bytes over host link", r -> Units.gb(r.linkBytes()));
@@ -129,6 +172,10 @@ final class ResultFormat {
         ? " (" + r.memory().gpuLayers() + " of " + r.memory().layers() + " layers on the GPU, the rest "
             + (r.memory().cpuRunsHostLayers() ? "on the CPU)" : "streamed)") : ""));
     return t;
+  }
+
+  private static String costText(JobCost c, java.util.function.ToDoubleFunction<JobCost> f) {
+    return c.hourly().known() ? Money.format(f.applyAsDouble(c), c.currency()) : "no price";
   }
 
   private static void row(TextTable t, List<StepResult> rs, String label, Function<StepResult, String> f) {

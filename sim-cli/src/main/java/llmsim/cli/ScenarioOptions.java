@@ -3,6 +3,7 @@ package llmsim.cli;
 import java.util.EnumMap;
 import java.util.List;
 import java.util.Map;
+import llmsim.core.cost.CostBasis;
 import llmsim.core.hw.PrecisionSupport;
 import llmsim.core.hw.SystemSpec;
 import llmsim.core.memory.MemoryPlanner;
@@ -112,7 +113,8 @@ final class ScenarioOptions {
 
   /** A scenario with flags applied over its file: hardware ids, model id, task and software. */
   record Resolved(List<String> hardware, String model, Task task, SoftwareProfile software, Raw file,
-      Map<ScenarioKey, String> flags, boolean precisionGiven, int nodes, int gpus, long jobTokens, boolean planAuto) {
+      Map<ScenarioKey, String> flags, boolean precisionGiven, int nodes, int gpus, long jobTokens, boolean planAuto,
+      CostBasis cost, List<String> priceFiles, boolean costKeysGiven) {
 
     /** The system sized as --nodes or --gpus ask. */
     SystemSpec sized(SystemSpec s) {
@@ -230,8 +232,12 @@ final class ScenarioOptions {
     }
     Map<ScenarioKey, String> flags = Map.copyOf(given);
     try {
-      return new Resolved(v.hardware(), v.model(), v.task(), v.software(), base, flags, v.has(ScenarioKey.PRECISION),
-          v.nodes(), v.gpus(), v.tokens(), v.planAuto());
+      Task task = v.task();
+      long requestTokens = v.requestTokens(task); // checked even beside --tokens: one job size, not two
+      long jobTokens = v.tokens() > 0 ? v.tokens() : requestTokens;
+      return new Resolved(v.hardware(), v.model(), task, v.software(), base, flags, v.has(ScenarioKey.PRECISION),
+          v.nodes(), v.gpus(), jobTokens, v.planAuto(), v.costBasis(), v.priceEntries().files(),
+          java.util.Arrays.stream(ScenarioKey.values()).anyMatch(k -> k.priceKey() && v.has(k)));
     } catch (ScenarioKeyException e) {
       throw locate(e, flags, base);
     }

@@ -4,6 +4,7 @@ import java.io.PrintWriter;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.concurrent.Callable;
+import llmsim.core.cost.JobCost;
 import llmsim.core.hw.SystemSpec;
 import llmsim.core.model.ModelSpec;
 import llmsim.core.workload.Simulator;
@@ -35,6 +36,9 @@ class SimulateCommand implements ScenarioOptions.Command, Callable<Integer> {
   @Parameters(arity = "0..1", paramLabel = "SCENARIO", description = "A scenario .yaml file (optional; flags alone also work).")
   Path scenarioFile;
 
+  /** Prices for the job, or null when the scenario has none. */
+  Costing costing;
+
   @Override
   public Integer call() {
     return execute(scenarioFile, true);
@@ -46,6 +50,7 @@ class SimulateCommand implements ScenarioOptions.Command, Callable<Integer> {
    */
   int execute(Path file, boolean singleAsObject) {
     ScenarioOptions.Resolved r = scenario.resolve(file == null ? null : ScenarioFile.read(file), true);
+    costing = Costing.of(r); // prices are checked before any work
     if (report.out != null) {
       check(r, true); // a run too large to hold is refused before --out's folder is created
       ReportOutput.prepare(report.out, r.hardware().size(), "--hardware");
@@ -59,7 +64,7 @@ class SimulateCommand implements ScenarioOptions.Command, Callable<Integer> {
   void writeReports(List<StepResult> results) {
     if (report.out != null) {
       PrintWriter err = spec.commandLine().getErr();
-      List<java.nio.file.Path> files = ReportOutput.write(report.out, results, ResultFormat.table(results), err);
+      List<java.nio.file.Path> files = ReportOutput.write(report.out, results, ResultFormat.table(results, costing), err);
       err.println("wrote " + files.size() + " files to " + report.out + " (open report.html; trace.json in ui.perfetto.dev)");
     }
   }
@@ -89,9 +94,9 @@ class SimulateCommand implements ScenarioOptions.Command, Callable<Integer> {
   void print(List<StepResult> results, boolean single) {
     PrintWriter out = spec.commandLine().getOut();
     switch (output.format) {
-      case json -> out.print(Json.write(single ? ResultFormat.json(results.get(0))
-          : results.stream().map(ResultFormat::json).toList()));
-      case csv -> out.print(ResultFormat.table(results).csv());
+      case json -> out.print(Json.write(single ? ResultFormat.json(results.get(0), costing)
+          : results.stream().map(r -> ResultFormat.json(r, costing)).toList()));
+      case csv -> out.print(ResultFormat.table(results, costing).csv());
       case table -> {
         StepResult first = results.get(0);
         out.printf("%s, %s, batch %d, %s, software %s%n%n", first.model().name(), first.task().kind().key(),
@@ -101,10 +106,15 @@ class SimulateCommand implements ScenarioOptions.Command, Callable<Integer> {
                         ? first.task().precision().key() : "precision per system below")
                 : first.task().promptTokens() + " prompt + " + first.task().generateTokens() + " generated tokens, weights " + first.task().weights().key(),
             first.software().id());
-        out.print(ResultFormat.table(results).render());
+        out.print(ResultFormat.table(results, costing).render());
         out.println();
         results.forEach(r -> {
           out.println(r.system().id() + ": " + r.explanation());
+          if (costing != null) {
+            JobCost c = costing.job(r);
+            out.println(r.system().id() + ": " + (c.hourly().known() ? "price: " + c.hourly().source()
+                : "no price: " + c.hourly().missing()) + "; energy is an " + ResultFormat.energyBasis(r));
+          }
           r.warnings().forEach(w -> out.println(r.system().id() + ": warning: " + w));
         });
       }

@@ -6,6 +6,10 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Optional;
 import java.util.function.Supplier;
+import llmsim.core.cost.Durations;
+import llmsim.core.cost.Money;
+import llmsim.core.cost.PriceOverride;
+import llmsim.core.cost.Rates;
 import llmsim.core.hw.Precision;
 import llmsim.core.software.SoftwareProfile;
 import llmsim.core.software.SoftwareProfiles;
@@ -110,11 +114,34 @@ public enum ScenarioKey {
           + " --tokens said so. Default: 1 when dataset_tokens is given. Example: --epochs 3 --dataset-tokens 50B."),
   DATASET_TOKENS("dataset_tokens", null, null, "N", Type.COUNT, null, 1, 10_000_000_000_000_000L, null,
       "Tokens in the training dataset, such as 50B: with epochs, the job's tokens (instead of --tokens)."),
+  REQUESTS("requests", null, null, "N", Type.COUNT, null, 1, 10_000_000_000_000_000L, null,
+      "Inference requests of the whole job, each the scenario's prompt and generated tokens (such as 2M): turns a run"
+          + " into the job's wall time, GPU-hours, energy and cost; cost per 1M tokens counts the generated ones."),
+  PRICING("pricing", null, null, "KIND", Type.CHOICE, () -> List.of("on-demand", "spot", "reserved", "own"), 0, 0,
+      "on-demand", "How the GPUs are paid for: rented at the price catalog's on-demand, spot or reserved rate per"
+          + " GPU-hour (`llmsim hardware prices`), or own: the purchase price over --amortization plus --electricity at"
+          + " the device's TDP."),
+  PROVIDER("provider", null, null, "NAME[,NAME...]", Type.TEXT, null, 0, 0, null,
+      "Use only these providers' offers (aws, gcp, azure, lambda, runpod, vast, alibaba, tencent, volcano); default:"
+          + " the cheapest offer of any."),
+  PRICE("price", null, null, "DEVICE=PRICE|FILE", Type.PRICES, null, 0, 0, null,
+      "Prices that win over the catalog, comma-separated: DEVICE=AMOUNTCUR/h rents one GPU per hour"
+          + " (a100-sxm-80gb=1.89usd/h), DEVICE=AMOUNTCUR buys one (rtx4090=1599usd), FILE.yaml adds a price file"
+          + " (`llmsim hardware schema prices`)."),
+  CURRENCY("currency", null, null, "CUR", Type.TEXT, null, 0, 0, "usd",
+      "Currency costs are reported in (a three-letter code); prices in another currency need --rate."),
+  RATE("rate", null, null, "CUR=AMOUNTCUR", Type.RATES, null, 0, 0, null,
+      "Exchange rates you give, comma-separated (nothing is fetched): cny=0.14usd means one CNY is 0.14 USD."),
+  ELECTRICITY("electricity", null, null, "AMOUNTCUR/kWh", Type.PER_KWH, null, 0, 0, null,
+      "Price of a kWh for owned hardware (--pricing own), such as 0.15usd/kwh."),
+  AMORTIZATION("amortization", null, null, "SPAN", Type.DURATION, null, 0, 0, "3y",
+      "Period an owned device's purchase price is spread over (s, min, h, d, w, y; a year is 365 days); 3 years is"
+          + " a common straight-line depreciation period, not a measurement."),
   SOFTWARE_DATE("software_date", null, null, "YYYY-MM", Type.TEXT, null, 0, 0, null,
       "When the measured software was built (recorded with the scenario).");
 
   /** How a key's value is written and checked. */
-  public enum Type { IDS, TEXT, CHOICE, INT, INT_OR_AUTO, BOOL, COUNT }
+  public enum Type { IDS, TEXT, CHOICE, INT, INT_OR_AUTO, BOOL, COUNT, PRICES, RATES, PER_KWH, DURATION }
 
   /** The value {@code auto} of an {@link Type#INT_OR_AUTO} key. */
   public static final int AUTO = -1;
@@ -219,7 +246,18 @@ public enum ScenarioKey {
 
   /** Whether the sweep takes this key as an axis (every key but the recorded software date and the job's size). */
   public boolean sweepable() {
-    return this != SOFTWARE_DATE && this != TOKENS && this != EPOCHS && this != DATASET_TOKENS;
+    return this != SOFTWARE_DATE && !jobKey();
+  }
+
+  /** Whether the key is about the job's size or price rather than the step (the sweep does not take them). */
+  public boolean jobKey() {
+    return this == TOKENS || this == EPOCHS || this == DATASET_TOKENS || this == REQUESTS || priceKey();
+  }
+
+  /** Whether the key says how the GPUs are paid for. */
+  public boolean priceKey() {
+    return this == PRICING || this == PROVIDER || this == PRICE || this == CURRENCY || this == RATE
+        || this == ELECTRICITY || this == AMORTIZATION;
   }
 
   /**
@@ -282,7 +320,28 @@ public enum ScenarioKey {
       case COUNT -> {
         return count(v, text);
       }
+      case PRICES -> {
+        return costValue(() -> PriceOverride.parse(v));
+      }
+      case RATES -> {
+        return costValue(() -> Rates.parse(v));
+      }
+      case PER_KWH -> {
+        return costValue(() -> Money.parse(v, "/kwh", "0.15usd/kwh"));
+      }
+      case DURATION -> {
+        return costValue(() -> Durations.seconds(v));
+      }
       default -> throw new AssertionError(type);
+    }
+  }
+
+  /** A cost key's value; its parser's message gains the key's name, as the other types' messages have it. */
+  private Object costValue(Supplier<Object> parser) {
+    try {
+      return parser.get();
+    } catch (IllegalArgumentException e) {
+      throw new IllegalArgumentException("'" + key + "' " + e.getMessage(), e);
     }
   }
 

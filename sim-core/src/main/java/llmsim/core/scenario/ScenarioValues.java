@@ -4,6 +4,12 @@ import java.util.Collections;
 import java.util.EnumMap;
 import java.util.List;
 import java.util.Map;
+import llmsim.core.cost.CostBasis;
+import llmsim.core.cost.Money;
+import llmsim.core.cost.Offer;
+import llmsim.core.cost.OfferKind;
+import llmsim.core.cost.PriceOverride;
+import llmsim.core.cost.Rates;
 import llmsim.core.hw.Precision;
 import llmsim.core.model.ModelSpec;
 import llmsim.core.software.SoftwareProfile;
@@ -166,6 +172,57 @@ public final class ScenarioValues {
           + " dataset_tokens %d exceeds the %d tokens a job may have", passes, dataset, ScenarioKey.TOKENS.max()));
     }
     return dataset * passes;
+  }
+
+  /**
+   * Generated tokens of the --requests job (requests x the task's generated tokens per request), or 0 without one;
+   * refused for training (whose job is --tokens) and beside --tokens (one job size, not two).
+   */
+  public long requestTokens(Task t) {
+    Object v = values.get(ScenarioKey.REQUESTS);
+    if (v == null) {
+      return 0;
+    }
+    if (t.kind().training()) {
+      throw new ScenarioKeyException(ScenarioKey.REQUESTS, "'requests' applies to inference; the job of "
+          + t.kind().key() + " is --tokens (the tokens trained on)");
+    }
+    if (has(ScenarioKey.TOKENS)) {
+      throw new ScenarioKeyException(ScenarioKey.REQUESTS, "'requests' cannot be given with 'tokens': both size the job; give one");
+    }
+    double tokens = (double) (Long) v * t.generateTokens();
+    if (tokens > ScenarioKey.TOKENS.max()) {
+      throw new ScenarioKeyException(ScenarioKey.REQUESTS, "'requests' " + v + " x " + t.generateTokens()
+          + " generated tokens exceeds " + ScenarioKey.TOKENS.max() + " tokens");
+    }
+    return (long) tokens;
+  }
+
+  /** How the job is paid for: the cost keys, each at its default when unset. */
+  public CostBasis costBasis() {
+    String currency;
+    try {
+      currency = Offer.currency(text(ScenarioKey.CURRENCY, "usd"));
+    } catch (IllegalArgumentException e) {
+      throw new ScenarioKeyException(ScenarioKey.CURRENCY, "'currency' must be a three-letter code such as usd or"
+          + " cny, was '" + values.get(ScenarioKey.CURRENCY) + "'");
+    }
+    String pricing = text(ScenarioKey.PRICING, "on-demand");
+    OfferKind kind = pricing.equals("own") ? OfferKind.PURCHASE : OfferKind.fromKey(pricing);
+    List<String> providers = has(ScenarioKey.PROVIDER) ? java.util.Arrays.stream(text(ScenarioKey.PROVIDER, "")
+        .split(",")).map(p -> p.strip().toLowerCase(java.util.Locale.ROOT)).filter(p -> !p.isEmpty()).toList()
+        : List.of();
+    PriceOverride.Entries prices = priceEntries();
+    Object amort = values.get(ScenarioKey.AMORTIZATION);
+    return new CostBasis(kind, providers, currency, has(ScenarioKey.RATE) ? (Rates) values.get(ScenarioKey.RATE)
+        : Rates.NONE, (Money) values.get(ScenarioKey.ELECTRICITY),
+        amort == null ? CostBasis.DEFAULT_AMORTISATION_SECONDS : (Double) amort, prices.overrides());
+  }
+
+  /** The --price entries: overrides and price files. */
+  public PriceOverride.Entries priceEntries() {
+    Object v = values.get(ScenarioKey.PRICE);
+    return v == null ? PriceOverride.Entries.NONE : (PriceOverride.Entries) v;
   }
 
   /** GPUs asked for with --gpus, or 0. */

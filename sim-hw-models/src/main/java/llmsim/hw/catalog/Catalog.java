@@ -416,7 +416,8 @@ public final class Catalog {
     return models.values();
   }
 
-  static String resourceText(String resource) {
+  /** The text of a resource bundled in the jar (an absolute name such as {@code /llmsim/prices/index.txt}). */
+  public static String resourceText(String resource) {
     try (InputStream in = Catalog.class.getResourceAsStream(resource)) {
       if (in == null) {
         throw new IllegalStateException("missing bundled resource " + resource);

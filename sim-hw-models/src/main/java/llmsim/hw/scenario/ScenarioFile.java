@@ -6,6 +6,7 @@ import java.util.EnumMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import llmsim.core.cost.PriceOverride;
 import llmsim.core.scenario.ScenarioKey;
 import llmsim.core.scenario.ScenarioValues;
 import llmsim.hw.catalog.FileRefs;
@@ -93,6 +94,10 @@ public final class ScenarioFile {
     }
     if (k == ScenarioKey.MODEL) {
       return resolve((String) value, folder);
+    }
+    if (k == ScenarioKey.PRICE) {
+      PriceOverride.Entries e = (PriceOverride.Entries) value;
+      return new PriceOverride.Entries(e.overrides(), e.files().stream().map(f -> resolve(f, folder)).toList());
     }
     if (k == ScenarioKey.HARDWARE) {
       @SuppressWarnings("unchecked")

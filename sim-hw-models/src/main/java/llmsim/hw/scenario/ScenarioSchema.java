@@ -82,7 +82,7 @@ public final class ScenarioSchema {
 
   private static String types(ScenarioKey k, boolean orList) {
     String t = switch (k.type()) {
-      case TEXT -> "\"string\"";
+      case TEXT, PRICES, RATES, PER_KWH, DURATION -> "\"string\"";
       case CHOICE -> "\"string\"";
       case BOOL -> "\"boolean\"";
       case INT -> "\"integer\"";
@@ -94,7 +94,7 @@ public final class ScenarioSchema {
 
   private static String rules(ScenarioKey k) {
     return switch (k.type()) {
-      case TEXT -> "\"minLength\": 1";
+      case TEXT, PRICES, RATES, PER_KWH, DURATION -> "\"minLength\": 1";
       case CHOICE -> "\"enum\": [" + quoted(k.choices()) + "]";
       case BOOL -> "";
       case INT -> "\"minimum\": " + k.min() + ", \"maximum\": " + k.max();

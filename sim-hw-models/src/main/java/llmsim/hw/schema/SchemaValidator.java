@@ -26,7 +26,8 @@ import llmsim.hw.yaml.TreeReader;
  */
 public final class SchemaValidator {
 
-  public static final List<String> KINDS = List.of("device", "host", "link", "system", "model", "scenario", "case", "grid");
+  public static final List<String> KINDS = List.of("device", "host", "link", "system", "model", "scenario", "case", "grid",
+      "prices");
 
   private final Node schema;
 

@@ -1,0 +1,192 @@
+package llmsim.cli;
+
+import java.io.PrintWriter;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.OptionalDouble;
+import java.util.concurrent.Callable;
+import llmsim.core.cost.Durations;
+import llmsim.core.cost.Money;
+import llmsim.core.model.ModelSpec;
+import llmsim.core.util.Units;
+import llmsim.hw.catalog.Catalog;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Spec;
+
+/** {@code llmsim advise}: which hardware and plan finish a job cheapest within a deadline and a budget. */
+@Command(name = "advise", description = {
+    "Which hardware, how many GPUs and which parallel plan finish this job cheapest, within a deadline and a budget?",
+    "Tries every catalog system (or the --hardware ones) at 1, 2, 4, ... --max-gpus GPUs, every plan and micro-batch",
+    "that fits memory (closed form), simulates the best of each, prices the job (`llmsim hardware prices`, --price),",
+    "ranks by cost among those meeting the constraints and shows the time-cost Pareto front. The job is --tokens",
+    "(training, fine-tuning) or --requests (inference).",
+    "Example: llmsim advise --model chatglm-6b --task finetune-lora --tokens 20M --deadline 1d --budget 50usd"})
+final class AdviseCommand implements ScenarioOptions.Command, Callable<Integer> {
+  @Spec CommandSpec spec;
+  ScenarioOptions scenario = new ScenarioOptions();
+
+  @Override
+  public ScenarioOptions scenario() {
+    return scenario;
+  }
+
+  @Mixin Output output;
+
+  @Option(names = "--deadline", paramLabel = "SPAN", description = "Finish within this wall time: 36h, 3d, 2w (s, min, h, d, w, y).")
+  String deadline;
+
+  @Option(names = "--budget", paramLabel = "AMOUNTCUR", description = "Spend at most this, such as 500usd (converted at --rate when in another currency).")
+  String budget;
+
+  @Option(names = "--max-gpus", defaultValue = "8", paramLabel = "N", description = "Try at most this many GPUs (default: ${DEFAULT-VALUE}).")
+  int maxGpus;
+
+  @Option(names = "--own", description = "Owned hardware: the purchase price over --amortization plus --electricity (same as --pricing own).")
+  boolean own;
+
+  @Option(names = "--rent", description = "Rented GPU-hours at --pricing (on-demand unless given): the default.")
+  boolean rent;
+
+  record Constraints(double deadlineSeconds, double budget) {
+    boolean meets(Advisor.Option o) {
+      return o.seconds() <= deadlineSeconds && o.cost() <= budget;
+    }
+  }
+
+  @Override
+  public Integer call() {
+    if (own && rent) {
+      throw new BadFlagException("--own and --rent: give one (own hardware, or rented GPU-hours)");
+    }
+    if (own) {
+      String given = scenario.given(llmsim.core.scenario.ScenarioKey.PRICING);
+      if (given != null && !given.equalsIgnoreCase("own")) {
+        throw new BadFlagException("--own and --pricing " + given + " disagree; give one");
+      }
+      scenario.set(llmsim.core.scenario.ScenarioKey.PRICING, "own");
+    }
+    if (maxGpus < 1) {
+      throw new BadFlagException("--max-gpus must be >= 1, was " + maxGpus);
+    }
+    ScenarioOptions.Resolved r = scenario.resolve(null, false);
+    if (r.jobTokens() <= 0) {
+      throw new BadFlagException("advise needs the job's size: --tokens (training, fine-tuning: tokens processed) or"
+          + " --requests (inference)");
+    }
+    Costing costing = Costing.of(r);
+    Constraints c = new Constraints(deadline == null ? Double.POSITIVE_INFINITY : flag("--deadline",
+        () -> Durations.seconds(deadline)), budget == null ? Double.POSITIVE_INFINITY : budget(costing));
+    ModelSpec m = Catalog.bundled().model(r.model(), "--model");
+    r.checkAgainst(m);
+    Advisor.Result result = Advisor.search(r, m, Advisor.systems(r.hardware(), maxGpus), costing);
+    print(r, m, c, costing, result);
+    return 0;
+  }
+
+  private double budget(Costing costing) {
+    Money b = flag("--budget", () -> Money.parse(budget, "", "500usd"));
+    OptionalDouble v = costing.basis().rates().convert(b.amount(), b.currency(), costing.basis().currency());
+    if (v.isEmpty()) {
+      throw new BadFlagException("--budget: " + b.currency() + " is not the report currency "
+          + costing.basis().currency() + "; give --rate " + b.currency().toLowerCase(Locale.ROOT) + "=AMOUNT"
+          + costing.basis().currency().toLowerCase(Locale.ROOT) + " or --currency " + b.currency().toLowerCase(Locale.ROOT));
+    }
+    return v.getAsDouble();
+  }
+
+  private static <T> T flag(String name, java.util.function.Supplier<T> parse) {
+    try {
+      return parse.get();
+    } catch (IllegalArgumentException e) {
+      throw new BadFlagException(name + ": " + e.getMessage());
+    }
+  }
+
+  private void print(ScenarioOptions.Resolved r, ModelSpec m, Constraints c, Costing costing, Advisor.Result res) {
+    List<Advisor.Option> ranked = new ArrayList<>(res.options().stream().filter(c::meets).toList());
+    res.options().stream().filter(o -> !c.meets(o)).forEach(ranked::add);
+    String explanation = AdviceText.explain(ranked, res, c, costing.basis().owned());
+    PrintWriter out = spec.commandLine().getOut();
+    if (output.format == Format.json) {
+      out.print(Json.write(json(r, m, c, costing, res, ranked, explanation)));
+      return;
+    }
+    TextTable t = new TextTable(List.of("#", "hardware", "GPUs", "plan", "batch", "wall time", "cost", "per 1M tokens",
+        "per GPU-hour", "meets", "pareto"));
+    int i = 0;
+    for (Advisor.Option o : ranked) {
+      t.row(List.of(Integer.toString(++i), o.system().id(), Integer.toString(o.system().totalDevices()),
+          o.result().task().plan().describe(), Integer.toString(o.result().task().batch()), Units.duration(o.seconds()),
+          Money.format(o.cost(), o.job().currency()), Money.format(o.job().costPerMillionTokens(), o.job().currency()),
+          Money.format(o.job().hourly().perGpuHour(), o.job().currency()), AdviceText.meets(o, c),
+          res.pareto().contains(o) ? "*" : ""));
+    }
+    if (output.format == Format.csv) {
+      out.print(t.csv());
+      return;
+    }
+    out.printf(Locale.US, "%s, %s, %s tokens (%s), %s%n%n", m.name(), r.task().kind().key(),
+        String.format(Locale.US, "%,d", r.jobTokens()), r.task().kind().training() ? "processed" : "generated",
+        costing.basis().owned() ? "owned hardware" : "rented " + costing.basis().kind().key());
+    out.print(t.render());
+    out.println();
+    out.println(explanation);
+    out.printf(Locale.US, "%n%d options simulated after %d plans and batches were ranked by the closed form;"
+        + " * marks the time-cost Pareto front. Pipeline plans (pp > 1) are not searched yet.%n", res.simulated(),
+        res.planned());
+    List<String> unpriced = res.skipped().stream().filter(s -> s.why().startsWith("no price: no "))
+        .map(s -> s.hardware() + " x " + s.gpus()).toList();
+    if (!unpriced.isEmpty()) {
+      out.println("not ranked, no " + (costing.basis().owned() ? "purchase price" : costing.basis().kind().key()
+          + " price") + " in the catalog (give --price DEVICE=" + (costing.basis().owned() ? "AMOUNTCUR" : "AMOUNTCUR/h")
+          + "): " + String.join(", ", unpriced));
+    }
+    res.skipped().stream().filter(s -> !s.why().startsWith("no price: no "))
+        .forEach(s -> out.println("not ranked: " + s.hardware() + " x " + s.gpus() + ": " + s.why()));
+    if (!ranked.isEmpty()) {
+      out.println("prices: " + ranked.get(0).system().id() + ": " + ranked.get(0).job().hourly().source());
+    }
+  }
+
+  private static Map<String, Object> json(ScenarioOptions.Resolved r, ModelSpec m, Constraints c, Costing costing,
+      Advisor.Result res, List<Advisor.Option> ranked, String explanation) {
+    Map<String, Object> j = new LinkedHashMap<>();
+    j.put("model", m.id());
+    j.put("task", r.task().kind().key());
+    j.put("job_tokens", r.jobTokens());
+    j.put("pricing", costing.basis().owned() ? "own" : costing.basis().kind().key());
+    j.put("currency", costing.basis().currency());
+    Map<String, Object> cons = new LinkedHashMap<>();
+    cons.put("deadline_s", ResultFormat.finite(c.deadlineSeconds() == Double.POSITIVE_INFINITY ? Double.NaN
+        : c.deadlineSeconds()));
+    cons.put("budget", ResultFormat.finite(c.budget() == Double.POSITIVE_INFINITY ? Double.NaN : c.budget()));
+    j.put("constraints", cons);
+    List<Map<String, Object>> opts = new ArrayList<>();
+    for (Advisor.Option o : ranked) {
+      Map<String, Object> e = new LinkedHashMap<>();
+      e.put("hardware", o.system().id());
+      e.put("device", o.system().device().id());
+      e.put("plan", ResultFormat.planJson(o.result()));
+      e.put("batch", o.result().task().batch());
+      e.put("tokens_per_s", o.result().tokensPerSecond());
+      e.put("wall_time_s", o.seconds());
+      e.put("gpu_hours", o.job().gpuHours());
+      e.putAll(ResultFormat.costJson(o.job(), o.result()));
+      e.put("meets_constraints", c.meets(o));
+      e.put("pareto", res.pareto().contains(o));
+      opts.add(e);
+    }
+    j.put("options", opts);
+    j.put("not_ranked", res.skipped().stream().map(s -> Map.of("hardware", s.hardware(), "gpus", s.gpus(),
+        "reason", s.why())).toList());
+    j.put("winner", ranked.isEmpty() || !c.meets(ranked.get(0)) ? null : ranked.get(0).system().id());
+    j.put("explanation", explanation);
+    return j;
+  }
+}

@@ -1,0 +1,70 @@
+package llmsim.cli;
+
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import llmsim.core.cost.CostBasis;
+import llmsim.core.cost.HourlyCost;
+import llmsim.core.cost.JobCost;
+import llmsim.core.cost.Offer;
+import llmsim.core.cost.PriceBook;
+import llmsim.core.cost.PriceOverride;
+import llmsim.core.hw.Device;
+import llmsim.core.hw.SystemSpec;
+import llmsim.core.util.Suggest;
+import llmsim.core.workload.StepResult;
+import llmsim.hw.catalog.Catalog;
+import llmsim.hw.prices.PriceCatalog;
+
+/**
+ * The prices a run's job is costed with: the bundled price catalog, the user's price files and --price overrides,
+ * and how the user pays ({@link CostBasis}). Built, and every price input checked, before anything is simulated.
+ */
+record Costing(PriceBook book, CostBasis basis) {
+
+  /**
+   * The costing of a resolved scenario, or null when it has no job (no --tokens or --requests); a price key
+   * without a job is refused, since there is nothing to price.
+   */
+  static Costing of(ScenarioOptions.Resolved r) {
+    if (r.jobTokens() <= 0) {
+      if (r.costKeysGiven()) {
+        throw new BadFlagException("--price, --pricing and the other cost flags price a job: give its size with"
+            + " --tokens (training: tokens trained on) or --requests (inference)");
+      }
+      return null;
+    }
+    return of(r.cost(), r.priceFiles());
+  }
+
+  /** The bundled prices plus {@code files}, with {@code basis}; every --price device checked against the catalog. */
+  static Costing of(CostBasis basis, List<String> files) {
+    Catalog c = Catalog.bundled();
+    List<String> ids = new ArrayList<>(c.devices().stream().map(Device::id).toList());
+    c.devices().forEach(d -> ids.addAll(d.aliases()));
+    for (PriceOverride o : basis.overrides()) {
+      if (!ids.contains(o.device())) {
+        throw new BadFlagException("--price: unknown device '" + o.device() + "' (nearest: "
+            + String.join(", ", Suggest.nearest(o.device(), ids, 3)) + "); `llmsim hardware prices` lists the priced ones");
+      }
+    }
+    List<Offer> more = new ArrayList<>();
+    for (String f : files) {
+      more.addAll(PriceCatalog.read(Path.of(f)));
+    }
+    return new Costing(PriceCatalog.bundled().with(more), basis);
+  }
+
+  HourlyCost hourly(SystemSpec s) {
+    return book.hourly(s.device(), s.totalDevices(), basis);
+  }
+
+  /** The job of {@code r} in time, GPU-hours, energy and money; null when it has no job. */
+  JobCost job(StepResult r) {
+    if (!(r.jobTokens() > 0)) {
+      return null;
+    }
+    return JobCost.of(r.jobSeconds(), r.system().totalDevices(), r.system().device().powerWatts(), r.jobTokens(),
+        hourly(r.system()));
+  }
+}
