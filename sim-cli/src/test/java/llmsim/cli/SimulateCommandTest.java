@@ -100,6 +100,15 @@ class SimulateCommandTest {
   }
 
   @Test
+  void loraTargets_unknownName_isRefusedWithTheList() throws IOException {
+    CliRunner r = CliRunner.run("simulate", "--model", "llama-7b", "--hardware", "a100-sxm-80gb", "--task",
+        "finetune-lora", "--lora-targets", "q,qq");
+    assertThat(r.code()).isEqualTo(2);
+    assertThat(r.err()).contains("--lora-targets: 'qq' is not a LoRA target: give all, or a comma-separated list of q, k,"
+        + " v, o, gate, up, down");
+  }
+
+  @Test
   void scenarioFile_withARenamedKey_namesItsNewName() throws IOException {
     Path f = dir.resolve("r.yaml");
     Files.writeString(f, "kind: scenario\nhardware: m2-ultra\nmodel: llama-7b\ntask: train\nactivation_checkpointing: true\n");

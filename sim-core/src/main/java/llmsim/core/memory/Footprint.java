@@ -65,7 +65,7 @@ public record Footprint(
       grads = params * bytes;
       optimizer = t.precision() == Precision.FP32 ? params * 8 : params * 12;
     } else {
-      trainable = kind == TaskKind.PTUNING_V2 ? prefixParameters(m, t) : loraParameters(m, t.loraRank());
+      trainable = kind == TaskKind.PTUNING_V2 ? prefixParameters(m, t) : loraParameters(m, t.loraRank(), t.loraTargets());
       weights = baseWeightBytes(m, t.weights()) + 4 * trainable;
       grads = 4 * trainable;
       optimizer = 8 * trainable;
@@ -108,8 +108,42 @@ public record Footprint(
 
   /** LoRA on the query and value projections (PEFT's default targets for LLaMA-family models). */
   public static double loraParameters(ModelSpec m, int rank) {
-    double perLayer = (double) rank * (m.hidden() + m.qDim()) + (double) rank * (m.hidden() + m.kvDim());
+    return loraParameters(m, rank, llmsim.core.task.LoraTarget.DEFAULT);
+  }
+
+  /** LoRA adapters of rank r on {@code targets}: r x (in + out) parameters each, in every layer. */
+  public static double loraParameters(ModelSpec m, int rank, java.util.Set<llmsim.core.task.LoraTarget> targets) {
+    double perLayer = 0;
+    for (llmsim.core.task.LoraTarget target : targets) {
+      long[] shape = loraShape(m, target);
+      perLayer += (double) rank * (shape[0] + shape[1]);
+    }
     return perLayer * m.layers();
+  }
+
+  /**
+   * The input and output width of the layer {@code target} names ({0, 0} for a gate in an MLP without one):
+   * q h -> q_dim, k and v h -> kv_dim, o q_dim -> h, gate and up h -> ffn, down ffn -> h.
+   */
+  public static long[] loraShape(ModelSpec m, llmsim.core.task.LoraTarget target) {
+    return switch (target) {
+      case Q -> new long[] {m.hidden(), m.qDim()};
+      case K, V -> new long[] {m.hidden(), m.kvDim()};
+      case O -> new long[] {m.qDim(), m.hidden()};
+      case GATE -> m.ffnKind() == llmsim.core.model.FfnKind.SWIGLU ? new long[] {m.hidden(), m.ffnHidden()}
+          : new long[] {0, 0};
+      case UP -> new long[] {m.hidden(), m.ffnHidden()};
+      case DOWN -> new long[] {m.ffnHidden(), m.hidden()};
+    };
+  }
+
+  /** Adapters a layer carries: the targets that exist in this model (no gate without a gated MLP). */
+  public static int loraAdapters(ModelSpec m, java.util.Set<llmsim.core.task.LoraTarget> targets) {
+    int n = 0;
+    for (llmsim.core.task.LoraTarget target : targets) {
+      n += loraShape(m, target)[0] > 0 ? 1 : 0;
+    }
+    return n;
   }
 
   /** P-Tuning v2: a key and a value prefix of prefix_tokens per layer (no reparameterisation). */

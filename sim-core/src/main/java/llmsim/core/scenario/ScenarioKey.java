@@ -100,6 +100,10 @@ public enum ScenarioKey {
           + " V), so its batch x heads x seq_len^2 scores are never kept (Korthikanti et al. 2022); with FlashAttention"
           + " they never are, and selective changes nothing. Example: recompute: full."),
   LORA_RANK("lora_rank", null, null, "R", Type.INT, null, 1, 65_536, "8", "LoRA/QLoRA adapter rank."),
+  LORA_TARGETS("lora_targets", null, null, "LIST", Type.TEXT, null, 0, 0, "q,v",
+      "Layers the LoRA/QLoRA adapters attach to: q,v (PEFT's default for LLaMA-family models), all (every projection:"
+          + " q,k,v,o,gate,up,down, PEFT's all-linear), or any comma-separated subset, such as q,k,v,o. Each adapter is"
+          + " two small GEMMs and their kernels forward and backward, and its parameters train."),
   PREFIX_TOKENS("prefix_tokens", null, null, "N", Type.INT, null, 1, 65_536, "128", "P-Tuning v2 prefix length."),
   OFFLOAD("offload", null, null, "MODE", Type.CHOICE, () -> Arrays.stream(Offload.values()).map(Offload::key).toList(), 0, 0, "auto",
       "Where state goes when the device is too small: auto (the least that fits), none, optimizer"

@@ -119,7 +119,20 @@ public final class ScenarioValues {
     return new Task(kind, p, w, integer(ScenarioKey.BATCH, d.batch()), integer(ScenarioKey.SEQ_LEN, d.seqLen()),
         prompt, generate, microBatches, recompute,
         integer(ScenarioKey.LORA_RANK, d.loraRank()), integer(ScenarioKey.PREFIX_TOKENS, d.prefixTokens()), o,
-        context, kv, gpuLayers, plan, globalBatch);
+        context, kv, gpuLayers, plan, globalBatch, loraTargets());
+  }
+
+  /** The LoRA targets: q,v unless given; a name that is not a target is refused. */
+  private java.util.Set<llmsim.core.task.LoraTarget> loraTargets() {
+    String text = text(ScenarioKey.LORA_TARGETS, null);
+    if (text == null) {
+      return llmsim.core.task.LoraTarget.DEFAULT;
+    }
+    try {
+      return llmsim.core.task.LoraTarget.parse(text);
+    } catch (IllegalArgumentException e) {
+      throw new ScenarioKeyException(ScenarioKey.LORA_TARGETS, "'lora_targets' " + e.getMessage());
+    }
   }
 
   /** The pipeline schedule: as given, else interleaved exactly when there are virtual stages. */
@@ -281,6 +294,7 @@ public final class ScenarioValues {
     m.put(ScenarioKey.RECOMPUTE, training ? t.recompute().key() : null);
     boolean lora = t.kind() == TaskKind.FINETUNE_LORA || t.kind() == TaskKind.FINETUNE_QLORA;
     m.put(ScenarioKey.LORA_RANK, lora ? t.loraRank() : null);
+    m.put(ScenarioKey.LORA_TARGETS, lora ? llmsim.core.task.LoraTarget.describe(t.loraTargets()) : null);
     m.put(ScenarioKey.PREFIX_TOKENS, t.kind() == TaskKind.PTUNING_V2 ? t.prefixTokens() : null);
     m.put(ScenarioKey.OFFLOAD, t.offload().key());
     m.put(ScenarioKey.SOFTWARE, sw.id());

@@ -42,7 +42,8 @@ public record Task(
     KvCacheFormat kvCache,
     int gpuLayers,
     ParallelPlan plan,
-    int globalBatch) {
+    int globalBatch,
+    java.util.Set<LoraTarget> loraTargets) {
 
   /** {@code gpu_layers: auto}: as many layers as fit on the device. */
   public static final int GPU_LAYERS_AUTO = -1;
@@ -65,6 +66,14 @@ public record Task(
     this(kind, precision, weights, batch, seqLen, promptTokens, generateTokens, microBatches,
         fullRecompute ? Recompute.FULL : Recompute.NONE, loraRank, prefixTokens, offload, context, kvCache, gpuLayers,
         ParallelPlan.SINGLE);
+  }
+
+  /** A task with PEFT's default LoRA targets (q and v). */
+  public Task(TaskKind kind, Precision precision, WeightFormat weights, int batch, int seqLen, int promptTokens,
+      int generateTokens, int microBatches, Recompute recompute, int loraRank, int prefixTokens, Offload offload,
+      int context, KvCacheFormat kvCache, int gpuLayers, ParallelPlan plan, int globalBatch) {
+    this(kind, precision, weights, batch, seqLen, promptTokens, generateTokens, microBatches, recompute, loraRank,
+        prefixTokens, offload, context, kvCache, gpuLayers, plan, globalBatch, LoraTarget.DEFAULT);
   }
 
   /** A task whose micro-batch count is given directly (no global batch). */
@@ -100,6 +109,11 @@ public record Task(
     }
     Checks.notNull("kv_cache", kvCache);
     Checks.notNull("plan", plan);
+    Checks.notNull("lora_targets", loraTargets);
+    if (loraTargets.isEmpty()) {
+      throw new IllegalArgumentException("lora_targets must name at least one layer");
+    }
+    loraTargets = java.util.Collections.unmodifiableSet(java.util.EnumSet.copyOf(loraTargets));
     if (gpuLayers < GPU_LAYERS_AUTO) {
       throw new IllegalArgumentException("gpu_layers must be auto or >= 0, was " + gpuLayers);
     }
@@ -114,52 +128,57 @@ public record Task(
 
   public Task withBatch(int b) {
     return new Task(kind, precision, weights, b, seqLen, promptTokens, generateTokens, microBatches,
-        recompute, loraRank, prefixTokens, offload, context, kvCache, gpuLayers, plan, globalBatch);
+        recompute, loraRank, prefixTokens, offload, context, kvCache, gpuLayers, plan, globalBatch, loraTargets);
   }
 
   public Task withGpuLayers(int layers) {
     return new Task(kind, precision, weights, batch, seqLen, promptTokens, generateTokens, microBatches,
-        recompute, loraRank, prefixTokens, offload, context, kvCache, layers, plan, globalBatch);
+        recompute, loraRank, prefixTokens, offload, context, kvCache, layers, plan, globalBatch, loraTargets);
   }
 
   public Task withContext(int tokens) {
     if (kind.training()) {
       return new Task(kind, precision, weights, batch, tokens, promptTokens, generateTokens, microBatches,
-          recompute, loraRank, prefixTokens, offload, context, kvCache, gpuLayers, plan, globalBatch);
+          recompute, loraRank, prefixTokens, offload, context, kvCache, gpuLayers, plan, globalBatch, loraTargets);
     }
     if (context > 0) {
       return new Task(kind, precision, weights, batch, seqLen, promptTokens, generateTokens, microBatches,
-          recompute, loraRank, prefixTokens, offload, tokens, kvCache, gpuLayers, plan, globalBatch);
+          recompute, loraRank, prefixTokens, offload, tokens, kvCache, gpuLayers, plan, globalBatch, loraTargets);
     }
     int prompt = Math.max(1, tokens - generateTokens);
     return new Task(kind, precision, weights, batch, seqLen, prompt, tokens - prompt, microBatches,
-        recompute, loraRank, prefixTokens, offload, context, kvCache, gpuLayers, plan, globalBatch);
+        recompute, loraRank, prefixTokens, offload, context, kvCache, gpuLayers, plan, globalBatch, loraTargets);
   }
 
   public Task withPrecision(Precision p) {
     return new Task(kind, p, weights, batch, seqLen, promptTokens, generateTokens, microBatches,
-        recompute, loraRank, prefixTokens, offload, context, kvCache, gpuLayers, plan, globalBatch);
+        recompute, loraRank, prefixTokens, offload, context, kvCache, gpuLayers, plan, globalBatch, loraTargets);
   }
 
   public Task withPlan(ParallelPlan p) {
     return new Task(kind, precision, weights, batch, seqLen, promptTokens, generateTokens, microBatches,
-        recompute, loraRank, prefixTokens, offload, context, kvCache, gpuLayers, p, globalBatch);
+        recompute, loraRank, prefixTokens, offload, context, kvCache, gpuLayers, p, globalBatch, loraTargets);
   }
 
   public Task withRecompute(Recompute r) {
     return new Task(kind, precision, weights, batch, seqLen, promptTokens, generateTokens, microBatches,
-        r, loraRank, prefixTokens, offload, context, kvCache, gpuLayers, plan, globalBatch);
+        r, loraRank, prefixTokens, offload, context, kvCache, gpuLayers, plan, globalBatch, loraTargets);
   }
 
   /** This task with {@code n} micro-batches per optimizer step. */
   public Task withMicroBatches(int n) {
     return new Task(kind, precision, weights, batch, seqLen, promptTokens, generateTokens, n,
-        recompute, loraRank, prefixTokens, offload, context, kvCache, gpuLayers, plan, globalBatch);
+        recompute, loraRank, prefixTokens, offload, context, kvCache, gpuLayers, plan, globalBatch, loraTargets);
+  }
+
+  public Task withLoraTargets(java.util.Set<LoraTarget> targets) {
+    return new Task(kind, precision, weights, batch, seqLen, promptTokens, generateTokens, microBatches,
+        recompute, loraRank, prefixTokens, offload, context, kvCache, gpuLayers, plan, globalBatch, targets);
   }
 
   public Task withOffload(Offload o) {
     return new Task(kind, precision, weights, batch, seqLen, promptTokens, generateTokens, microBatches,
-        recompute, loraRank, prefixTokens, o, context, kvCache, gpuLayers, plan, globalBatch);
+        recompute, loraRank, prefixTokens, o, context, kvCache, gpuLayers, plan, globalBatch, loraTargets);
   }
 
   /**

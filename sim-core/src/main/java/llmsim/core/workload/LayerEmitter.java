@@ -3,6 +3,7 @@ package llmsim.core.workload;
 import llmsim.core.engine.OpKind;
 import llmsim.core.model.FfnKind;
 import llmsim.core.model.ModelSpec;
+import llmsim.core.task.LoraTarget;
 
 /**
  * Emits one transformer layer's ops, forward or backward, for {@code tokens} query tokens attending
@@ -27,6 +28,8 @@ final class LayerEmitter {
   final boolean flash;
   final double scoreBytesPerElement;
   final int loraRank;
+  /** The layers LoRA adapters attach to (when {@code loraRank > 0}). */
+  final java.util.Set<LoraTarget> loraTargets;
   /** Bytes per KV-cache element read by attention: the cache format for inference, activations for training. */
   final double kvBytes;
   /** Tensor-parallel degree: q, ffn and heads split over it; KV heads over min(tp, kv_heads). */
@@ -41,7 +44,8 @@ final class LayerEmitter {
   double totalFlops;
 
   LayerEmitter(StepContext ctx, ModelSpec m, double actBytes, double weightBytesPerParam, boolean quantised,
-      boolean nf4, boolean flash, double scoreBytesPerElement, int loraRank, double kvBytes) {
+      boolean nf4, boolean flash, double scoreBytesPerElement, int loraRank, java.util.Set<LoraTarget> loraTargets,
+      double kvBytes) {
     this.ctx = ctx;
     this.m = m;
     this.actBytes = actBytes;
@@ -51,6 +55,7 @@ final class LayerEmitter {
     this.flash = flash;
     this.scoreBytesPerElement = scoreBytesPerElement;
     this.loraRank = loraRank;
+    this.loraTargets = loraTargets;
     this.kvBytes = kvBytes;
     this.tp = ctx.collectives.plan.tp();
     this.kvSplit = (int) Math.min(tp, m.kvHeads());
@@ -68,15 +73,15 @@ final class LayerEmitter {
   }
 
   /** Ops a forward layer emits (used to spread the profile's per-layer launch count). */
-  static int opsPerLayer(ModelSpec m, boolean flash, boolean lora) {
+  static int opsPerLayer(ModelSpec m, boolean flash, int adapters) {
     int norms = m.normsPerLayer();
     int attention = flash ? 1 : 3;
-    return norms + 1 + attention + 1 + 1 + 3 + 1 + (lora ? 2 : 0);
+    return norms + 1 + attention + 1 + 1 + 3 + 1 + adapters;
   }
 
   /** Ops a backward layer emits: residual, three MLP ops, the norms, o_proj, attention, the adapters, qkv. */
-  static int backwardOpsPerLayer(ModelSpec m, boolean lora) {
-    return 7 + m.normsPerLayer() + (lora ? 2 : 0);
+  static int backwardOpsPerLayer(ModelSpec m, int adapters) {
+    return 7 + m.normsPerLayer() + adapters;
   }
 
   /** Forward pass of layer {@code l}; returns the id of its last op. {@code first} waits on {@code deps}. */
@@ -91,12 +96,10 @@ final class LayerEmitter {
     p.elementwise("attn_norm", OpKind.NORM_ELEMENTWISE, 2 * tokens * h * actBytes / sp, 5 * tokens * h / sp);
     p.spGather("attn.sp_all_gather", tokens * h * actBytes);
     p.gemm("qkv_proj", OpKind.ATTENTION, h, q + 2 * kv, 1);
-    if (loraRank > 0) {
-      p.adapter("lora_q", h, q);
-      p.adapter("lora_v", h, kv);
-    }
+    adapters(p, false, LoraTarget.Q, LoraTarget.K, LoraTarget.V);
     attentionCore(p, batch, queries, keys);
     p.gemm("o_proj", OpKind.ATTENTION, q, h, 1);
+    adapters(p, false, LoraTarget.O);
     p.allReduce("attn.tp_all_reduce", tokens * h * actBytes);
     p.elementwise("residual_1", OpKind.NORM_ELEMENTWISE, 3 * tokens * h * actBytes / sp, tokens * h / sp);
     if (m.normsPerLayer() > 1) {
@@ -105,8 +108,10 @@ final class LayerEmitter {
     p.spGather("mlp.sp_all_gather", tokens * h * actBytes);
     int upMatrices = m.ffnKind() == FfnKind.SWIGLU ? 2 : 1;
     p.gemm(upMatrices == 2 ? "gate_up_proj" : "fc1", OpKind.MLP, h, upMatrices * f, 1);
+    adapters(p, false, LoraTarget.GATE, LoraTarget.UP);
     p.elementwise(upMatrices == 2 ? "swiglu" : "gelu", OpKind.MLP, (upMatrices + 1) * tokens * f * actBytes, 8 * tokens * f);
     p.gemm(upMatrices == 2 ? "down_proj" : "fc2", OpKind.MLP, f, h, 1);
+    adapters(p, false, LoraTarget.DOWN);
     p.allReduce("mlp.tp_all_reduce", tokens * h * actBytes);
     return p.elementwise("residual_2", OpKind.NORM_ELEMENTWISE, 3 * tokens * h * actBytes / sp, tokens * h / sp);
   }
@@ -151,14 +156,17 @@ final class LayerEmitter {
     p.elementwise("residual_2.bwd", OpKind.NORM_ELEMENTWISE, 3 * tokens * h * actBytes / sp, tokens * h / sp);
     p.spGather("mlp.bwd.sp_all_gather", tokens * h * actBytes); // the reduce-scatter's transpose
     p.gemm(upMatrices == 2 ? "down_proj.bwd" : "fc2.bwd", OpKind.MLP, f, h, g);
+    adapters(p, true, LoraTarget.DOWN);
     p.elementwise(upMatrices == 2 ? "swiglu.bwd" : "gelu.bwd", OpKind.MLP, 2 * (upMatrices + 1) * tokens * f * actBytes, 16 * tokens * f);
     p.gemm(upMatrices == 2 ? "gate_up_proj.bwd" : "fc1.bwd", OpKind.MLP, h, upMatrices * f, g);
+    adapters(p, true, LoraTarget.UP, LoraTarget.GATE);
     p.allReduce("mlp.bwd.tp_all_reduce", tokens * h * actBytes);
     if (m.normsPerLayer() > 1) {
       p.elementwise("mlp_norm.bwd", OpKind.NORM_ELEMENTWISE, 4 * tokens * h * actBytes / sp, 10 * tokens * h / sp);
     }
     p.spGather("attn.bwd.sp_all_gather", tokens * h * actBytes);
     p.gemm("o_proj.bwd", OpKind.ATTENTION, q, h, g);
+    adapters(p, true, LoraTarget.O);
     if (recomputeAttention && !flash) {
       Pass r = new Pass(prefix + "recompute.", tokens, 1, p.deps);
       attentionCore(r, batch, seq, keys);
@@ -168,13 +176,50 @@ final class LayerEmitter {
     double scoreBytes = flash ? 0 : 2 * scoreBytesPerElement * batch * m.heads() / tp * (double) seq * keys;
     p.op("attention.bwd", OpKind.ATTENTION, ctx.gemm, attnFlops,
         2 * (tokens * q * actBytes * 2 + 2.0 * batch * keys * kv * actBytes) + scoreBytes);
-    if (loraRank > 0) {
-      p.adapter("lora_v.bwd", h, kv, 2);
-      p.adapter("lora_q.bwd", h, q, 2);
-    }
+    adapters(p, true, LoraTarget.V, LoraTarget.K, LoraTarget.Q);
     p.gemm("qkv_proj.bwd", OpKind.ATTENTION, h, q + 2 * kv, g);
     p.allReduce("attn.bwd.tp_all_reduce", tokens * h * actBytes);
     return p.elementwise("attn_norm.bwd", OpKind.NORM_ELEMENTWISE, 4 * tokens * h * actBytes / sp, 10 * tokens * h / sp);
+  }
+
+  /** Op names of each target's adapter, forward and backward (built once, not per op). */
+  private static final String[][] ADAPTER_NAMES = new String[LoraTarget.values().length][2];
+
+  static {
+    for (LoraTarget t : LoraTarget.values()) {
+      ADAPTER_NAMES[t.ordinal()][0] = "lora_" + t.key();
+      ADAPTER_NAMES[t.ordinal()][1] = "lora_" + t.key() + ".bwd";
+    }
+  }
+
+  /**
+   * The LoRA adapters this task puts on {@code group} (a projection's in x out, split by tensor parallelism as
+   * the projection is): nothing without LoRA, or for a target this model lacks (a gate without a gated MLP).
+   */
+  private void adapters(Pass p, boolean backward, LoraTarget... group) {
+    if (loraRank <= 0) {
+      return;
+    }
+    for (LoraTarget target : group) {
+      if (!loraTargets.contains(target)) {
+        continue;
+      }
+      long[] shape = llmsim.core.memory.Footprint.loraShape(m, target);
+      if (shape[0] == 0) {
+        continue;
+      }
+      // column-parallel projections split their output, row-parallel ones (o, down) their input
+      int split = target == LoraTarget.K || target == LoraTarget.V ? kvSplit : tp;
+      boolean rowParallel = target == LoraTarget.O || target == LoraTarget.DOWN;
+      double in = rowParallel ? shape[0] / (double) split : shape[0];
+      double out = rowParallel ? shape[1] : shape[1] / (double) split;
+      String name = ADAPTER_NAMES[target.ordinal()][backward ? 1 : 0];
+      if (backward) {
+        p.adapter(name, in, out, 2);
+      } else {
+        p.adapter(name, in, out);
+      }
+    }
   }
 
   /** One pass through a layer: ops chained in order on the compute stream. */

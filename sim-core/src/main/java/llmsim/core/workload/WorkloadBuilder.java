@@ -76,8 +76,9 @@ final class WorkloadBuilder {
     this.t = t;
     this.plan = plan;
     boolean lora = t.kind() == TaskKind.FINETUNE_LORA || t.kind() == TaskKind.FINETUNE_QLORA;
-    this.ctx = new StepContext(s, t, sw, sink, LayerEmitter.opsPerLayer(m, sw.flashAttention(), lora),
-        LayerEmitter.backwardOpsPerLayer(m, lora), t.plan().pp() > 1 && t.kind().training() ? "stage 0 " : "");
+    int adapters = lora ? Footprint.loraAdapters(m, t.loraTargets()) : 0;
+    this.ctx = new StepContext(s, t, sw, sink, LayerEmitter.opsPerLayer(m, sw.flashAttention(), adapters),
+        LayerEmitter.backwardOpsPerLayer(m, adapters), t.plan().pp() > 1 && t.kind().training() ? "stage 0 " : "");
     this.streamWeights = plan.offload() == Offload.WEIGHTS && !ctx.unified;
     this.cpuOptimizer = t.kind().training() && (plan.offload() == Offload.OPTIMIZER || plan.offload() == Offload.WEIGHTS);
     double actBytes = t.precision().bytes();
@@ -87,9 +88,10 @@ final class WorkloadBuilder {
     boolean quantised = !trainsBase && t.weights().dequantised() && !nf4;
     double weightBytesPerParam = wBytes;
     this.newEmitter = c -> new LayerEmitter(c, m, actBytes, weightBytesPerParam, quantised, nf4, sw.flashAttention(),
-        sw.scoreBytesPerElement(), lora ? t.loraRank() : 0, t.kind().training() ? actBytes : t.kvCache().bytesPerElement());
-    int opsPerLayer = LayerEmitter.opsPerLayer(m, sw.flashAttention(), lora);
-    int backwardOps = LayerEmitter.backwardOpsPerLayer(m, lora);
+        sw.scoreBytesPerElement(), lora ? t.loraRank() : 0, t.loraTargets(),
+        t.kind().training() ? actBytes : t.kvCache().bytesPerElement());
+    int opsPerLayer = LayerEmitter.opsPerLayer(m, sw.flashAttention(), adapters);
+    int backwardOps = LayerEmitter.backwardOpsPerLayer(m, adapters);
     this.newContext = stage -> new StepContext(s, t, sw, sink, opsPerLayer, backwardOps, "stage " + stage + " ");
     this.layers = newEmitter.apply(ctx);
     this.gpuLayers = streamWeights && !t.kind().training() ? plan.gpuLayers() : streamWeights ? 0 : m.layers();

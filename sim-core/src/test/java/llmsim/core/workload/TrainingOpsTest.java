@@ -58,9 +58,9 @@ class TrainingOpsTest {
 
   @Test
   void backwardPass_spreadsTheProfilesBackwardKernelCountOverItsOps_asTheForwardSpreadsItsOwn() {
-    int opsPerLayer = LayerEmitter.opsPerLayer(llama7b, true, false);
+    int opsPerLayer = LayerEmitter.opsPerLayer(llama7b, true, 0);
     int backwardOps = 7 + 2; // residual, down, SwiGLU, gate/up, o_proj, attention, qkv, and the two norms
-    assertThat(LayerEmitter.backwardOpsPerLayer(llama7b, false)).isEqualTo(backwardOps);
+    assertThat(LayerEmitter.backwardOpsPerLayer(llama7b, 0)).isEqualTo(backwardOps);
     int forwardKernels = 30;
     int backwardKernels = 75;
     SoftwareProfile sw = new SoftwareProfile("launch", "test", List.of(), 1, 1, LAUNCH, forwardKernels, true, 8, 0,
@@ -135,5 +135,31 @@ class TrainingOpsTest {
     double downProj = 11008.0 * 4096;
     assertThat(tr.ops().memBytes()[op(tr, "t1.L0.down_proj")])
         .isCloseTo(downProj * 4.127 / 8 + (11008 + 4096) * 2, withPercentage(1e-9));
+  }
+
+  @Test
+  void loraTargets_attachAnAdapterToEachNamedProjection_andTrainItsParameters() {
+    int r = 16;
+    Task qv = new Task(TaskKind.FINETUNE_LORA, Precision.BF16, WeightFormat.BF16, 1, 512, 1, 1, 1, false, r, 128,
+        Offload.NONE);
+    Task all = qv.withLoraTargets(llmsim.core.task.LoraTarget.parse("all"));
+    double h = 4096;
+    double f = 11008;
+    // q, k, v: h -> 4096 (MHA); o: 4096 -> h; gate, up: h -> f; down: f -> h; r x (in + out) each, 32 layers
+    double perLayerAll = r * (3 * (h + 4096) + (4096 + h) + 2 * (h + f) + (f + h));
+    assertThat(llmsim.core.memory.Footprint.loraParameters(llama7b, r, all.loraTargets()))
+        .isCloseTo(32 * perLayerAll, withPercentage(1e-9));
+    assertThat(llmsim.core.memory.Footprint.loraParameters(llama7b, r, qv.loraTargets()))
+        .isCloseTo(32 * r * 2 * (h + 4096), withPercentage(1e-9));
+    Trace tr = Simulator.simulate(Fixtures.discrete(), llama7b, all, SimulatorPhysicsTest.IDEAL).trace();
+    for (String target : new String[] {"q", "k", "v", "o", "gate", "up", "down"}) {
+      op(tr, "L0.lora_" + target);
+      op(tr, "L0.lora_" + target + ".bwd");
+    }
+    // an adapter's forward: 2 x tokens x r x (in + out) FLOPs (its two GEMMs)
+    assertThat(tr.ops().flops()[op(tr, "L0.lora_down")]).isCloseTo(2 * 512 * r * (f + h), withPercentage(1e-9));
+    Trace trQv = Simulator.simulate(Fixtures.discrete(), llama7b, qv, SimulatorPhysicsTest.IDEAL).trace();
+    assertThat(java.util.Arrays.stream(trQv.ops().names()).filter(n -> n.startsWith("L0.lora_"))).containsExactly(
+        "L0.lora_q", "L0.lora_v", "L0.lora_v.bwd", "L0.lora_q.bwd");
   }
 }

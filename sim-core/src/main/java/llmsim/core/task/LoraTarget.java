@@ -1,0 +1,61 @@
+package llmsim.core.task;
+
+import java.util.ArrayList;
+import java.util.EnumSet;
+import java.util.List;
+import java.util.Locale;
+import java.util.Set;
+
+/**
+ * A linear layer a LoRA adapter is attached to. {@code q,v} is PEFT's default for LLaMA-family models;
+ * {@code all} (PEFT's "all-linear", torchtune's attention modules plus apply_lora_to_mlp) is every projection.
+ * GATE exists only in a gated MLP (SwiGLU); UP and DOWN are fc1 and fc2 of a plain one.
+ */
+public enum LoraTarget {
+  Q, K, V, O, GATE, UP, DOWN;
+
+  /** PEFT's default: the query and value projections. */
+  public static final Set<LoraTarget> DEFAULT = java.util.Collections.unmodifiableSet(EnumSet.of(Q, V));
+
+  public String key() {
+    return name().toLowerCase(Locale.ROOT);
+  }
+
+  /** "q,v", "all", or any comma-separated subset of q, k, v, o, gate, up, down. */
+  public static Set<LoraTarget> parse(String text) {
+    String t = text.trim().toLowerCase(Locale.ROOT);
+    if (t.equals("all") || t.equals("all-linear")) {
+      return java.util.Collections.unmodifiableSet(EnumSet.allOf(LoraTarget.class));
+    }
+    EnumSet<LoraTarget> out = EnumSet.noneOf(LoraTarget.class);
+    for (String part : t.split(",")) {
+      String p = part.trim();
+      LoraTarget target = null;
+      for (LoraTarget l : values()) {
+        if (l.key().equals(p) || (l.key() + "_proj").equals(p)) {
+          target = l;
+        }
+      }
+      if (target == null) {
+        throw new IllegalArgumentException("'" + p + "' is not a LoRA target: give all, or a comma-separated list of "
+            + String.join(", ", keys()));
+      }
+      out.add(target);
+    }
+    return java.util.Collections.unmodifiableSet(out);
+  }
+
+  public static List<String> keys() {
+    List<String> k = new ArrayList<>();
+    for (LoraTarget l : values()) {
+      k.add(l.key());
+    }
+    return k;
+  }
+
+  /** "q,v": the set as a key would write it. */
+  public static String describe(Set<LoraTarget> targets) {
+    return targets.size() == values().length ? "all"
+        : String.join(",", targets.stream().map(LoraTarget::key).toList());
+  }
+}
