@@ -10,9 +10,17 @@ import llmsim.core.util.Checks;
  * @param memoryStreaming fraction of the memory bandwidth a streaming copy reaches
  * @param memorySource where {@code memoryStreaming} came from
  * @param measured false when these are the documented defaults rather than a measurement
+ * @param flashAttention fraction of the dense 16-bit peak FlashAttention-2's kernels reach (forward and backward),
+ *     where measured; else the GEMM fraction
  */
 public record Efficiency(double gemm, String gemmSource, double memoryStreaming, String memorySource, boolean measured,
-    double gemmFp8, String gemmFp8Source) {
+    double gemmFp8, String gemmFp8Source, double flashAttention, String flashAttentionSource) {
+
+  /** Without a FlashAttention-2 figure: attention reaches the GEMM fraction. */
+  public Efficiency(double gemm, String gemmSource, double memoryStreaming, String memorySource, boolean measured,
+      double gemmFp8, String gemmFp8Source) {
+    this(gemm, gemmSource, memoryStreaming, memorySource, measured, gemmFp8, gemmFp8Source, gemm, gemmSource);
+  }
 
   /** Without a separate fp8 figure: fp8 GEMMs reach the same fraction as 16-bit ones. */
   public Efficiency(double gemm, String gemmSource, double memoryStreaming, String memorySource, boolean measured) {
@@ -35,5 +43,6 @@ public record Efficiency(double gemm, String gemmSource, double memoryStreaming,
     Checks.notBlank("gemm efficiency source", gemmSource);
     Checks.notBlank("memory efficiency source", memorySource);
     Checks.fraction("fp8 gemm efficiency", gemmFp8);
+    Checks.fraction("FlashAttention-2 efficiency", flashAttention);
   }
 }

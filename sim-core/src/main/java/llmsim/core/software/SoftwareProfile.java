@@ -26,6 +26,8 @@ import llmsim.core.util.Checks;
  * @param backwardKernelsPerLayer kernels one transformer layer launches in a backward pass (default: twice the
  *     forward's, as autograd runs about two per forward kernel: a GEMM's input and weight gradients, an
  *     element-wise op's gradient and the reduction of a broadcast operand, and gradient accumulation)
+ * @param flashAttention2 whether attention runs FlashAttention-2's kernels (PyTorch's SDPA), which reach the
+ *     device's FlashAttention-2 fraction rather than its GEMM fraction; false for fused vendor kernels
  */
 public record SoftwareProfile(
     String id,
@@ -42,7 +44,18 @@ public record SoftwareProfile(
     boolean cpuRunsHostLayers,
     int promptChunkTokens,
     String source,
-    int backwardKernelsPerLayer) {
+    int backwardKernelsPerLayer,
+    boolean flashAttention2) {
+
+  /** A profile whose attention reaches the GEMM fraction. */
+  public SoftwareProfile(String id, String description, List<String> aliases, double gemmScale, double streamScale,
+      double launchSeconds, int kernelsPerLayer, boolean flashAttention, double scoreBytesPerElement,
+      double workspaceBytes, double dequantScale, boolean cpuRunsHostLayers, int promptChunkTokens, String source,
+      int backwardKernelsPerLayer) {
+    this(id, description, aliases, gemmScale, streamScale, launchSeconds, kernelsPerLayer, flashAttention,
+        scoreBytesPerElement, workspaceBytes, dequantScale, cpuRunsHostLayers, promptChunkTokens, source,
+        backwardKernelsPerLayer, false);
+  }
 
   /** A profile whose backward launches twice the forward's kernels. */
   public SoftwareProfile(String id, String description, List<String> aliases, double gemmScale, double streamScale,

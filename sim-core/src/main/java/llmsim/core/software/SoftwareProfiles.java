@@ -14,12 +14,13 @@ public final class SoftwareProfiles {
   /**
    * PyTorch eager with Hugging Face transformers/PEFT: cuBLAS GEMMs (the GEMM fraction is the device's
    * mamf-finder figure, which also runs torch.matmul), SDPA flash attention (transformers >= 4.36).
-   * About 48 kernels per LLaMA layer in eager mode, 12 us each of CPU dispatch.
+   * About 48 kernels per LLaMA layer in eager mode, 12 us each of CPU dispatch. SDPA's flash backend runs
+   * FlashAttention-2's kernels.
    */
   public static final SoftwareProfile PYTORCH = new SoftwareProfile(
       "pytorch", "PyTorch eager (Hugging Face transformers / PEFT), SDPA flash attention",
       List.of("hf", "transformers", "peft"), 1.0, 1.0, 12e-6, 48, true, 8, 1.0 * Units.GIB, 1.0, false, 0,
-      "docs/CALIBRATION.md#pytorch");
+      "docs/CALIBRATION.md#pytorch", 96, true);
 
   /**
    * As {@link #PYTORCH}, with the eager attention transformers used before SDPA: QK^T written in bf16 (2 B),

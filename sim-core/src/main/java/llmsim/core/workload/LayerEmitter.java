@@ -124,14 +124,14 @@ final class LayerEmitter {
     double attnFlops = 4.0 * batch * queries * keys * q;
     double kvRead = 2.0 * batch * keys * kv * kvBytes;
     if (flash) {
-      p.op("attention", OpKind.ATTENTION, ctx.gemm, attnFlops, tokens * q * actBytes * 2 + kvRead);
+      p.op("attention", OpKind.ATTENTION, ctx.attention, attnFlops, tokens * q * actBytes * 2 + kvRead);
     } else {
       // the score chain moves scoreBytesPerElement per element: 2 written by QK^T, 2 read by attention x V,
       // the rest by the scale/mask/softmax kernels between them
       double elements = (double) batch * m.heads() / tp * queries * keys;
-      p.op("attn_scores", OpKind.ATTENTION, ctx.gemm, attnFlops / 2, tokens * q * actBytes + kvRead / 2 + 2 * elements);
+      p.op("attn_scores", OpKind.ATTENTION, ctx.attention, attnFlops / 2, tokens * q * actBytes + kvRead / 2 + 2 * elements);
       p.op("softmax", OpKind.ATTENTION, ctx.elementwise, 5.0 * elements, (scoreBytesPerElement - 4) * elements);
-      p.op("attn_v", OpKind.ATTENTION, ctx.gemm, attnFlops / 2, 2 * elements + kvRead / 2 + tokens * q * actBytes);
+      p.op("attn_v", OpKind.ATTENTION, ctx.attention, attnFlops / 2, 2 * elements + kvRead / 2 + tokens * q * actBytes);
     }
   }
 
@@ -174,7 +174,7 @@ final class LayerEmitter {
     }
     double attnFlops = 2 * 4.0 * batch * seq * keys * q;
     double scoreBytes = flash ? 0 : 2 * scoreBytesPerElement * batch * m.heads() / tp * (double) seq * keys;
-    p.op("attention.bwd", OpKind.ATTENTION, ctx.gemm, attnFlops,
+    p.op("attention.bwd", OpKind.ATTENTION, ctx.attention, attnFlops,
         2 * (tokens * q * actBytes * 2 + 2.0 * batch * keys * kv * actBytes) + scoreBytes);
     adapters(p, true, LoraTarget.V, LoraTarget.K, LoraTarget.Q);
     p.gemm("qkv_proj.bwd", OpKind.ATTENTION, h, q + 2 * kv, g);

@@ -4,6 +4,7 @@ import llmsim.core.engine.CostGroup;
 import llmsim.core.engine.Lane;
 import llmsim.core.engine.OpSink;
 import llmsim.core.hw.Device;
+import llmsim.core.hw.Precision;
 import llmsim.core.hw.PrecisionSupport;
 import llmsim.core.hw.SystemSpec;
 import llmsim.core.software.SoftwareProfile;
@@ -38,6 +39,13 @@ final class StepContext {
    */
   final int gemmBackward;
   final int elementwiseBackward;
+  /**
+   * The attention core (QK^T, softmax, attention x V, or one flash kernel), forward and backward: at the device's
+   * FlashAttention-2 fraction where the profile runs FA2's kernels, else at the GEMM fraction; in 16-bit when a
+   * training step's GEMMs run in fp8 (Transformer Engine's fp8 recipes keep attention in bf16).
+   */
+  final int attention;
+  final int attentionBackward;
   final int elementwise;
   final int copyIn;
   final int copyOut;
@@ -86,6 +94,14 @@ final class StepContext {
         d.computeUnits()));
     elementwiseBackward = sink.addGroup(new CostGroup("element-wise (backward)", gemmPeak, devicePool, memBw, -1, 1,
         launchBackward));
+    Precision attentionPrecision = task.kind().training() && precision.gemmPrecision() == Precision.FP8
+        ? (d.hasPeak(Precision.BF16) ? Precision.BF16 : Precision.FP16) : precision.gemmPrecision();
+    double attentionPeak = (attentionPrecision == precision.gemmPrecision() ? peakFlops : d.peakFlops(attentionPrecision))
+        * (sw.flashAttention2() ? d.efficiency().flashAttention() : d.efficiency().gemmAt(attentionPrecision))
+        * sw.gemmScale();
+    attention = sink.addGroup(new CostGroup("attention", attentionPeak, devicePool, memBw, -1, 1, launch));
+    attentionBackward = sink.addGroup(new CostGroup("attention (backward)", attentionPeak, devicePool, memBw, -1, 1,
+        launchBackward));
     double link = system.hostLink().measuredBytesPerSecondPerDirection();
     double latency = system.hostLink().latencySeconds();
     copyIn = unified ? -1 : sink.addGroup(new CostGroup("H2D copy", 1, -1, 1, h2dPool, link, latency));
@@ -102,7 +118,8 @@ final class StepContext {
 
   /** The group a backward pass charges an op to that its forward charges to {@code group}. */
   int backwardOf(int group) {
-    return group == gemm ? gemmBackward : group == elementwise ? elementwiseBackward : group;
+    return group == gemm ? gemmBackward : group == elementwise ? elementwiseBackward
+        : group == attention ? attentionBackward : group;
   }
 
   /** Whether ops of {@code group} are element-wise (costed, but not counted in MFU's FLOPs). */

@@ -52,10 +52,15 @@ public final class Fixtures {
 
   /** {@link #discrete()} with {@code sms} streaming multiprocessors for the GEMM tile model (0: none). */
   public static SystemSpec discrete(int sms) {
-    Device d = new Device("gpu", "Test GPU 80GB", "test", List.of(),
-        Map.of(Precision.FP16, 756e12, Precision.BF16, 756e12, Precision.FP32, 51e12), "test",
+    return discrete(sms, new Efficiency(0.8, "test", 0.9, "test", true), Map.of(Precision.FP16, 756e12,
+        Precision.BF16, 756e12, Precision.FP32, 51e12));
+  }
+
+  /** {@link #discrete()} with its own efficiencies and peaks. */
+  public static SystemSpec discrete(int sms, Efficiency e, Map<Precision, Double> peaks) {
+    Device d = new Device("gpu", "Test GPU 80GB", "test", List.of(), peaks, "test",
         80 * Units.GIB, 2.0e12, "HBM", "test", 50 * Units.MIB, "test", 350, "test", 1, Optional.empty(),
-        new Efficiency(0.8, "test", 0.9, "test", true), Map.of(), sms, "test");
+        e, Map.of(), sms, "test");
     Host h = new Host("host", "Test host", List.of(), 1, 24, "24", 128 * Units.GIB, 89.6e9, "test", 2.4e12, "test");
     Link l = new Link("pcie5", "PCIe 5.0 x16", List.of(), LinkKind.PCIE, 63e9, "test", 55e9, "test", 1e-6, "test");
     return new SystemSpec("discrete", "Test discrete", List.of(), h, d, 1, l, Optional.empty(), 1.0, "test", Optional.empty());

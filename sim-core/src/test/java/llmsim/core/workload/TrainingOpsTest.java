@@ -162,4 +162,29 @@ class TrainingOpsTest {
     assertThat(java.util.Arrays.stream(trQv.ops().names()).filter(n -> n.startsWith("L0.lora_"))).containsExactly(
         "L0.lora_q", "L0.lora_v", "L0.lora_v.bwd", "L0.lora_q.bwd");
   }
+
+  @Test
+  void attention_runsAtTheDevicesFlashAttention2Fraction_underFa2Profiles_andIn16BitUnderFp8Training() {
+    java.util.Map<Precision, Double> peaks = java.util.Map.of(Precision.BF16, 1000e12, Precision.FP16, 1000e12,
+        Precision.FP8, 2000e12, Precision.FP32, 60e12);
+    llmsim.core.hw.Efficiency e = new llmsim.core.hw.Efficiency(0.8, "test", 0.9, "test", true, 0.7, "test", 0.35,
+        "test");
+    llmsim.core.hw.SystemSpec gpu = Fixtures.discrete(0, e, peaks);
+    SoftwareProfile fa2 = new SoftwareProfile("fa2", "test", List.of(), 1, 1, 0, 1, true, 8, 0, 1, false, 0, "test",
+        2, true);
+    SoftwareProfile vendor = SimulatorPhysicsTest.IDEAL;
+    int s = 4096; // long enough that the attention kernel is compute-bound
+    Task bf16 = training(1, s);
+    double attnFlops = 4.0 * s * s * 4096; // 4 x queries x keys x q_dim
+    Trace t = Simulator.simulate(gpu, llama7b, bf16, fa2).trace();
+    assertThat(t.costs().time[op(t, "L0.attention")]).isCloseTo(attnFlops / (1000e12 * 0.35), withPercentage(1e-6));
+    Trace v = Simulator.simulate(gpu, llama7b, bf16, vendor).trace();
+    assertThat(v.costs().time[op(v, "L0.attention")]).isCloseTo(attnFlops / (1000e12 * 0.8), withPercentage(1e-6));
+    // fp8 training: the GEMMs at the fp8 peak and its fraction, attention in bf16
+    Task fp8 = new Task(TaskKind.TRAIN, Precision.FP8, WeightFormat.BF16, 1, s, 1, 1, 1, false, 8, 128, Offload.NONE);
+    Trace f = Simulator.simulate(gpu, llama7b, fp8, vendor).trace();
+    assertThat(f.costs().time[op(f, "L0.attention")]).isCloseTo(attnFlops / (1000e12 * 0.8), withPercentage(1e-6));
+    double up = 2.0 * s * 4096 * 2 * 11008;
+    assertThat(f.costs().time[op(f, "L0.gate_up_proj")]).isCloseTo(up / (2000e12 * 0.7), withPercentage(1e-6));
+  }
 }

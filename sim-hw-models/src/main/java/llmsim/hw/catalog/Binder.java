@@ -80,7 +80,9 @@ final class Binder {
     boolean measured = e.isPresent() && e.get().get("gemm").isPresent() && e.get().get("memory_streaming").isPresent();
     double fp8 = e.map(x -> x.num("gemm_fp8", gemm)).orElse(gemm);
     String fp8Source = e.flatMap(x -> x.optStr("gemm_fp8_source")).orElse(gemmSource);
-    return new Efficiency(gemm, gemmSource, mem, memSource, measured, fp8, fp8Source);
+    double fa2 = e.map(x -> x.num("flash_attention", gemm)).orElse(gemm);
+    String fa2Source = e.flatMap(x -> x.optStr("flash_attention_source")).orElse(gemmSource);
+    return new Efficiency(gemm, gemmSource, mem, memSource, measured, fp8, fp8Source, fa2, fa2Source);
   }
 
   static Optional<Price> price(Node n) {
