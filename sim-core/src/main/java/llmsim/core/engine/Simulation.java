@@ -93,7 +93,7 @@ public final class Simulation implements OpSink {
     Runner r = new Runner(n, costs);
     r.start();
     return new Trace(List.copyOf(streamNames), List.copyOf(streamLanes), List.copyOf(poolNames), ops.freeze(),
-        costs, r.start, r.end, r.now, kernel.name(), r.events);
+        costs, r.start, r.end, r.now, kernel.name(), r.events, r.order);
   }
 
   /** The event loop and run-time state. */
@@ -114,6 +114,8 @@ public final class Simulation implements OpSink {
     final int[][] poolActive;
     final int[] poolSize;
     final int[] stamp;
+    final int[] order;
+    int logged;
     int stampCounter;
     double now;
     long events;
@@ -136,6 +138,7 @@ public final class Simulation implements OpSink {
       poolActive = new int[poolNames.size()][4];
       poolSize = new int[poolNames.size()];
       stamp = new int[n];
+      order = new int[3 * n];
     }
 
     void start() {
@@ -171,6 +174,7 @@ public final class Simulation implements OpSink {
       }
       streamBusy[s] = true;
       start[op] = now;
+      order[logged++] = op << 2 | Trace.START;
       remaining[op] = 1.0;
       double launch = groups.get(ops.group(op)).launchSeconds();
       if (launch > 0) {
@@ -182,6 +186,7 @@ public final class Simulation implements OpSink {
 
     void beginFlow(int op) {
       last[op] = now;
+      order[logged++] = op << 2 | Trace.FLOW;
       int mp = c.memPool(op);
       int lp = c.linkPool(op);
       if (mp >= 0) {
@@ -197,6 +202,7 @@ public final class Simulation implements OpSink {
       remaining[op] = 0;
       due[op] = Double.NaN;
       end[op] = now;
+      order[logged++] = op << 2 | Trace.END;
       int mp = c.memPool(op);
       int lp = c.linkPool(op);
       if (mp >= 0) {
