@@ -96,16 +96,30 @@ public final class Simulation implements OpSink {
         costs, r.start, r.end, r.now, kernel.name(), r.events, r.order);
   }
 
-  /** The event loop and run-time state. */
+  /**
+   * The event loop and run-time state. What re-rating an op reads and writes is packed per op, eight doubles
+   * ({@code state[8 * op + ...]}) and four ints ({@code ints[4 * op + ...]}): one re-share touches ops far apart in
+   * the arrays, and a cache line or two per op costs far less than one per field.
+   */
   private final class Runner {
-    final Costs c;
+    private static final int REMAINING = 0;
+    private static final int RATE = 1;
+    private static final int LAST = 2;
+    private static final int DUE = 3;
+    private static final int T_COMPUTE = 4;
+    private static final int T_MEMORY = 5;
+    private static final int T_LINK = 6;
+    private static final int LAUNCH = 7;
+    private static final int MEM_POOL = 0;
+    private static final int LINK_POOL = 1;
+    private static final int STAMP = 2;
+    private static final int STREAM = 3;
+
     final EventQueue queue;
     final double[] start;
     final double[] end;
-    final double[] remaining;
-    final double[] rate;
-    final double[] last;
-    final double[] due;
+    final double[] state;
+    final int[] ints;
     final int[] pendingDeps;
     final int[][] dependents;
     final int[][] streamQueue;
@@ -113,23 +127,29 @@ public final class Simulation implements OpSink {
     final boolean[] streamBusy;
     final int[][] poolActive;
     final int[] poolSize;
-    final int[] stamp;
     final int[] order;
     int logged;
     int stampCounter;
     double now;
     long events;
 
-    Runner(int n, Costs costs) {
-      this.c = costs;
+    Runner(int n, Costs c) {
       queue = new EventQueue(Math.max(16, streamNames.size() * 4));
       start = new double[n];
       end = new double[n];
-      remaining = new double[n];
-      rate = new double[n];
-      last = new double[n];
-      due = new double[n];
-      Arrays.fill(due, Double.NaN);
+      state = new double[8 * n];
+      ints = new int[4 * n];
+      for (int op = 0; op < n; op++) {
+        int o = 8 * op;
+        state[o + DUE] = Double.NaN;
+        state[o + T_COMPUTE] = c.tCompute[op];
+        state[o + T_MEMORY] = c.tMemory[op];
+        state[o + T_LINK] = c.tLink[op];
+        state[o + LAUNCH] = c.launch[op];
+        ints[4 * op + MEM_POOL] = c.memPool(op);
+        ints[4 * op + LINK_POOL] = c.linkPool(op);
+        ints[4 * op + STREAM] = ops.stream(op);
+      }
       pendingDeps = ops.depCounts();
       dependents = ops.dependents();
       streamQueue = ops.streamQueues(streamNames.size());
@@ -137,7 +157,6 @@ public final class Simulation implements OpSink {
       streamBusy = new boolean[streamNames.size()];
       poolActive = new int[poolNames.size()][4];
       poolSize = new int[poolNames.size()];
-      stamp = new int[n];
       order = new int[3 * n];
     }
 
@@ -152,7 +171,7 @@ public final class Simulation implements OpSink {
         int op = payload >>> 1;
         if ((payload & 1) == FLOW) {
           beginFlow(op);
-        } else if (due[op] == now) {
+        } else if (state[8 * op + DUE] == now) {
           complete(op);
         }
       }
@@ -175,8 +194,8 @@ public final class Simulation implements OpSink {
       streamBusy[s] = true;
       start[op] = now;
       order[logged++] = op << 2 | Trace.START;
-      remaining[op] = 1.0;
-      double launch = groups.get(ops.group(op)).launchSeconds();
+      state[8 * op + REMAINING] = 1.0;
+      double launch = state[8 * op + LAUNCH];
       if (launch > 0) {
         queue.push(now + launch, FLOW, (op << 1) | FLOW);
       } else {
@@ -185,10 +204,10 @@ public final class Simulation implements OpSink {
     }
 
     void beginFlow(int op) {
-      last[op] = now;
+      state[8 * op + LAST] = now;
       order[logged++] = op << 2 | Trace.FLOW;
-      int mp = c.memPool(op);
-      int lp = c.linkPool(op);
+      int mp = ints[4 * op + MEM_POOL];
+      int lp = ints[4 * op + LINK_POOL];
       if (mp >= 0) {
         join(mp, op);
       }
@@ -199,12 +218,12 @@ public final class Simulation implements OpSink {
     }
 
     void complete(int op) {
-      remaining[op] = 0;
-      due[op] = Double.NaN;
+      state[8 * op + REMAINING] = 0;
+      state[8 * op + DUE] = Double.NaN;
       end[op] = now;
       order[logged++] = op << 2 | Trace.END;
-      int mp = c.memPool(op);
-      int lp = c.linkPool(op);
+      int mp = ints[4 * op + MEM_POOL];
+      int lp = ints[4 * op + LINK_POOL];
       if (mp >= 0) {
         leave(mp, op);
       }
@@ -212,60 +231,62 @@ public final class Simulation implements OpSink {
         leave(lp, op);
       }
       reshare(-1, mp, lp);
-      int s = ops.stream(op);
+      int s = ints[4 * op + STREAM];
       streamBusy[s] = false;
       streamHead[s]++;
       for (int d : dependents[op]) {
         if (--pendingDeps[d] == 0) {
-          tryStart(ops.stream(d));
+          tryStart(ints[4 * d + STREAM]);
         }
       }
       tryStart(s);
     }
 
-    /** Recompute the rate of {@code op} and of every op flowing on the pools it touched. */
+    /** Recompute the rate of {@code op} and of every op flowing on the pools it touched, each once. */
     void reshare(int op, int mp, int lp) {
       int mark = ++stampCounter;
       if (op >= 0) {
-        stamp[op] = mark;
+        ints[4 * op + STAMP] = mark;
         rerate(op);
       }
       if (mp >= 0) {
-        for (int i = 0; i < poolSize[mp]; i++) {
-          int o = poolActive[mp][i];
-          if (stamp[o] != mark) {
-            stamp[o] = mark;
-            rerate(o);
-          }
-        }
+        rerateOnce(mp, mark);
       }
       if (lp >= 0) {
-        for (int i = 0; i < poolSize[lp]; i++) {
-          int o = poolActive[lp][i];
-          if (stamp[o] != mark) {
-            stamp[o] = mark;
-            rerate(o);
-          }
+        rerateOnce(lp, mark);
+      }
+    }
+
+    private void rerateOnce(int pool, int mark) {
+      int[] active = poolActive[pool];
+      for (int i = 0; i < poolSize[pool]; i++) {
+        int o = active[i];
+        if (ints[4 * o + STAMP] != mark) {
+          ints[4 * o + STAMP] = mark;
+          rerate(o);
         }
       }
     }
 
     void rerate(int op) {
-      remaining[op] = Math.max(0, remaining[op] - rate[op] * (now - last[op]));
-      last[op] = now;
-      int mp = c.memPool(op);
-      int lp = c.linkPool(op);
-      double t = Math.max(c.tCompute[op], Math.max(c.tMemory[op] * (mp >= 0 ? poolSize[mp] : 1),
-          c.tLink[op] * (lp >= 0 ? poolSize[lp] : 1)));
+      int o = 8 * op;
+      double[] st = state;
+      double remaining = Math.max(0, st[o + REMAINING] - st[o + RATE] * (now - st[o + LAST]));
+      st[o + REMAINING] = remaining;
+      st[o + LAST] = now;
+      int mp = ints[4 * op + MEM_POOL];
+      int lp = ints[4 * op + LINK_POOL];
+      double t = Math.max(st[o + T_COMPUTE], Math.max(st[o + T_MEMORY] * (mp >= 0 ? poolSize[mp] : 1),
+          st[o + T_LINK] * (lp >= 0 ? poolSize[lp] : 1)));
       double when;
       if (t <= 0) {
-        rate[op] = 0;
+        st[o + RATE] = 0;
         when = now;
       } else {
-        rate[op] = 1.0 / t;
-        when = now + remaining[op] * t;
+        st[o + RATE] = 1.0 / t;
+        when = now + remaining * t;
       }
-      due[op] = when;
+      st[o + DUE] = when;
       queue.push(when, COMPLETE, (op << 1) | COMPLETE);
     }
 
