@@ -13,7 +13,8 @@ import java.util.Arrays;
  * dry the next non-empty bucket of the finest rung is moved into the heap, or, when it holds more than
  * {@value #SPLIT} events at different times, spread over a finer rung of its own. A bucket holds a contiguous
  * range of times and equal times always share one, so ties are settled in the heap, by the whole key. Each event
- * is moved a few times at constant cost instead of sifted through a heap of all pending events.
+ * is moved a few times at constant cost instead of sifted through a heap of all pending events. A queue of fewer
+ * than {@value #SPLIT} events, with nothing waiting beyond, is the heap alone.
  *
  * <p>Times are non-negative, so their IEEE bits order like the values: keys compare as longs.
  */
@@ -86,7 +87,13 @@ public final class EventQueue {
     long tie = ((long) priority << PRIORITY_SHIFT) | (sequence++ & SEQUENCE_MASK);
     size++;
     if (t > topLimit) {
-      top = link(bits, tie, payload, top);
+      if (rungs == 0 && top == NONE && near.size() < SPLIT) {
+        // a short queue is the heap alone: the heap holds everything, up to the new latest time
+        topLimit = t;
+        near.push(bits, tie, payload);
+      } else {
+        top = link(bits, tie, payload, top);
+      }
       return;
     }
     for (int r = 0; r < rungs; r++) {

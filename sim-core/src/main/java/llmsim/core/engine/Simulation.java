@@ -121,7 +121,8 @@ public final class Simulation implements OpSink {
     final double[] state;
     final int[] ints;
     final int[] pendingDeps;
-    final int[][] dependents;
+    final int[] dependentsStart;
+    final int[] dependents;
     final int[][] streamQueue;
     final int[] streamHead;
     final boolean[] streamBusy;
@@ -151,7 +152,8 @@ public final class Simulation implements OpSink {
         ints[4 * op + STREAM] = ops.stream(op);
       }
       pendingDeps = ops.depCounts();
-      dependents = ops.dependents();
+      dependentsStart = new int[n + 1];
+      dependents = ops.dependents(dependentsStart);
       streamQueue = ops.streamQueues(streamNames.size());
       streamHead = new int[streamNames.size()];
       streamBusy = new boolean[streamNames.size()];
@@ -234,7 +236,8 @@ public final class Simulation implements OpSink {
       int s = ints[4 * op + STREAM];
       streamBusy[s] = false;
       streamHead[s]++;
-      for (int d : dependents[op]) {
+      for (int j = dependentsStart[op]; j < dependentsStart[op + 1]; j++) {
+        int d = dependents[j];
         if (--pendingDeps[d] == 0) {
           tryStart(ints[4 * d + STREAM]);
         }
