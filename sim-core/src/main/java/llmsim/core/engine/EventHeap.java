@@ -35,13 +35,15 @@ final class EventHeap {
       if (t > pt || t == pt && tie > k[2 * parent + 1]) {
         break;
       }
-      k[2 * i] = pt;
-      k[2 * i + 1] = k[2 * parent + 1];
-      payloads[i] = payloads[parent];
+      set(i, pt, k[2 * parent + 1], payloads[parent]);
       i = parent;
     }
-    k[2 * i] = t;
-    k[2 * i + 1] = tie;
+    set(i, t, tie, payload);
+  }
+
+  private void set(int i, long t, long tie, int payload) {
+    keys[2 * i] = t;
+    keys[2 * i + 1] = tie;
     payloads[i] = payload;
   }
 
@@ -81,14 +83,10 @@ final class EventHeap {
       if (bt > t || bt == t && bk > tie) {
         break;
       }
-      k[2 * i] = bt;
-      k[2 * i + 1] = bk;
-      payloads[i] = payloads[best];
+      set(i, bt, bk, payloads[best]);
       i = best;
     }
-    k[2 * i] = t;
-    k[2 * i + 1] = tie;
-    payloads[i] = payload;
+    set(i, t, tie, payload);
   }
 
   void clear() {

@@ -97,9 +97,9 @@ public final class Simulation implements OpSink {
   }
 
   /**
-   * The event loop and run-time state. What re-rating an op reads and writes is packed per op, eight doubles
-   * ({@code state[8 * op + ...]}) and four ints ({@code ints[4 * op + ...]}): one re-share touches ops far apart in
-   * the arrays, and a cache line or two per op costs far less than one per field.
+   * The event loop and run-time state. What re-rating an op reads and writes is packed per op in one cache line,
+   * {@code state[8 * op + ...]}: seven doubles (as their bits) and the op's two pools. One re-share touches ops far
+   * apart in id, and one cache line per op costs far less than one per field.
    */
   private final class Runner {
     private static final int REMAINING = 0;
@@ -109,17 +109,14 @@ public final class Simulation implements OpSink {
     private static final int T_COMPUTE = 4;
     private static final int T_MEMORY = 5;
     private static final int T_LINK = 6;
-    private static final int LAUNCH = 7;
-    private static final int MEM_POOL = 0;
-    private static final int LINK_POOL = 1;
-    private static final int STAMP = 2;
-    private static final int STREAM = 3;
+    /** The memory pool in the high 32 bits, the link pool in the low ones (-1: none). */
+    private static final int POOLS = 7;
 
     final EventQueue queue;
     final double[] start;
     final double[] end;
-    final double[] state;
-    final int[] ints;
+    final long[] state;
+    final double[] launch;
     final int[] pendingDeps;
     final int[] dependentsStart;
     final int[] dependents;
@@ -130,7 +127,6 @@ public final class Simulation implements OpSink {
     final int[] poolSize;
     final int[] order;
     int logged;
-    int stampCounter;
     double now;
     long events;
 
@@ -138,19 +134,16 @@ public final class Simulation implements OpSink {
       queue = new EventQueue(Math.max(16, streamNames.size() * 4));
       start = new double[n];
       end = new double[n];
-      state = new double[8 * n];
-      ints = new int[4 * n];
+      state = new long[8 * n];
       for (int op = 0; op < n; op++) {
         int o = 8 * op;
-        state[o + DUE] = Double.NaN;
-        state[o + T_COMPUTE] = c.tCompute[op];
-        state[o + T_MEMORY] = c.tMemory[op];
-        state[o + T_LINK] = c.tLink[op];
-        state[o + LAUNCH] = c.launch[op];
-        ints[4 * op + MEM_POOL] = c.memPool(op);
-        ints[4 * op + LINK_POOL] = c.linkPool(op);
-        ints[4 * op + STREAM] = ops.stream(op);
+        put(o, DUE, Double.NaN);
+        put(o, T_COMPUTE, c.tCompute[op]);
+        put(o, T_MEMORY, c.tMemory[op]);
+        put(o, T_LINK, c.tLink[op]);
+        state[o + POOLS] = (long) c.memPool(op) << 32 | (c.linkPool(op) & 0xffffffffL);
       }
+      launch = c.launch;
       pendingDeps = ops.depCounts();
       dependentsStart = new int[n + 1];
       dependents = ops.dependents(dependentsStart);
@@ -160,6 +153,22 @@ public final class Simulation implements OpSink {
       poolActive = new int[poolNames.size()][4];
       poolSize = new int[poolNames.size()];
       order = new int[3 * n];
+    }
+
+    private double get(int o, int field) {
+      return Double.longBitsToDouble(state[o + field]);
+    }
+
+    private void put(int o, int field, double v) {
+      state[o + field] = Double.doubleToRawLongBits(v);
+    }
+
+    private int memPool(int op) {
+      return (int) (state[8 * op + POOLS] >> 32);
+    }
+
+    private int linkPool(int op) {
+      return (int) state[8 * op + POOLS];
     }
 
     void start() {
@@ -173,7 +182,7 @@ public final class Simulation implements OpSink {
         int op = payload >>> 1;
         if ((payload & 1) == FLOW) {
           beginFlow(op);
-        } else if (state[8 * op + DUE] == now) {
+        } else if (get(8 * op, DUE) == now) {
           complete(op);
         }
       }
@@ -196,20 +205,19 @@ public final class Simulation implements OpSink {
       streamBusy[s] = true;
       start[op] = now;
       order[logged++] = op << 2 | Trace.START;
-      state[8 * op + REMAINING] = 1.0;
-      double launch = state[8 * op + LAUNCH];
-      if (launch > 0) {
-        queue.push(now + launch, FLOW, (op << 1) | FLOW);
+      put(8 * op, REMAINING, 1.0);
+      if (launch[op] > 0) {
+        queue.push(now + launch[op], FLOW, (op << 1) | FLOW);
       } else {
         beginFlow(op);
       }
     }
 
     void beginFlow(int op) {
-      state[8 * op + LAST] = now;
+      put(8 * op, LAST, now);
       order[logged++] = op << 2 | Trace.FLOW;
-      int mp = ints[4 * op + MEM_POOL];
-      int lp = ints[4 * op + LINK_POOL];
+      int mp = memPool(op);
+      int lp = linkPool(op);
       if (mp >= 0) {
         join(mp, op);
       }
@@ -220,12 +228,12 @@ public final class Simulation implements OpSink {
     }
 
     void complete(int op) {
-      state[8 * op + REMAINING] = 0;
-      state[8 * op + DUE] = Double.NaN;
+      put(8 * op, REMAINING, 0);
+      put(8 * op, DUE, Double.NaN);
       end[op] = now;
       order[logged++] = op << 2 | Trace.END;
-      int mp = ints[4 * op + MEM_POOL];
-      int lp = ints[4 * op + LINK_POOL];
+      int mp = memPool(op);
+      int lp = linkPool(op);
       if (mp >= 0) {
         leave(mp, op);
       }
@@ -233,63 +241,80 @@ public final class Simulation implements OpSink {
         leave(lp, op);
       }
       reshare(-1, mp, lp);
-      int s = ints[4 * op + STREAM];
+      int s = ops.stream(op);
       streamBusy[s] = false;
       streamHead[s]++;
       for (int j = dependentsStart[op]; j < dependentsStart[op + 1]; j++) {
         int d = dependents[j];
         if (--pendingDeps[d] == 0) {
-          tryStart(ints[4 * d + STREAM]);
+          tryStart(ops.stream(d));
         }
       }
       tryStart(s);
     }
 
-    /** Recompute the rate of {@code op} and of every op flowing on the pools it touched, each once. */
+    /**
+     * Recompute the rate of {@code op} and of every op flowing on the pools it touched, each once, in the order
+     * {@code op}, those on {@code mp}, those on {@code lp}. An op is on a pool's list once per pool of its own that
+     * is that pool: one on {@code mp}'s list has {@code mp} as its memory or link pool, and one listed twice has it
+     * as both.
+     */
     void reshare(int op, int mp, int lp) {
-      int mark = ++stampCounter;
       if (op >= 0) {
-        ints[4 * op + STAMP] = mark;
         rerate(op);
       }
       if (mp >= 0) {
-        rerateOnce(mp, mark);
+        int[] active = poolActive[mp];
+        for (int i = 0; i < poolSize[mp]; i++) {
+          int o = active[i];
+          if (o != op && !listedBefore(active, i)) {
+            rerate(o);
+          }
+        }
       }
       if (lp >= 0) {
-        rerateOnce(lp, mark);
-      }
-    }
-
-    private void rerateOnce(int pool, int mark) {
-      int[] active = poolActive[pool];
-      for (int i = 0; i < poolSize[pool]; i++) {
-        int o = active[i];
-        if (ints[4 * o + STAMP] != mark) {
-          ints[4 * o + STAMP] = mark;
-          rerate(o);
+        int[] active = poolActive[lp];
+        for (int i = 0; i < poolSize[lp]; i++) {
+          int o = active[i];
+          if (o != op && (mp < 0 || memPool(o) != mp && linkPool(o) != mp) && !listedBefore(active, i)) {
+            rerate(o);
+          }
         }
       }
     }
 
+    /** Whether {@code active[i]}, if its memory and link pool are one, is listed before {@code i} too. */
+    private boolean listedBefore(int[] active, int i) {
+      int o = active[i];
+      if (memPool(o) != linkPool(o)) {
+        return false;
+      }
+      for (int j = 0; j < i; j++) {
+        if (active[j] == o) {
+          return true;
+        }
+      }
+      return false;
+    }
+
     void rerate(int op) {
       int o = 8 * op;
-      double[] st = state;
-      double remaining = Math.max(0, st[o + REMAINING] - st[o + RATE] * (now - st[o + LAST]));
-      st[o + REMAINING] = remaining;
-      st[o + LAST] = now;
-      int mp = ints[4 * op + MEM_POOL];
-      int lp = ints[4 * op + LINK_POOL];
-      double t = Math.max(st[o + T_COMPUTE], Math.max(st[o + T_MEMORY] * (mp >= 0 ? poolSize[mp] : 1),
-          st[o + T_LINK] * (lp >= 0 ? poolSize[lp] : 1)));
+      double remaining = Math.max(0, get(o, REMAINING) - get(o, RATE) * (now - get(o, LAST)));
+      put(o, REMAINING, remaining);
+      put(o, LAST, now);
+      int mp = memPool(op);
+      int lp = linkPool(op);
+      double t = Math.max(get(o, T_COMPUTE), Math.max(get(o, T_MEMORY) * (mp >= 0 ? poolSize[mp] : 1),
+          get(o, T_LINK) * (lp >= 0 ? poolSize[lp] : 1)));
       double when;
       if (t <= 0) {
-        st[o + RATE] = 0;
+        put(o, RATE, 0);
         when = now;
       } else {
-        st[o + RATE] = 1.0 / t;
+        put(o, RATE, 1.0 / t);
         when = now + remaining * t;
       }
-      st[o + DUE] = when;
+      put(o, DUE, when);
       queue.push(when, COMPLETE, (op << 1) | COMPLETE);
     }
 
