@@ -18,7 +18,8 @@ import org.openjdk.jmh.annotations.State;
 
 /**
  * The classic hold model: with {@code pending} events queued, pop the earliest and push one later by an
- * exponential increment. llmsim's primitive 4-ary heap vs java.util.PriorityQueue of event objects.
+ * exponential increment. llmsim's event queue (a ladder of time buckets in front of a small primitive heap) vs
+ * java.util.PriorityQueue of event objects.
  *
  * <p>Run: {@code bench/run EventQueueBench}
  */
@@ -32,7 +33,7 @@ public class EventQueueBench {
   @Param({"1000", "10000", "100000", "1000000"})
   int pending;
 
-  EventQueue heap;
+  EventQueue queue;
   PriorityQueue<Event> pq;
   double[] increments;
   int k;
@@ -54,23 +55,23 @@ public class EventQueueBench {
     for (int i = 0; i < increments.length; i++) {
       increments[i] = -Math.log(1 - r.nextDouble());
     }
-    heap = new EventQueue(pending + 1);
+    queue = new EventQueue(pending + 1);
     pq = new PriorityQueue<>(pending + 1);
     for (int i = 0; i < pending; i++) {
       double t = increments[i & 0xffff] * 10;
-      heap.push(t, 0, i);
+      queue.push(t, 0, i);
       pq.add(new Event(t, seq++, i));
     }
   }
 
   @Benchmark
   @OperationsPerInvocation(HOLDS)
-  public int heapHold() {
+  public int eventQueueHold() {
     int sum = 0;
     for (int i = 0; i < HOLDS; i++) {
-      double now = heap.peekTime();
-      int p = heap.pop();
-      heap.push(now + increments[k++ & 0xffff], 0, p);
+      double now = queue.peekTime();
+      int p = queue.pop();
+      queue.push(now + increments[k++ & 0xffff], 0, p);
       sum += p;
     }
     return sum;

@@ -76,24 +76,27 @@ final class OpTable {
     return c;
   }
 
-  int[][] dependents() {
-    int[] count = new int[size];
+  /**
+   * The ops that depend on each op, in id order: those of op {@code i} are {@code list[start[i]..start[i + 1])}, with
+   * {@code start} filled in here ({@code size() + 1} long) and the list returned.
+   */
+  int[] dependents(int[] start) {
     for (int i = 0; i < size; i++) {
       for (int d : deps[i]) {
-        count[d]++;
+        start[d + 1]++;
       }
     }
-    int[][] out = new int[size][];
     for (int i = 0; i < size; i++) {
-      out[i] = new int[count[i]];
+      start[i + 1] += start[i];
     }
-    int[] fill = new int[size];
+    int[] list = new int[start[size]];
+    int[] fill = Arrays.copyOf(start, size);
     for (int i = 0; i < size; i++) {
       for (int d : deps[i]) {
-        out[d][fill[d]++] = i;
+        list[fill[d]++] = i;
       }
     }
-    return out;
+    return list;
   }
 
   int[][] streamQueues(int streamCount) {

@@ -105,49 +105,82 @@ public final class Simulation implements OpSink {
     Runner r = new Runner(n, costs);
     r.start();
     return new Trace(List.copyOf(streamNames), List.copyOf(streamLanes), List.copyOf(poolNames), ops.freeze(),
-        costs, r.start, r.end, r.now, kernel.name(), r.events);
+        costs, r.start, r.end, r.now, kernel.name(), r.events, r.order);
   }
 
-  /** The event loop and run-time state. */
+  /**
+   * The event loop and run-time state. What re-rating an op reads and writes is packed per op in one cache line,
+   * {@code state[8 * op + ...]}: seven doubles (as their bits) and the op's two pools. One re-share touches ops far
+   * apart in id, and one cache line per op costs far less than one per field.
+   */
   private final class Runner {
-    final Costs c;
+    private static final int REMAINING = 0;
+    private static final int RATE = 1;
+    private static final int LAST = 2;
+    private static final int DUE = 3;
+    private static final int T_COMPUTE = 4;
+    private static final int T_MEMORY = 5;
+    private static final int T_LINK = 6;
+    /** The memory pool in the high 32 bits, the link pool in the low ones (-1: none). */
+    private static final int POOLS = 7;
+
     final EventQueue queue;
     final double[] start;
     final double[] end;
-    final double[] remaining;
-    final double[] rate;
-    final double[] last;
-    final double[] due;
+    final long[] state;
+    final double[] launch;
     final int[] pendingDeps;
-    final int[][] dependents;
+    final int[] dependentsStart;
+    final int[] dependents;
     final int[][] streamQueue;
     final int[] streamHead;
     final boolean[] streamBusy;
     final int[][] poolActive;
     final int[] poolSize;
-    final int[] stamp;
-    int stampCounter;
+    final int[] order;
+    int logged;
     double now;
     long events;
 
-    Runner(int n, Costs costs) {
-      this.c = costs;
+    Runner(int n, Costs c) {
       queue = new EventQueue(Math.max(16, streamNames.size() * 4));
       start = new double[n];
       end = new double[n];
-      remaining = new double[n];
-      rate = new double[n];
-      last = new double[n];
-      due = new double[n];
-      Arrays.fill(due, Double.NaN);
+      state = new long[8 * n];
+      for (int op = 0; op < n; op++) {
+        int o = 8 * op;
+        put(o, DUE, Double.NaN);
+        put(o, T_COMPUTE, c.tCompute[op]);
+        put(o, T_MEMORY, c.tMemory[op]);
+        put(o, T_LINK, c.tLink[op]);
+        state[o + POOLS] = (long) c.memPool(op) << 32 | (c.linkPool(op) & 0xffffffffL);
+      }
+      launch = c.launch;
       pendingDeps = ops.depCounts();
-      dependents = ops.dependents();
+      dependentsStart = new int[n + 1];
+      dependents = ops.dependents(dependentsStart);
       streamQueue = ops.streamQueues(streamNames.size());
       streamHead = new int[streamNames.size()];
       streamBusy = new boolean[streamNames.size()];
       poolActive = new int[poolNames.size()][4];
       poolSize = new int[poolNames.size()];
-      stamp = new int[n];
+      order = new int[3 * n];
+    }
+
+    private double get(int o, int field) {
+      return Double.longBitsToDouble(state[o + field]);
+    }
+
+    private void put(int o, int field, double v) {
+      state[o + field] = Double.doubleToRawLongBits(v);
+    }
+
+    private int memPool(int op) {
+      return (int) (state[8 * op + POOLS] >> 32);
+    }
+
+    private int linkPool(int op) {
+      return (int) state[8 * op + POOLS];
     }
 
     void start() {
@@ -161,7 +194,7 @@ public final class Simulation implements OpSink {
         int op = payload >>> 1;
         if ((payload & 1) == FLOW) {
           beginFlow(op);
-        } else if (due[op] == now) {
+        } else if (get(8 * op, DUE) == now) {
           complete(op);
         }
       }
@@ -183,19 +216,20 @@ public final class Simulation implements OpSink {
       }
       streamBusy[s] = true;
       start[op] = now;
-      remaining[op] = 1.0;
-      double launch = groups.get(ops.group(op)).launchSeconds();
-      if (launch > 0) {
-        queue.push(now + launch, FLOW, (op << 1) | FLOW);
+      order[logged++] = op << 2 | Trace.START;
+      put(8 * op, REMAINING, 1.0);
+      if (launch[op] > 0) {
+        queue.push(now + launch[op], FLOW, (op << 1) | FLOW);
       } else {
         beginFlow(op);
       }
     }
 
     void beginFlow(int op) {
-      last[op] = now;
-      int mp = c.memPool(op);
-      int lp = c.linkPool(op);
+      put(8 * op, LAST, now);
+      order[logged++] = op << 2 | Trace.FLOW;
+      int mp = memPool(op);
+      int lp = linkPool(op);
       if (mp >= 0) {
         join(mp, op);
       }
@@ -206,11 +240,12 @@ public final class Simulation implements OpSink {
     }
 
     void complete(int op) {
-      remaining[op] = 0;
-      due[op] = Double.NaN;
+      put(8 * op, REMAINING, 0);
+      put(8 * op, DUE, Double.NaN);
       end[op] = now;
-      int mp = c.memPool(op);
-      int lp = c.linkPool(op);
+      order[logged++] = op << 2 | Trace.END;
+      int mp = memPool(op);
+      int lp = linkPool(op);
       if (mp >= 0) {
         leave(mp, op);
       }
@@ -221,7 +256,8 @@ public final class Simulation implements OpSink {
       int s = ops.stream(op);
       streamBusy[s] = false;
       streamHead[s]++;
-      for (int d : dependents[op]) {
+      for (int j = dependentsStart[op]; j < dependentsStart[op + 1]; j++) {
+        int d = dependents[j];
         if (--pendingDeps[d] == 0) {
           tryStart(ops.stream(d));
         }
@@ -229,49 +265,68 @@ public final class Simulation implements OpSink {
       tryStart(s);
     }
 
-    /** Recompute the rate of {@code op} and of every op flowing on the pools it touched. */
+    /**
+     * Recompute the rate of {@code op} and of every op flowing on the pools it touched, each once, in the order
+     * {@code op}, those on {@code mp}, those on {@code lp}. An op is on a pool's list once per pool of its own that
+     * is that pool: one on {@code mp}'s list has {@code mp} as its memory or link pool, and one listed twice has it
+     * as both.
+     */
     void reshare(int op, int mp, int lp) {
-      int mark = ++stampCounter;
       if (op >= 0) {
-        stamp[op] = mark;
         rerate(op);
       }
       if (mp >= 0) {
+        int[] active = poolActive[mp];
         for (int i = 0; i < poolSize[mp]; i++) {
-          int o = poolActive[mp][i];
-          if (stamp[o] != mark) {
-            stamp[o] = mark;
+          int o = active[i];
+          if (o != op && !listedBefore(active, i)) {
             rerate(o);
           }
         }
       }
       if (lp >= 0) {
+        int[] active = poolActive[lp];
         for (int i = 0; i < poolSize[lp]; i++) {
-          int o = poolActive[lp][i];
-          if (stamp[o] != mark) {
-            stamp[o] = mark;
+          int o = active[i];
+          if (o != op && (mp < 0 || memPool(o) != mp && linkPool(o) != mp) && !listedBefore(active, i)) {
             rerate(o);
           }
         }
       }
     }
 
+    /** Whether {@code active[i]}, if its memory and link pool are one, is listed before {@code i} too. */
+    private boolean listedBefore(int[] active, int i) {
+      int o = active[i];
+      if (memPool(o) != linkPool(o)) {
+        return false;
+      }
+      for (int j = 0; j < i; j++) {
+        if (active[j] == o) {
+          return true;
+        }
+      }
+      return false;
+    }
+
     void rerate(int op) {
-      remaining[op] = Math.max(0, remaining[op] - rate[op] * (now - last[op]));
-      last[op] = now;
-      int mp = c.memPool(op);
-      int lp = c.linkPool(op);
-      double t = Math.max(c.tCompute[op], Math.max(c.tMemory[op] * (mp >= 0 ? poolSize[mp] : 1),
-          c.tLink[op] * (lp >= 0 ? poolSize[lp] : 1)));
+      int o = 8 * op;
+      double remaining = Math.max(0, get(o, REMAINING) - get(o, RATE) * (now - get(o, LAST)));
+      put(o, REMAINING, remaining);
+      put(o, LAST, now);
+      int mp = memPool(op);
+      int lp = linkPool(op);
+      double t = Math.max(get(o, T_COMPUTE), Math.max(get(o, T_MEMORY) * (mp >= 0 ? poolSize[mp] : 1),
+          get(o, T_LINK) * (lp >= 0 ? poolSize[lp] : 1)));
       double when;
       if (t <= 0) {
-        rate[op] = 0;
+        put(o, RATE, 0);
         when = now;
       } else {
-        rate[op] = 1.0 / t;
-        when = now + remaining[op] * t;
+        put(o, RATE, 1.0 / t);
+        when = now + remaining * t;
       }
-      due[op] = when;
+      put(o, DUE, when);
       queue.push(when, COMPLETE, (op << 1) | COMPLETE);
     }
 

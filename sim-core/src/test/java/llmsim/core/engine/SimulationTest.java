@@ -168,4 +168,20 @@ class SimulationTest {
     Trace t = sim.run();
     assertThat(t.busySeconds()[0]).isCloseTo(2 * (1e12 / PEAK + 1e-6), within(1e-12));
   }
+
+  @Test
+  void anOpWhoseMemoryAndLinkPoolAreOne_countsTwiceOnItAndIsReratedOncePerChange() {
+    sim = new Simulation();
+    int pool = sim.addPool("one pool both ways");
+    int g = sim.addGroup(new CostGroup("g", 1e30, pool, 1, pool, 1, 0));
+    int a = sim.addOp("a", OpKind.MLP, sim.addStream("s0", Lane.COMPUTE), g, 0, 1, 1);
+    int b = sim.addOp("b", OpKind.MLP, sim.addStream("s1", Lane.COMPUTE), g, 0, 2, 2);
+    Trace t = sim.run();
+    // each op is on the pool twice: with both flowing it counts 4, so a (1 s alone) runs at 1/4 and ends at 4; b
+    // (2 s alone) has done 4/8 by then and finishes the other half at 1/(2 x 2): 4 + 0.5 x 4 = 6
+    assertThat(t.end()[a]).isEqualTo(4.0);
+    assertThat(t.end()[b]).isEqualTo(6.0);
+    // completion events: a alone (due 2), a re-rated as b joins (4), b (8), b re-rated as a ends (6); each once
+    assertThat(t.events()).isEqualTo(4);
+  }
 }
