@@ -81,7 +81,7 @@ public final class Main implements Runnable {
         ScenarioOptions.addTo(sub.getCommandSpec(), c.scenario());
       }
       if (sub.getCommand() instanceof ScenarioOptions.GridCommand g && done.add(g)) {
-        ScenarioOptions.addAxesTo(sub.getCommandSpec(), g.axisFlags());
+        ScenarioOptions.addAxesTo(sub.getCommandSpec(), g);
       }
       addScenarioFlags(sub, done);
     }
