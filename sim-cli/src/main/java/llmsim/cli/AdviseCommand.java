@@ -82,10 +82,11 @@ final class AdviseCommand implements ScenarioOptions.Command, Callable<Integer> 
     Costing costing = Costing.of(r);
     Constraints c = new Constraints(deadline == null ? Double.POSITIVE_INFINITY : flag("--deadline",
         () -> Durations.seconds(deadline)), budget == null ? Double.POSITIVE_INFINITY : budget(costing));
-    ModelSpec m = Catalog.bundled().model(r.model(), "--model");
+    ModelSpec m = r.catalog().model(r.model(), "--model");
     r.checkAgainst(m);
-    Advisor.Result result = Advisor.search(r, m, Advisor.systems(r.hardware(), maxGpus), costing);
+    Advisor.Result result = Advisor.search(r, m, Advisor.systems(r.catalog(), r.hardware(), maxGpus), costing);
     print(r, m, c, costing, result);
+    scenario.warnOverrides(spec.commandLine().getErr());
     return 0;
   }
 

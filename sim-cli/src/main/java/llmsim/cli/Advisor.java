@@ -68,8 +68,7 @@ final class Advisor {
    * The systems to try: the --hardware ones at every power-of-two GPU count up to {@code maxGpus} they allow, or
    * every catalog system (single-GPU systems alone, multi-GPU ones from two GPUs), one per device and GPU count.
    */
-  static List<SystemSpec> systems(List<String> hardware, int maxGpus) {
-    Catalog c = Catalog.bundled();
+  static List<SystemSpec> systems(Catalog c, List<String> hardware, int maxGpus) {
     boolean given = !hardware.isEmpty();
     List<SystemSpec> base = given ? hardware.stream().map(h -> c.system(h, "--hardware")).toList() : c.systems();
     List<SystemSpec> out = new ArrayList<>();

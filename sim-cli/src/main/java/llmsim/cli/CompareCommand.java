@@ -1,6 +1,7 @@
 package llmsim.cli;
 
 import java.nio.file.Path;
+import java.util.List;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
@@ -26,13 +27,35 @@ final class CompareCommand implements ScenarioOptions.Command, Callable<Integer>
   @Option(names = "--scenario", paramLabel = "FILE", description = "Read the scenario from a .yaml file; flags override it.")
   Path scenarioFile;
 
+  @Option(names = "--vary", paramLabel = "ID.FIELD=V1,V2,...", description = {"Simulate again with one catalog field"
+      + " (named as in --set) at each value and show how tokens/s and the bound move; with --out, sensitivity.png/svg."
+      + " A value ending in x multiplies the catalog's: --vary m2-ultra.memory.bandwidth_gb_per_s=0.5x,1x,2x."})
+  String vary;
+
   @Override
   public Integer call() {
+    if (vary != null) {
+      return varied();
+    }
     SimulateCommand same = new SimulateCommand();
     same.spec = spec;
     same.scenario = scenario;
     same.output = output;
     same.report = report;
     return same.execute(scenarioFile, false);
+  }
+
+  private int varied() {
+    Sensitivity.Axis axis = Sensitivity.parse(scenario, vary);
+    if (report.out != null) {
+      ReportOutput.prepare(report.out);
+    }
+    List<Sensitivity.Point> points = Sensitivity.run(scenario, scenarioFile, axis);
+    spec.commandLine().getOut().print(Output.print(output.format, Sensitivity.table(points, axis),
+        Sensitivity.json(points, axis)));
+    if (report.out != null) {
+      Sensitivity.chart(points, axis, report.out, spec.commandLine().getErr());
+    }
+    return 0;
   }
 }

@@ -31,6 +31,7 @@ import picocli.CommandLine.Spec;
       SweepChartCommand.class,
       SweepCommand.class,
       AdviseCommand.class,
+      ExplainCommand.class,
       CommandLine.HelpCommand.class
     },
     footer = {"", "Exit codes: 0 ok, 1 failure, 2 bad input (the message names the file, line and rule)."})
@@ -81,7 +82,7 @@ public final class Main implements Runnable {
         ScenarioOptions.addTo(sub.getCommandSpec(), c.scenario());
       }
       if (sub.getCommand() instanceof ScenarioOptions.GridCommand g && done.add(g)) {
-        ScenarioOptions.addAxesTo(sub.getCommandSpec(), g.axisFlags());
+        ScenarioOptions.addAxesTo(sub.getCommandSpec(), g);
       }
       addScenarioFlags(sub, done);
     }

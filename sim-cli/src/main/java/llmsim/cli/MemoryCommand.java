@@ -40,7 +40,7 @@ final class MemoryCommand implements ScenarioOptions.Command, Callable<Integer> 
   @Override
   public Integer call() {
     ScenarioOptions.Resolved r = scenario.resolve(null, true);
-    Catalog c = Catalog.bundled();
+    Catalog c = r.catalog();
     ModelSpec model = c.model(r.model(), "--model");
     r.checkAgainst(model);
     List<SystemSpec> systems = r.hardware().stream().map(h -> r.sized(c.system(h, "--hardware"))).toList();
@@ -50,13 +50,13 @@ final class MemoryCommand implements ScenarioOptions.Command, Callable<Integer> 
       Task t = r.taskOn(s, model).task();
       MemoryPlan chosen = MemoryPlanner.plan(s, model, t, r.software());
       MemoryPlan bare = MemoryPlanner.place(s, model, t.withOffload(Offload.NONE), r.software(), Offload.NONE);
-      rows.add(new Row(s, chosen, MemoryExplainer.explain(s, model, chosen, bare), t));
+      rows.add(new Row(s, chosen, MemoryExplainer.explain(s, model, chosen, bare), t, r.overrideNotes(s, model)));
     }
     print(model, r, rows);
     return 0;
   }
 
-  record Row(SystemSpec system, MemoryPlan plan, String explanation, Task task) {}
+  record Row(SystemSpec system, MemoryPlan plan, String explanation, Task task, List<String> warnings) {}
 
   private void print(ModelSpec model, ScenarioOptions.Resolved r, List<Row> rows) {
     PrintWriter out = spec.commandLine().getOut();
@@ -71,6 +71,7 @@ final class MemoryCommand implements ScenarioOptions.Command, Callable<Integer> 
         m.put("offload", row.plan().offload().key());
         m.put("memory", memoryJson(row.plan()));
         m.put("explanation", row.explanation());
+        m.put("warnings", row.warnings());
         m.put("kernel", llmsim.core.kernel.Kernels.get().name());
         json.add(m);
       }
@@ -108,7 +109,10 @@ final class MemoryCommand implements ScenarioOptions.Command, Callable<Integer> 
         r.task().batch(), r.software().id());
     out.print(t.render());
     out.println();
-    rows.forEach(row -> out.println("- " + row.explanation()));
+    rows.forEach(row -> {
+      out.println("- " + row.explanation());
+      row.warnings().forEach(w -> out.println("- " + row.system().id() + ": warning: " + w));
+    });
   }
 
   static Map<String, Object> memoryJson(MemoryPlan p) {

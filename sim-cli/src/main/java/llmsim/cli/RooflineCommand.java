@@ -47,7 +47,7 @@ final class RooflineCommand implements ScenarioOptions.Command, Callable<Integer
     @SuppressWarnings("unchecked")
     List<String> ids = (List<String>) ScenarioKey.HARDWARE.parse(hardware);
     ReportOutput.prepare(out, ids.size(), "--hardware");
-    Catalog c = Catalog.bundled();
+    Catalog c = scenario.catalog();
     List<RooflineData> data = new ArrayList<>();
     if (scenario.given(ScenarioKey.MODEL) == null) {
       for (String h : ids) {
@@ -71,6 +71,7 @@ final class RooflineCommand implements ScenarioOptions.Command, Callable<Integer
       written.addAll(ChartFiles.write(overlay, folder, "roofline-overlay", ReportOutput.style().width(), ReportOutput.style().height()));
       ReportOutput.commit(folder, spec.commandLine().getErr());
       written.forEach(p -> spec.commandLine().getOut().println(p));
+      scenario.warnOverrides(spec.commandLine().getErr());
     } catch (IOException e) {
       throw new UncheckedIOException(e);
     }

@@ -17,6 +17,7 @@ import llmsim.core.task.Task;
 import llmsim.core.workload.OpBudget;
 import llmsim.core.workload.Simulator;
 import llmsim.core.workload.StepResult;
+import llmsim.hw.catalog.Catalog;
 import llmsim.hw.scenario.ScenarioFile;
 import llmsim.hw.scenario.ScenarioFile.Raw;
 import llmsim.hw.yaml.InputException;
@@ -38,10 +39,14 @@ final class ScenarioOptions {
   /** A command that takes every sweepable key as a comma-separated list of values (the sweep). */
   interface GridCommand {
     Map<ScenarioKey, List<String>> axisFlags();
+
+    /** Where --set's values go. */
+    List<String> sets();
   }
 
   /** Add one list-valued option per sweepable key ({@code --models}, {@code --batch 1,8,64}) to {@code spec}. */
-  static void addAxesTo(CommandSpec spec, Map<ScenarioKey, List<String>> target) {
+  static void addAxesTo(CommandSpec spec, GridCommand command) {
+    Map<ScenarioKey, List<String>> target = command.axisFlags();
     CommandSpec mixin = CommandSpec.create();
     for (ScenarioKey k : ScenarioKey.values()) {
       if (!k.sweepable()) {
@@ -68,10 +73,82 @@ final class ScenarioOptions {
           .setter(setter)
           .build());
     }
+    mixin.addOption(setOption(command.sets()));
     spec.addMixin("axes", mixin);
   }
 
   private final EnumMap<ScenarioKey, String> given = new EnumMap<>(ScenarioKey.class);
+  private final List<String> sets = new java.util.ArrayList<>();
+  private Catalog catalog;
+
+  /** The help of {@code --set}, shared by every command that takes it. */
+  static final String SET_HELP = "Change one field of a catalog file for this run: ID.FIELD=VALUE, repeatable."
+      + " ID is a system, device, host, link or model id; FIELD the field's path in its YAML file (`llmsim hardware"
+      + " show ID`, `llmsim hardware schema KIND`): m2-ultra.memory.bandwidth_gb_per_s=1600,"
+      + " h100-sxm.peak_dense_tflops.bf16=2000, llama-7b.layers=40. On a system id a field the system file lacks is its"
+      + " device's; host., device., host_link., device_link. and network.nic. reach a part by name. Checked as a file"
+      + " is; every result it changes says so.";
+
+  /** The {@code --set} option, storing into {@code target}. */
+  static OptionSpec setOption(List<String> target) {
+    return OptionSpec.builder("--set").paramLabel("ID.FIELD=VALUE").type(List.class).auxiliaryTypes(String.class)
+        .description(SET_HELP.replace("%", "%%"))
+        .getter(new picocli.CommandLine.Model.IGetter() {
+          @Override
+          @SuppressWarnings("unchecked")
+          public <T> T get() {
+            return (T) target; // picocli adds each repeated --set to the list it gets
+          }
+        })
+        .setter(new ISetter() {
+          @Override
+          @SuppressWarnings("unchecked")
+          public <T> T set(T value) {
+            if (value != target) { // a fresh list: the first --set of a parse, or the reset before it
+              target.clear();
+              if (value != null) {
+                target.addAll((List<String>) value);
+              }
+            }
+            return null;
+          }
+        }).build();
+  }
+
+  /** The catalog with the --set changes, built (and checked) once. */
+  Catalog catalog() {
+    if (catalog == null) {
+      catalog = Catalog.bundled().withOverrides(sets);
+    }
+    return catalog;
+  }
+
+  /** Change a field as if --set were given (compare --vary sets one per point); the catalog is rebuilt. */
+  void setField(String assignment, List<String> base) {
+    sets.clear();
+    sets.addAll(base);
+    sets.add(assignment);
+    catalog = null;
+  }
+
+  /** One "warning: override in effect" line per --set change, for commands whose output has no warnings of its own. */
+  void warnOverrides(java.io.PrintWriter err) {
+    warnOverrides(catalog(), err);
+  }
+
+  static void warnOverrides(Catalog c, java.io.PrintWriter err) {
+    c.overrides().forEach(o -> err.println("warning: " + note(o)));
+  }
+
+  /** What a result says about a --set change that touches it. */
+  static String note(llmsim.hw.catalog.FieldOverride o) {
+    return "override in effect: " + o.describe();
+  }
+
+  /** The --set values as given. */
+  List<String> sets() {
+    return List.copyOf(sets);
+  }
 
   /** Add one option per scenario key to {@code spec}, storing into {@code target}. */
   static void addTo(CommandSpec spec, ScenarioOptions target) {
@@ -98,6 +175,7 @@ final class ScenarioOptions {
       }
       mixin.addOption(b.build());
     }
+    mixin.addOption(setOption(target.sets));
     spec.addMixin("scenario", mixin);
   }
 
@@ -114,7 +192,20 @@ final class ScenarioOptions {
   /** A scenario with flags applied over its file: hardware ids, model id, task and software. */
   record Resolved(List<String> hardware, String model, Task task, SoftwareProfile software, Raw file,
       Map<ScenarioKey, String> flags, boolean precisionGiven, int nodes, int gpus, long jobTokens, boolean planAuto,
-      CostBasis cost, List<String> priceFiles, boolean costKeysGiven) {
+      CostBasis cost, List<String> priceFiles, boolean costKeysGiven, Catalog catalog) {
+
+    /** The --set changes that touch this system or model, one line each (empty when none does). */
+    List<String> overrideNotes(SystemSpec s, ModelSpec m) {
+      java.util.Set<String> ids = new java.util.HashSet<>(List.of(s.id(), s.device().id(), s.host().id(),
+          s.hostLink().id()));
+      s.deviceLink().ifPresent(l -> ids.add(l.id()));
+      s.network().ifPresent(n -> ids.add(n.nic().id()));
+      if (m != null) {
+        ids.add(m.id());
+      }
+      return catalog.overrides().stream().filter(o -> ids.contains(o.target()))
+          .map(ScenarioOptions::note).toList();
+    }
 
     /** The system sized as --nodes or --gpus ask. */
     SystemSpec sized(SystemSpec s) {
@@ -126,14 +217,18 @@ final class ScenarioOptions {
      * precision it cannot run refused at its flag or file line.
      */
     StepResult simulate(SystemSpec s, ModelSpec m) {
-      if (planAuto) {
-        return located(() -> PlanSearch.best(this, s, m));
-      }
-      return located(() -> {
+      StepResult r = located(() -> {
+        if (planAuto) {
+          return PlanSearch.best(this, s, m);
+        }
         PrecisionSupport.Adapted a = taskOn(s, m);
-        StepResult r = Simulator.simulate(s, m, a.task(), software).withJobTokens(jobTokens);
-        return a.note() == null ? r : r.withWarning(a.note());
+        StepResult one = Simulator.simulate(s, m, a.task(), software).withJobTokens(jobTokens);
+        return a.note() == null ? one : one.withWarning(a.note());
       });
+      for (String note : overrideNotes(s, m)) {
+        r = r.withWarning(note);
+      }
+      return r;
     }
 
     /** Run {@code body}; a rule it finds broken points at its flag or file line. */
@@ -237,7 +332,7 @@ final class ScenarioOptions {
       long jobTokens = v.tokens() > 0 ? v.tokens() : requestTokens;
       return new Resolved(v.hardware(), v.model(), task, v.software(), base, flags, v.has(ScenarioKey.PRECISION),
           v.nodes(), v.gpus(), jobTokens, v.planAuto(), v.costBasis(), v.priceEntries().files(),
-          java.util.Arrays.stream(ScenarioKey.values()).anyMatch(k -> k.priceKey() && v.has(k)));
+          java.util.Arrays.stream(ScenarioKey.values()).anyMatch(k -> k.priceKey() && v.has(k)), catalog());
     } catch (ScenarioKeyException e) {
       throw locate(e, flags, base);
     }

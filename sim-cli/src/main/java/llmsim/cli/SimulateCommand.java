@@ -75,14 +75,14 @@ class SimulateCommand implements ScenarioOptions.Command, Callable<Integer> {
 
   /** Simulate on every system; {@code reports}: the --out reports will be written from the results. */
   static List<StepResult> run(ScenarioOptions.Resolved r, boolean reports) {
-    ModelSpec model = Catalog.bundled().model(r.model(), "--model");
+    ModelSpec model = r.catalog().model(r.model(), "--model");
     List<SystemSpec> systems = check(r, reports);
     return systems.stream().map(s -> r.simulate(s, model)).toList();
   }
 
   /** Every check {@link #run} makes before simulating (model, systems, op count); returns the systems. */
   static List<SystemSpec> check(ScenarioOptions.Resolved r, boolean reports) {
-    Catalog c = Catalog.bundled();
+    Catalog c = r.catalog();
     ModelSpec model = c.model(r.model(), "--model");
     r.checkAgainst(model);
     List<SystemSpec> systems = r.hardware().stream().map(h -> r.sized(c.system(h, "--hardware"))).toList();

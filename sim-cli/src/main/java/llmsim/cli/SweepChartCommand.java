@@ -57,7 +57,7 @@ final class SweepChartCommand implements ScenarioOptions.Command, Callable<Integ
     scenario.set(ScenarioKey.MODEL, models.get(0));
     ScenarioOptions.Resolved r = scenario.resolve(null, true);
     ReportOutput.prepare(out, r.hardware().size(), "--hardware");
-    Catalog c = Catalog.bundled();
+    Catalog c = r.catalog();
     List<ModelSpec> ms = models.stream().map(m -> c.model(m, "--models")).toList();
     List<SystemSpec> systems = r.hardware().stream().map(h -> r.sized(c.system(h, "--hardware"))).toList();
     systems.forEach(r::checkAgainst);
@@ -91,6 +91,7 @@ final class SweepChartCommand implements ScenarioOptions.Command, Callable<Integ
       throw new UncheckedIOException(e);
     }
     spec.commandLine().getOut().print(output.format == Format.csv ? t.csv() : t.render());
+    scenario.warnOverrides(spec.commandLine().getErr());
     return 0;
   }
 }

@@ -29,6 +29,7 @@ import llmsim.core.scenario.ScenarioKeyException;
 import llmsim.core.workload.Estimate;
 import llmsim.core.workload.Estimator;
 import llmsim.core.workload.OpBudget;
+import llmsim.hw.catalog.Catalog;
 import llmsim.hw.scenario.GridFile;
 import llmsim.report.AtomicFiles;
 import picocli.CommandLine.Command;
@@ -63,6 +64,14 @@ final class SweepCommand implements ScenarioOptions.GridCommand, Callable<Intege
     return axisFlags;
   }
 
+  /** --set changes to the catalog (added by {@link ScenarioOptions#addAxesTo}). */
+  final List<String> sets = new java.util.ArrayList<>();
+
+  @Override
+  public List<String> sets() {
+    return sets;
+  }
+
   @Option(names = "--mode", defaultValue = "analytic", paramLabel = "MODE", description = "analytic or simulate (default: ${DEFAULT-VALUE}).")
   String mode;
 
@@ -90,7 +99,8 @@ final class SweepCommand implements ScenarioOptions.GridCommand, Callable<Intege
 
   @Override
   public Integer call() throws Exception {
-    SweepGrid grid = new SweepGrid(axes());
+    SweepGrid grid = new SweepGrid(axes(), Catalog.bundled().withOverrides(sets));
+    ScenarioOptions.warnOverrides(grid.catalog, spec.commandLine().getErr());
     long n = grid.points();
     checkOptions(n); // every flag is checked before the output is touched
     if (mode.equals("analytic") && grid.hasPipelineStages()) {

@@ -37,8 +37,11 @@ final class SweepGrid {
   private final List<List<Object>> values = new ArrayList<>();
   private final int[] radix;
 
-  SweepGrid(Map<ScenarioKey, List<String>> raw) {
-    Catalog c = Catalog.bundled();
+  /** The catalog the grid's ids name (with --set changes). */
+  final Catalog catalog;
+
+  SweepGrid(Map<ScenarioKey, List<String>> raw, Catalog c) {
+    this.catalog = c;
     for (ScenarioKey k : AXES) {
       List<String> given = raw.get(k);
       List<Object> parsed = new ArrayList<>();

@@ -51,13 +51,16 @@ public final class Catalog {
   /** Where bundled ids are defined, while files remain unread; null when everything is loaded. */
   private final CatalogIndex index;
   private final Set<String> loadedFiles = new HashSet<>();
+  /** --set changes by the id of the file they change, applied as each file is read. */
+  private final Map<String, List<FieldOverride>> overrides;
 
   private Catalog() {
-    this(null);
+    this(null, Map.of());
   }
 
-  private Catalog(CatalogIndex index) {
+  private Catalog(CatalogIndex index, Map<String, List<FieldOverride>> overrides) {
     this.index = index;
+    this.overrides = overrides;
   }
 
   private static volatile Catalog bundled;
@@ -84,7 +87,7 @@ public final class Catalog {
 
   /** A fresh lazy bundled catalog: nothing parsed until asked for. */
   static Catalog lazyBundled() {
-    return new Catalog(CatalogIndex.bundled());
+    return new Catalog(CatalogIndex.bundled(), Map.of());
   }
 
   /** Every bundled file, schema-checked and cross-checked, at once (the tests' way to load it). */
@@ -151,7 +154,7 @@ public final class Catalog {
         systems.add(n);
       }
       case "model" -> {
-        ModelSpec m = Binder.model(n);
+        ModelSpec m = Binder.model(n, !overrides.containsKey(id)); // a changed shape no longer matches the count
         register(n, id, m.aliases(), models.containsKey(id));
         models.put(id, m);
       }
@@ -177,7 +180,9 @@ public final class Catalog {
 
   private void load(String file) {
     if (loadedFiles.add(file)) {
-      add(TreeReader.read("catalog/" + file, resourceText(ROOT + file)), new ArrayList<>());
+      Node n = TreeReader.read("catalog/" + file, resourceText(ROOT + file));
+      List<FieldOverride> changes = overrides.get(n.optStr("id").orElse(""));
+      add(changes == null ? n : FieldOverride.apply(n, changes), new ArrayList<>());
     }
   }
 
@@ -250,6 +255,72 @@ public final class Catalog {
 
   private static String nearestNote(String id, Collection<String> ids) {
     return " (nearest: " + String.join(", ", Suggest.nearest(id, ids, 3)) + ")";
+  }
+
+  /**
+   * This bundled catalog with fields changed ({@code ID.FIELD=VALUE} each, see {@link FieldOverride}): a new
+   * catalog whose changed files are checked and bound now, so that a bad change is reported before any work.
+   */
+  public Catalog withOverrides(List<String> assignments) {
+    if (assignments.isEmpty()) {
+      return this;
+    }
+    if (index == null) {
+      throw new IllegalStateException("overrides apply to the bundled catalog");
+    }
+    Map<String, List<FieldOverride>> byTarget = new LinkedHashMap<>();
+    for (String a : assignments) {
+      FieldOverride o = FieldOverride.parse(this, a);
+      byTarget.computeIfAbsent(o.target(), k -> new ArrayList<>()).add(o);
+    }
+    Catalog c = new Catalog(CatalogIndex.bundled(), byTarget);
+    for (var e : byTarget.entrySet()) {
+      try {
+        synchronized (c) {
+          c.need(e.getKey());
+          if (c.systemNodes.containsKey(e.getKey())) {
+            c.resolveSystemNode(c.systemNodes.get(e.getKey()));
+          }
+        }
+      } catch (InputException ex) {
+        throw FieldOverride.remap(e.getValue().stream().map(FieldOverride::flag).toList(), ex);
+      }
+    }
+    return c;
+  }
+
+  /** The --set changes this catalog applies, in the order given per file. */
+  public List<FieldOverride> overrides() {
+    return overrides.values().stream().flatMap(List::stream).toList();
+  }
+
+  /** The kind of catalog file that defines {@code idOrAlias} (system, device, host, link, model), or null. */
+  synchronized String kindOf(String idOrAlias) {
+    String id = canonical(idOrAlias);
+    return systemNodes.containsKey(id) ? "system" : devices.containsKey(id) ? "device" : hosts.containsKey(id) ? "host"
+        : links.containsKey(id) ? "link" : models.containsKey(id) ? "model" : null;
+  }
+
+  /** Every id of the catalog (for "nearest" suggestions). */
+  synchronized List<String> ids() {
+    needAll();
+    List<String> all = new ArrayList<>(systemNodes.keySet());
+    all.addAll(devices.keySet());
+    all.addAll(hosts.keySet());
+    all.addAll(links.keySet());
+    all.addAll(models.keySet());
+    return all;
+  }
+
+  /** The bundled file that defines {@code id}, as read (before any override). */
+  Node rawNode(String id) {
+    for (String file : index.files(id)) {
+      Node n = TreeReader.read("catalog/" + file, resourceText(ROOT + file));
+      if (n.optStr("id").orElse("").equals(id)) {
+        return n;
+      }
+    }
+    throw new IllegalStateException("no bundled file defines '" + id + "'");
   }
 
   /** Every system: the explicit ones and each device on its default host. Sorted by id. */

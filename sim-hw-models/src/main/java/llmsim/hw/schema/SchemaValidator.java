@@ -74,6 +74,11 @@ public final class SchemaValidator {
     }
   }
 
+  /** Whether a document of this kind may have a top-level field {@code name}. */
+  public boolean hasProperty(String name) {
+    return schema.get("properties").flatMap(p -> p.get(name)).isPresent();
+  }
+
   /** All problems with {@code doc}; empty when it conforms. */
   public List<Problem> check(Node doc) {
     List<Problem> out = new ArrayList<>();

@@ -183,6 +183,31 @@ public final class Node {
     return new Node(file, kind, line, column, scalar, copy, keyPositions, items);
   }
 
+  /**
+   * A copy of this mapping with the field at {@code path} (keys, outermost first) set to {@code value}; missing
+   * mappings on the way are created. A path through a value that is not a mapping is a problem naming it.
+   */
+  public Node withPath(List<String> path, Node value) {
+    String key = path.get(0);
+    if (path.size() == 1) {
+      return withField(key, value);
+    }
+    Node child = get(key).orElseGet(() -> new Node(file, Kind.OBJECT, line, column, null, newFields(), null, null));
+    if (child.kind != Kind.OBJECT) {
+      throw new InputException(child.problem("'" + key + "' is " + child.kind.describe() + ", not a mapping"));
+    }
+    return withField(key, child.withPath(path.subList(1, path.size()), value));
+  }
+
+  /** The value at {@code path} (keys, outermost first), if every step is there. */
+  public Optional<Node> at(List<String> path) {
+    Optional<Node> n = Optional.of(this);
+    for (String key : path) {
+      n = n.flatMap(x -> x.get(key));
+    }
+    return n;
+  }
+
   /** A copy of this list with other items. */
   public Node withItems(List<Node> newItems) {
     return new Node(file, kind, line, column, scalar, fields, keyPositions, List.copyOf(newItems));

@@ -1,0 +1,250 @@
+package llmsim.cli;
+
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import llmsim.core.engine.Bound;
+import llmsim.core.hw.Device;
+import llmsim.core.hw.PrecisionSupport;
+import llmsim.core.memory.MemoryPlan;
+import llmsim.core.util.Units;
+import llmsim.core.workload.StepResult;
+import llmsim.hw.catalog.FieldOverride;
+
+/**
+ * How one metric of a result comes about, step by step: the catalog inputs with the field and source text they
+ * came from, the closed-form formula with its values, and the simulated value beside it where the two differ.
+ */
+final class Derivation {
+  /** One line: a quantity, how it is obtained (a formula with values, or where an input comes from), its value. */
+  record Step(String quantity, String how, String value) {}
+
+  static final List<String> METRICS = List.of("decode_tokens_per_s", "prefill_tokens_per_s", "ttft_s", "tpot_s",
+      "step_time_s", "mfu", "memory");
+
+  final String metric;
+  final List<Step> steps = new ArrayList<>();
+  /** The closed form's value and the simulation's, and why they differ (NaN and "" where there is none). */
+  double closedForm = Double.NaN;
+  double simulated = Double.NaN;
+  String difference = "";
+  private final StepResult r;
+  private final List<FieldOverride> overrides;
+
+  private Derivation(String metric, StepResult r, List<FieldOverride> overrides) {
+    this.metric = metric;
+    this.r = r;
+    this.overrides = overrides;
+  }
+
+  static Derivation of(String metric, StepResult r, List<FieldOverride> overrides) {
+    Derivation d = new Derivation(metric, r, overrides);
+    switch (metric) {
+      case "decode_tokens_per_s" -> d.decode(false);
+      case "tpot_s" -> d.decode(true);
+      case "prefill_tokens_per_s" -> d.prefill(false);
+      case "ttft_s" -> d.prefill(true);
+      case "step_time_s" -> d.stepTime();
+      case "mfu" -> d.mfu();
+      case "memory" -> d.memory();
+      default -> throw new BadFlagException("METRIC", metric, String.join(", ", METRICS));
+    }
+    return d;
+  }
+
+  private void input(String quantity, String id, String field, String value, String source) {
+    String from = overrides.stream().filter(o -> o.target().equals(id) && o.field().equals(field)).findFirst()
+        .map(o -> "--set " + id + "." + field + " (catalog: " + o.was() + ")").orElse(id + " " + field + ": " + source);
+    steps.add(new Step(quantity, from, value));
+  }
+
+  private void formula(String quantity, String how, String value) {
+    steps.add(new Step(quantity, how, value));
+  }
+
+  private void inferenceOnly() {
+    if (r.task().kind().training()) {
+      throw new BadFlagException(metric + " is an inference metric; give --task inference (or explain step_time_s, mfu,"
+          + " memory)");
+    }
+  }
+
+  /** Parameters and weight bytes per GPU, from the model's shape and the weight format. */
+  private double weights() {
+    var m = r.model();
+    formula("parameters P", String.format(Locale.US, "from %s's shape (%d layers, hidden %d, ffn %d, vocab %d); published:"
+        + " %s", m.id(), m.layers(), m.hidden(), m.ffnHidden(), m.vocab(), m.publishedSource()), count(m.parameterCount()));
+    double w = r.memory().weightsBytes();
+    formula("weights W", String.format(Locale.US, "P x %.3g bytes (%s)%s", r.task().weights().bytesPerWeight(),
+        r.task().weights().key(), r.system().totalDevices() > 1 ? ", this GPU's share (" + r.task().plan().describe() + ")"
+            : ""), Units.gb(w));
+    return w;
+  }
+
+  private void decode(boolean perToken) {
+    inferenceOnly();
+    Device d = r.system().device();
+    double w = weights();
+    double bytes = r.decodeBytesPerToken();
+    formula("bytes per decode step B", "W + KV cache read + activations = " + Units.gb(w) + " + " + Units.gb(bytes - w),
+        Units.gb(bytes));
+    input("peak bandwidth BW", d.id(), "memory.bandwidth_gb_per_s", Units.bandwidth(d.memoryBandwidthBytesPerSecond()),
+        d.memorySource());
+    input("streaming fraction e", d.id(), "efficiency.memory_streaming", fraction(d.efficiency().memoryStreaming()),
+        d.efficiency().memorySource());
+    double scale = r.software().streamScale() * (r.task().weights().dequantised() ? r.software().dequantScale() : 1);
+    formula("software factor s", "software profile " + r.software().id() + ": " + r.software().source(), fraction(scale));
+    double eff = d.memoryBandwidthBytesPerSecond() * d.efficiency().memoryStreaming() * scale;
+    formula("effective bandwidth", "BW x e x s", Units.bandwidth(eff));
+    int batch = r.task().batch();
+    if (perToken) {
+      closedForm = bytes / eff;
+      simulated = r.tpotSeconds();
+      formula("TPOT (closed form)", "B / (BW x e x s) = " + Units.gb(bytes) + " / " + Units.bandwidth(eff),
+          seconds(closedForm));
+    } else {
+      closedForm = batch * eff / bytes;
+      simulated = r.decodeTokensPerSecond();
+      formula("decode tokens/s (closed form)", "batch x BW x e x s / B = " + batch + " x " + Units.bandwidth(eff) + " / "
+          + Units.gb(bytes), num(closedForm));
+    }
+    explainDifference();
+  }
+
+  private void prefill(boolean ttft) {
+    inferenceOnly();
+    Device d = r.system().device();
+    weights();
+    double p = r.model().parameterCount();
+    formula("FLOPs per token", "2 x P (attention over the prompt adds a little)", count(2 * p));
+    var peak = PrecisionSupport.resolve(d, r.task().precision(), r.software());
+    input("peak FLOP/s", d.id(), "peak_dense_tflops." + peak.precision().key(), Units.tflops(peak.peakFlops()),
+        d.peakSource());
+    double gemm = d.efficiency().gemmAt(peak.gemmPrecision());
+    input("GEMM fraction g", d.id(), "efficiency.gemm", fraction(gemm), d.efficiency().gemmSource());
+    formula("software factor s", "software profile " + r.software().id() + ": " + r.software().source(),
+        fraction(r.software().gemmScale()));
+    double rate = peak.peakFlops() * gemm * r.software().gemmScale() / (2 * p);
+    int tokens = r.task().batch() * r.task().promptTokens();
+    if (ttft) {
+      closedForm = tokens / rate;
+      simulated = r.ttftSeconds();
+      formula("TTFT (closed form)", String.format(Locale.US, "batch x prompt x 2P / (peak x g x s) = %d tokens / %s"
+          + " tokens/s", tokens, num(rate)), seconds(closedForm));
+    } else {
+      closedForm = rate;
+      simulated = r.prefillTokensPerSecond();
+      formula("prefill tokens/s (closed form)", "peak x g x s / (2 x P) = " + Units.tflops(peak.peakFlops()) + " x "
+          + fraction(gemm * r.software().gemmScale()) + " / " + count(2 * p), num(closedForm));
+    }
+    explainDifference();
+  }
+
+  private void stepTime() {
+    for (Bound b : Bound.values()) {
+      double t = r.timeByBound().getOrDefault(b, 0.0);
+      if (t > 0) {
+        formula("time bound by " + b.key(), "simulated: the instants at which " + b.key() + " limited the run",
+            seconds(t));
+      }
+    }
+    simulated = r.stepTimeSeconds();
+    formula("step time", "sum of the above (the engine's makespan)", seconds(simulated));
+    if (r.task().kind().training()) {
+      var peak = PrecisionSupport.resolve(r.system().device(), r.task().precision(), r.software());
+      double g = r.system().device().efficiency().gemmAt(peak.gemmPrecision()) * r.software().gemmScale();
+      formula("hardware FLOPs", "6 x P x tokens (+ attention, + recomputation), this GPU", count(r.hardwareFlops()));
+      closedForm = r.hardwareFlops() / (peak.peakFlops() * g);
+      formula("compute-only time (closed form)", "hardware FLOPs / (peak x g x s) = " + count(r.hardwareFlops()) + " / ("
+          + Units.tflops(peak.peakFlops()) + " x " + fraction(g) + ")", seconds(closedForm));
+    } else {
+      closedForm = r.ttftSeconds() + (r.task().generateTokens() - 1) * r.tpotSeconds();
+      formula("TTFT + (generated - 1) x TPOT", seconds(r.ttftSeconds()) + " + " + (r.task().generateTokens() - 1) + " x "
+          + seconds(r.tpotSeconds()), seconds(closedForm));
+    }
+    explainDifference();
+  }
+
+  private void mfu() {
+    var peak = PrecisionSupport.resolve(r.system().device(), r.task().precision(), r.software());
+    formula("model FLOPs", r.task().kind().training() ? "6 x P x tokens + attention (recomputation not counted)"
+        : "2 x P x tokens + attention", count(r.modelFlops()));
+    formula("step time", "simulated", seconds(r.stepTimeSeconds()));
+    input("peak FLOP/s", r.system().device().id(), "peak_dense_tflops." + peak.precision().key(),
+        Units.tflops(peak.peakFlops()), r.system().device().peakSource());
+    closedForm = r.modelFlops() / (r.stepTimeSeconds() * peak.peakFlops());
+    simulated = r.mfu();
+    formula("MFU", "model FLOPs / (step time x peak)", fraction(closedForm));
+    explainDifference();
+  }
+
+  private void memory() {
+    MemoryPlan p = r.memory();
+    weights();
+    formula("gradients", "trainable parameters x gradient bytes", Units.gib(p.gradientsBytes()));
+    formula("optimizer state", "AdamW: 12 bytes per trainable parameter (master, m, v)", Units.gib(p.optimizerBytes()));
+    formula("activations", "batch x seq x hidden x layers (Korthikanti et al. 2022)", Units.gib(p.activationsBytes()));
+    formula("KV cache", "2 x layers x kv_heads x head_dim x context x batch x bytes", Units.gib(p.kvCacheBytes()));
+    formula("workspace", "software profile " + r.software().id(), Units.gib(p.workspaceBytes()));
+    simulated = p.totalBytes();
+    formula("total on this GPU", "the sum" + (p.offload().key().equals("none") ? "" : ", after offload="
+        + p.offload().key()), Units.gib(simulated));
+    input("device memory", r.system().device().id(), "memory.capacity_gib",
+        Units.gib(r.system().device().memoryCapacityBytes()), r.system().device().memorySource());
+    formula("usable share", r.system().gpuMemoryShareSource(), fraction(r.system().gpuMemoryShare()));
+    formula("usable capacity", "capacity x share", Units.gib(p.capacityBytes()));
+    formula("fits", "total <= usable" + (p.fitsHost() ? "" : ", and host memory"), p.fits() ? "yes" : "no");
+  }
+
+  private void explainDifference() {
+    if (Double.isNaN(closedForm) || Double.isNaN(simulated)) {
+      return;
+    }
+    double gap = simulated / closedForm - 1;
+    if (Math.abs(gap) < 0.01) {
+      difference = "the simulation agrees with the closed form (within 1%)";
+      return;
+    }
+    Map<Bound, Double> by = r.timeByBound();
+    double overhead = by.getOrDefault(Bound.OVERHEAD, 0.0) / r.stepTimeSeconds();
+    difference = String.format(Locale.US, "the simulation gives %s, %+.0f%% from the closed form: it also counts"
+        + " launch and dispatch overhead (%.0f%% of the run), the ops the formula leaves out, and overlap between"
+        + " them; the run is bound by %s", value(simulated), 100 * gap, 100 * overhead, r.bound().key());
+  }
+
+  private String value(double v) {
+    return metric.endsWith("_s") && !metric.endsWith("per_s") ? seconds(v) : metric.equals("mfu") ? fraction(v)
+        : metric.equals("memory") ? Units.gib(v) : num(v);
+  }
+
+  Map<String, Object> json() {
+    Map<String, Object> m = new LinkedHashMap<>();
+    m.put("metric", metric);
+    m.put("hardware", r.system().id());
+    m.put("model", r.model().id());
+    m.put("steps", steps.stream().map(s -> Map.of("quantity", s.quantity(), "how", s.how(), "value", s.value())).toList());
+    m.put("closed_form", Double.isNaN(closedForm) ? null : closedForm);
+    m.put("simulated", Double.isNaN(simulated) ? null : simulated);
+    m.put("difference", difference);
+    m.put("warnings", r.warnings());
+    return m;
+  }
+
+  static String num(double v) {
+    return String.format(Locale.US, "%.4g", v);
+  }
+
+  static String count(double v) {
+    return String.format(Locale.US, "%.4g", v);
+  }
+
+  static String fraction(double v) {
+    return String.format(Locale.US, "%.3f", v);
+  }
+
+  static String seconds(double v) {
+    return String.format(Locale.US, "%.4g s", v);
+  }
+}

@@ -1,0 +1,117 @@
+package llmsim.cli;
+
+import static llmsim.cli.BadInputTest.assertBadInput;
+import static llmsim.cli.SimulateCommandTest.json;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import llmsim.core.hw.SystemSpec;
+import llmsim.core.util.Units;
+import llmsim.hw.catalog.Catalog;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** {@code --set ID.FIELD=VALUE}: a catalog field changed for one run, checked as a file is, and said in the output. */
+class CatalogOverrideTest {
+  static final String[] DECODE = {"--model", "llama-7b", "--hardware", "m2-ultra", "--task", "inference",
+      "--software", "llama.cpp", "--format", "json"};
+
+  @TempDir Path dir;
+
+  static String[] with(String[] base, String... more) {
+    String[] all = java.util.Arrays.copyOf(base, base.length + more.length);
+    System.arraycopy(more, 0, all, base.length, more.length);
+    return all;
+  }
+
+  @Test
+  void systemField_theSystemLacks_isItsDevices_andTheResultSaysSo() throws IOException {
+    JsonNode viaSystem = json(with(with(new String[] {"simulate"}, DECODE), "--set",
+        "m2-ultra.memory.bandwidth_gb_per_s=1600"));
+    JsonNode viaDevice = json(with(with(new String[] {"simulate"}, DECODE), "--set",
+        "m2-ultra-76.memory.bandwidth_gb_per_s=1600"));
+    assertThat(viaSystem.get("decode_tokens_per_s").asDouble()).isEqualTo(viaDevice.get("decode_tokens_per_s").asDouble());
+    assertThat(viaSystem.get("warnings").toString())
+        .contains("override in effect: m2-ultra-76 memory.bandwidth_gb_per_s = 1600 (catalog: 800");
+    JsonNode plain = json(with(new String[] {"simulate"}, DECODE));
+    assertThat(plain.get("warnings").toString()).doesNotContain("override");
+    assertThat(viaSystem.get("decode_tokens_per_s").asDouble()).isGreaterThan(plain.get("decode_tokens_per_s").asDouble());
+  }
+
+  @Test
+  void capacity_overridden_isTheCapacityTheMemoryPlanUses() throws IOException {
+    SystemSpec s = Catalog.bundled().system("m2-ultra", "--hardware");
+    JsonNode j = json("memory", "--model", "llama-7b", "--hardware", "m2-ultra", "--set",
+        "m2-ultra.memory.capacity_gib=64", "--format", "json");
+    assertThat(j.get(0).at("/memory/capacity_bytes").asDouble())
+        .isCloseTo(64 * Units.GIB * s.gpuMemoryShare(), org.assertj.core.data.Offset.offset(1.0));
+    assertThat(j.get(0).get("warnings").toString()).contains("m2-ultra-76 memory.capacity_gib = 64");
+  }
+
+  @Test
+  void modelShape_overridden_changesWeightsInProportion_withoutThePublishedCountCheck() throws IOException {
+    var m = Catalog.bundled().model("llama-7b", "--model");
+    JsonNode plain = json("memory", "--model", "llama-7b", "--hardware", "h100-sxm", "--task", "inference",
+        "--format", "json");
+    JsonNode deeper = json("memory", "--model", "llama-7b", "--hardware", "h100-sxm", "--task", "inference",
+        "--set", "llama-7b.layers=" + 2 * m.layers(), "--format", "json");
+    double doubled = m.parameterCount() + (double) m.layers() * m.parametersPerLayer(); // twice the layers, same ends
+    double expected = plain.get(0).at("/memory/weights_bytes").asDouble() * doubled / m.parameterCount();
+    assertThat(deeper.get(0).at("/memory/weights_bytes").asDouble()).isCloseTo(expected,
+        org.assertj.core.data.Percentage.withPercentage(0.5));
+  }
+
+  @Test
+  void partsOfASystem_areReachedByName_andNotOtherSystems() throws IOException {
+    JsonNode j = json("compare", "--model", "llama-65b", "--task", "inference", "--hardware",
+        "13900ks-h100,m2-ultra", "--set", "13900ks-h100.host_link.measured_gb_per_s_per_direction=40", "--format",
+        "json");
+    assertThat(j.get(0).get("warnings").toString()).contains("pcie5-x16 measured_gb_per_s_per_direction = 40");
+    assertThat(j.get(1).get("warnings").toString()).doesNotContain("override");
+  }
+
+  @Test
+  void everyScenarioCommand_takesSet() {
+    for (String cmd : new String[] {"simulate", "compare", "memory", "roofline", "sweep-chart", "sweep", "advise"}) {
+      assertThat(CliRunner.run(cmd, "--help").out()).as(cmd).contains("--set=ID.FIELD=VALUE");
+    }
+  }
+
+  @Test
+  void misspeltField_isRefusedAsAFileWouldBe_namingTheFlag() {
+    assertBadInput(CliRunner.run(with(with(new String[] {"simulate"}, DECODE), "--set", "m2-ultra.memory.bandwith_gb_per_s=1600")),
+        "--set m2-ultra.memory.bandwith_gb_per_s=1600: unknown field 'memory.bandwith_gb_per_s'",
+        "did you mean 'bandwidth_gb_per_s'?");
+  }
+
+  @Test
+  void badValues_unknownIds_andMissingParts_areOneMessageEach() {
+    String[] sim = with(new String[] {"simulate"}, DECODE);
+    assertBadInput(CliRunner.run(with(sim, "--set", "m2-ultra.memory.bandwidth_gb_per_s=800 GB/s")),
+        "'memory.bandwidth_gb_per_s' must be a number", "write the bare number");
+    assertBadInput(CliRunner.run(with(sim, "--set", "h100-sxm.peak_dense_tflops.bf16=-1")),
+        "--set h100-sxm.peak_dense_tflops.bf16=-1: 'peak_dense_tflops.bf16' must be > 0");
+    assertBadInput(CliRunner.run(with(sim, "--set", "m2ultra.memory.bandwidth_gb_per_s=1")),
+        "unknown id 'm2ultra' (nearest: m2-ultra");
+    assertBadInput(CliRunner.run(with(sim, "--set", "m2-ultra.memory.bandwidth_gb_per_s")), "give ID.FIELD=VALUE");
+    assertBadInput(CliRunner.run(with(sim, "--set", "m2-ultra=1")), "name a field after the id");
+    assertBadInput(CliRunner.run(with(sim, "--set", "m2-ultra.id=x")), "'id' names the system and cannot be set");
+    assertBadInput(CliRunner.run(with(sim, "--set", "llama-7b.heads=33")), "--set llama-7b.heads=33: hidden_size 4096"
+        + " is not a multiple of heads 33");
+  }
+
+  @Test
+  void userFiles_areUntouched_andTheCatalogIsTheSameAfterwards() throws IOException {
+    Path gpu = dir.resolve("gpu.yaml");
+    Files.writeString(gpu, BadInputTest.DEVICE);
+    CliRunner r = CliRunner.run("simulate", "--model", "llama-7b", "--hardware", gpu.toString(), "--task", "inference",
+        "--set", "h100-sxm.memory.bandwidth_gb_per_s=1", "--format", "json");
+    assertThat(r.code()).as(r.err()).isZero();
+    assertThat(r.out()).doesNotContain("override");
+    assertThat(Catalog.bundled().system("m2-ultra", "--hardware").device().memoryBandwidthBytesPerSecond())
+        .isEqualTo(800 * Units.GB);
+  }
+}

@@ -1,0 +1,63 @@
+package llmsim.cli;
+
+import static llmsim.cli.BadInputTest.assertBadInput;
+import static llmsim.cli.SimulateCommandTest.json;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import java.io.IOException;
+import llmsim.core.hw.Device;
+import llmsim.hw.catalog.Catalog;
+import org.assertj.core.data.Percentage;
+import org.junit.jupiter.api.Test;
+
+/** {@code llmsim explain}: the derivation's numbers are the catalog's and the physics', and the simulation's beside them. */
+class ExplainCommandTest {
+  static final String[] DECODE = {"--model", "llama-7b", "--hardware", "m2-ultra", "--task", "inference", "--software",
+      "llama.cpp", "--format", "json"};
+
+  @Test
+  void decode_isEffectiveBandwidthOverWeightsAndKv_fromTheCatalog() throws IOException {
+    Device d = Catalog.bundled().system("m2-ultra", "--hardware").device();
+    var m = Catalog.bundled().model("llama-7b", "--model");
+    JsonNode j = json(CatalogOverrideTest.with(new String[] {"explain", "decode_tokens_per_s"}, DECODE));
+    double weights = m.parameterCount() * 2.0; // f16
+    double effective = d.memoryBandwidthBytesPerSecond() * d.efficiency().memoryStreaming();
+    // bytes per token = weights + KV read, the KV cache of a 7B model at this context well under 1% of the weights
+    assertThat(j.get("closed_form").asDouble()).isBetween(effective / weights * 0.99, effective / weights);
+    JsonNode sim = json(CatalogOverrideTest.with(new String[] {"simulate"}, DECODE));
+    assertThat(j.get("simulated").asDouble()).isEqualTo(sim.get("decode_tokens_per_s").asDouble());
+    assertThat(j.get("steps").toString()).contains("m2-ultra-76 memory.bandwidth_gb_per_s: " + d.memorySource())
+        .contains("efficiency.memory_streaming: " + d.efficiency().memorySource());
+  }
+
+  @Test
+  void anOverriddenInput_namesTheFlag_notTheCatalogSource() throws IOException {
+    JsonNode j = json(CatalogOverrideTest.with(new String[] {"explain", "tpot_s"}, CatalogOverrideTest.with(DECODE,
+        "--set", "m2-ultra.memory.bandwidth_gb_per_s=1600")));
+    assertThat(j.get("steps").toString()).contains("--set m2-ultra-76.memory.bandwidth_gb_per_s (catalog: 800)");
+  }
+
+  @Test
+  void everyMetric_derives_andMfuIsModelFlopsOverTimeAndPeak() throws IOException {
+    for (String metric : Derivation.METRICS) {
+      String[] args = metric.equals("step_time_s") || metric.equals("mfu") || metric.equals("memory")
+          ? new String[] {"explain", metric, "--model", "llama-7b", "--hardware", "h100-sxm", "--task", "finetune-lora",
+              "--format", "json"}
+          : CatalogOverrideTest.with(new String[] {"explain", metric}, DECODE);
+      JsonNode j = json(args);
+      assertThat(j.get("steps").size()).as(metric).isGreaterThan(2);
+    }
+    JsonNode mfu = json("explain", "mfu", "--model", "llama-7b", "--hardware", "h100-sxm", "--task", "finetune-lora",
+        "--format", "json");
+    assertThat(mfu.get("closed_form").asDouble()).isCloseTo(mfu.get("simulated").asDouble(), Percentage.withPercentage(1));
+  }
+
+  @Test
+  void unknownMetric_orATrainingRunsDecode_isOneMessage() {
+    assertBadInput(CliRunner.run("explain", "tokens", "--model", "llama-7b", "--hardware", "m2-ultra"),
+        "METRIC: 'tokens' is not allowed (allowed: decode_tokens_per_s");
+    assertBadInput(CliRunner.run("explain", "decode_tokens_per_s", "--model", "llama-7b", "--hardware", "m2-ultra",
+        "--task", "train"), "is an inference metric");
+  }
+}

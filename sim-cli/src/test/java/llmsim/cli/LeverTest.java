@@ -1,0 +1,129 @@
+package llmsim.cli;
+
+import static llmsim.cli.BadInputTest.assertBadInput;
+import static llmsim.cli.SimulateCommandTest.json;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import llmsim.core.hw.Precision;
+import llmsim.core.hw.SystemSpec;
+import llmsim.core.util.Units;
+import llmsim.hw.catalog.Catalog;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * Each explanation's "what would move it" holds: the lever it names, doubled through --set, moves the result by
+ * more than half of 2x, and a lever it says would not (or does not name) moves it by less than a tenth.
+ */
+class LeverTest {
+  @TempDir Path dir;
+
+  /** The result's main metric after {@code --set}s, and its explanation. */
+  static JsonNode run(List<String> scenario, String... sets) throws IOException {
+    List<String> args = new java.util.ArrayList<>(List.of("simulate", "--format", "json"));
+    args.addAll(scenario);
+    for (String s : sets) {
+      args.add("--set");
+      args.add(s);
+    }
+    return json(args.toArray(String[]::new));
+  }
+
+  static void assertLevers(List<String> scenario, String metric, String named, List<String> lever, String other)
+      throws IOException {
+    JsonNode base = run(scenario);
+    assertThat(base.get("explanation").asText()).contains(named);
+    double at = base.get(metric).asDouble();
+    double moved = run(scenario, lever.toArray(String[]::new)).get(metric).asDouble() / at;
+    double still = run(scenario, other).get(metric).asDouble() / at;
+    assertThat(moved).as("%s moves %s", lever, metric).isGreaterThan(1.5);
+    assertThat(still).as("%s barely moves %s", other, metric).isBetween(0.9, 1.1);
+  }
+
+  static String twice(double catalogValue) {
+    return String.valueOf(2 * catalogValue);
+  }
+
+  @Test
+  void decodeOnM2Ultra_namesBandwidth_andBandwidthNotFlops_movesIt() throws IOException {
+    SystemSpec s = Catalog.bundled().system("m2-ultra", "--hardware");
+    assertLevers(List.of("--model", "llama-7b", "--hardware", "m2-ultra", "--task", "inference", "--software",
+            "llama.cpp"), "decode_tokens_per_s", "More bandwidth",
+        List.of("m2-ultra.memory.bandwidth_gb_per_s=" + twice(s.device().memoryBandwidthBytesPerSecond() / Units.GB)),
+        "m2-ultra.peak_dense_tflops.fp16=" + twice(s.device().peakFlops(Precision.FP16) / Units.TERA));
+  }
+
+  @Test
+  void loraOnH100_namesFlops_andFlopsNotBandwidth_movesIt() throws IOException {
+    SystemSpec s = Catalog.bundled().system("h100-sxm", "--hardware");
+    assertLevers(List.of("--model", "llama-7b", "--hardware", "h100-sxm", "--task", "finetune-lora", "--batch", "4",
+            "--software", "megatron"), "tokens_per_s", "More FLOP/s",
+        List.of("h100-sxm.peak_dense_tflops.bf16=" + twice(s.device().peakFlops(Precision.BF16) / Units.TERA)),
+        "h100-sxm.memory.bandwidth_gb_per_s=" + twice(s.device().memoryBandwidthBytesPerSecond() / Units.GB));
+  }
+
+  @Test
+  void streamedWeightsOnH100_nameTheLink_andTheLinkNotHbm_movesIt() throws IOException {
+    SystemSpec s = Catalog.bundled().system("13900ks-h100", "--hardware");
+    double link = s.hostLink().measuredBytesPerSecondPerDirection() / Units.GB;
+    assertLevers(List.of("--model", "llama-65b", "--hardware", "13900ks-h100", "--task", "inference"), "tokens_per_s",
+        "Bound by the " + s.hostLink().name() + " link",
+        List.of("13900ks-h100.host_link.nominal_gb_per_s_per_direction=" + twice(link),
+            "13900ks-h100.host_link.measured_gb_per_s_per_direction=" + twice(link)),
+        "13900ks-h100.memory.bandwidth_gb_per_s=" + twice(s.device().memoryBandwidthBytesPerSecond() / Units.GB));
+  }
+
+  @Test
+  void launchBoundDecode_namesCudaGraphs_andNeitherBandwidthNorFlops_movesIt() throws IOException {
+    SystemSpec s = Catalog.bundled().system("h100-sxm", "--hardware");
+    List<String> decode = List.of("--model", "llama-7b", "--hardware", "h100-sxm", "--task", "inference");
+    JsonNode base = run(decode);
+    assertThat(base.get("explanation").asText()).contains("CUDA graphs").contains("more bandwidth or FLOP/s would not");
+    double at = base.get("decode_tokens_per_s").asDouble();
+    double bw = run(decode, "h100-sxm.memory.bandwidth_gb_per_s=" + twice(s.device().memoryBandwidthBytesPerSecond()
+        / Units.GB)).get("decode_tokens_per_s").asDouble();
+    List<String> fused = new java.util.ArrayList<>(decode);
+    fused.addAll(List.of("--software", "tensorrt-llm"));
+    double graphs = run(fused).get("decode_tokens_per_s").asDouble();
+    assertThat(bw / at).isLessThan(1.25);
+    assertThat(graphs / at).isGreaterThan(1.5);
+  }
+
+  @Test
+  void vary_drawsTheSensitivity_andItsPointsAreTheSetRuns() throws IOException {
+    Path out = dir.resolve("sens");
+    CliRunner r = CliRunner.run("compare", "--model", "llama-7b", "--hardware", "m2-ultra", "--task", "inference",
+        "--software", "llama.cpp", "--vary", "m2-ultra.memory.bandwidth_gb_per_s=0.5x,1x,2x", "--format", "json",
+        "--out", out.toString());
+    assertThat(r.code()).as(r.err()).isZero();
+    JsonNode j = SimulateCommandTest.JSON.readTree(r.out());
+    assertThat(j.get("target").asText()).isEqualTo("m2-ultra-76");
+    assertThat(j.get("catalog_value").asDouble()).isEqualTo(800);
+    assertThat(j.get("points")).hasSize(3);
+    assertThat(j.at("/points/0/value").asDouble()).isEqualTo(400);
+    assertThat(j.at("/points/1/relative_tokens_per_s").asDouble()).isEqualTo(1.0);
+    double set = run(List.of("--model", "llama-7b", "--hardware", "m2-ultra", "--task", "inference", "--software",
+        "llama.cpp"), "m2-ultra.memory.bandwidth_gb_per_s=1600").get("tokens_per_s").asDouble();
+    assertThat(j.at("/points/2/tokens_per_s").asDouble()).isEqualTo(set);
+    assertThat(Files.size(out.resolve("sensitivity.png"))).isPositive();
+    assertThat(Files.readString(out.resolve("sensitivity.svg"))).contains("<svg");
+  }
+
+  @Test
+  void vary_withoutValues_orOnANonNumber_isOneMessage() {
+    String[] base = {"compare", "--model", "llama-7b", "--hardware", "m2-ultra", "--task", "inference", "--vary"};
+    assertBadInput(CliRunner.run(CatalogOverrideTest.with(base, "m2-ultra.memory.bandwidth_gb_per_s")),
+        "--vary m2-ultra.memory.bandwidth_gb_per_s: give the field and its values");
+    assertBadInput(CliRunner.run(CatalogOverrideTest.with(base, "m2-ultra.memory.bandwidth_gb_per_s=")),
+        "give the field and its values");
+    assertBadInput(CliRunner.run(CatalogOverrideTest.with(base, "m2-ultra.memory.type=2x")), "is not a multiple of a number");
+    assertBadInput(CliRunner.run(CatalogOverrideTest.with(base, "m2-ultra.memory.bandwidth_gb_per_s=fast")), "'fast' is not a number");
+    assertBadInput(CliRunner.run(CatalogOverrideTest.with(base, "m2-ultra.memory.bandwith_gb_per_s=1x")),
+        "--vary m2-ultra.memory.bandwith_gb_per_s=1x", "unknown field");
+  }
+}
