@@ -31,6 +31,7 @@ import picocli.CommandLine.Spec;
       SweepChartCommand.class,
       SweepCommand.class,
       AdviseCommand.class,
+      ServeCommand.class,
       CommandLine.HelpCommand.class
     },
     footer = {"", "Exit codes: 0 ok, 1 failure, 2 bad input (the message names the file, line and rule)."})
