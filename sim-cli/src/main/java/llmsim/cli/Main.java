@@ -32,6 +32,7 @@ import picocli.CommandLine.Spec;
       SweepCommand.class,
       AdviseCommand.class,
       ExplainCommand.class,
+      ServeCommand.class,
       CommandLine.HelpCommand.class
     },
     footer = {"", "Exit codes: 0 ok, 1 failure, 2 bad input (the message names the file, line and rule)."})

@@ -8,6 +8,7 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
+import llmsim.core.workload.DecodeTrajectory;
 import llmsim.core.workload.StepResult;
 import llmsim.report.BoundsChart;
 import llmsim.report.ChartFiles;
@@ -101,7 +102,7 @@ final class ReportOutput {
       images.add(new HtmlReport.Image("Time by bound", ChartFiles.png(bounds, style().width(), 200 + 110 * results.size())));
       List<RooflineData> roofs = new ArrayList<>();
       for (StepResult r : results) {
-        RooflineData d = RooflineData.of(r.system(), r.trace(), !r.task().kind().training(), prefillEnd(r));
+        RooflineData d = roofline(r);
         roofs.add(d);
         JFreeChart c = RooflineChart.create("Roofline: " + r.system().id() + " with " + what, List.of(d), style());
         written.addAll(ChartFiles.write(c, folder, "roofline-" + safe(r.system().id()), style().width(), style().height()));
@@ -129,6 +130,16 @@ final class ReportOutput {
       err.println("--out: removed " + removed.size() + " file(s) an earlier run wrote into " + folder.dir()
           + " and this one replaces: " + String.join(", ", removed.stream().map(p -> p.getFileName().toString()).toList()));
     }
+  }
+
+  /** The largest batch the decode trajectory on a roofline reaches (batch 1, 2, 4, ... 1,024). */
+  static final int TRAJECTORY_MAX_BATCH = 1024;
+
+  /** A run's roofline: its ops, its precision's ceiling and, for inference, the decode step at growing batch. */
+  static RooflineData roofline(StepResult r) {
+    DecodeTrajectory decode = r.task().kind().training() ? null
+        : DecodeTrajectory.of(r.system(), r.model(), r.task(), r.software(), TRAJECTORY_MAX_BATCH);
+    return RooflineData.of(r, prefillEnd(r), decode);
   }
 
   static int prefillEnd(StepResult r) {

@@ -3,34 +3,93 @@ package llmsim.report.roofline;
 import java.util.ArrayList;
 import java.util.EnumMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import llmsim.core.engine.Lane;
 import llmsim.core.engine.OpKind;
 import llmsim.core.engine.Trace;
 import llmsim.core.hw.Device;
 import llmsim.core.hw.Precision;
+import llmsim.core.hw.PrecisionSupport;
 import llmsim.core.hw.SystemSpec;
+import llmsim.core.workload.DecodeTrajectory;
+import llmsim.core.workload.StepResult;
 
 /**
- * What a roofline chart shows for one system: compute ceilings per precision, the device-memory roof,
- * the host-link roof, and (with a workload) its ops grouped by kind at their intensity and attained FLOP/s.
+ * What a roofline chart shows for one system: compute ceilings per precision the device runs natively, the
+ * device-memory roof, the host-link roof, and (with a workload) the precision the work runs at, its ops grouped by
+ * kind and phase at their intensity and attained FLOP/s, and for inference the decode step at batch 1, 2, 4, ...
+ *
+ * @param work the work's precision and the ceiling it runs under; null without a workload
+ * @param trajectory decode steps at growing batch; empty for training or without a workload
+ * @param criticalBatch batch where decode turns compute-bound (+infinity: never); NaN without a trajectory
  */
 public record RooflineData(String system, Map<Precision, Double> ceilings, double memoryBytesPerSecond,
-    double linkBytesPerSecond, String linkName, List<Point> points) {
+    double linkBytesPerSecond, String linkName, List<Point> points, Work work, List<Step> trajectory,
+    double criticalBatch) {
 
-  /** One labelled point: total FLOPs over total bytes, and over total busy time. */
-  public record Point(String label, double intensity, double flopsPerSecond) {}
+  /**
+   * One op class in one phase: total FLOPs over total bytes, and over total busy time.
+   *
+   * @param kind null for the whole step measured against host-link bytes
+   * @param launchBound more than half of its ops' time is launch and dispatch overhead, which holds it below the roof
+   */
+  public record Point(String label, OpKind kind, boolean decode, double intensity, double flopsPerSecond,
+      boolean launchBound) {}
 
-  public static RooflineData of(SystemSpec s, Trace trace, boolean inference, int prefillEndOp) {
-    Device d = s.device();
-    Map<Precision, Double> ceilings = new EnumMap<>(Precision.class);
-    d.peakFlopsDense().forEach(ceilings::put); // one GPU: ops are one GPU's share of the work
-    double link = s.unifiedMemory() ? s.hostLink().nominalBytesPerSecondPerDirection()
-        : s.hostLink().nominalBytesPerSecondPerDirection();
-    List<Point> points = trace == null ? List.of() : points(trace, inference, prefillEndOp);
-    return new RooflineData(s.id(), ceilings, d.memoryBandwidthBytesPerSecond(), link,
-        s.hostLink().name(), points);
+  /** The precision the work computes in and the peak it runs at; {@code note} says how when it is not native. */
+  public record Work(Precision precision, double peakFlops, String note) {}
+
+  /** One decode step at {@code batch} sequences; {@code fits}: its memory fits the device. */
+  public record Step(int batch, double intensity, double flopsPerSecond, boolean fits) {}
+
+  public RooflineData {
+    ceilings = Map.copyOf(ceilings);
+    points = List.copyOf(points);
+    trajectory = List.copyOf(trajectory);
   }
+
+  /** The device alone: every native ceiling, no work. */
+  public static RooflineData of(SystemSpec s) {
+    return new RooflineData(s.id(), ceilings(s.device()), s.device().memoryBandwidthBytesPerSecond(),
+        s.hostLink().nominalBytesPerSecondPerDirection(), s.hostLink().name(), List.of(), null, List.of(), Double.NaN);
+  }
+
+  /**
+   * A simulated run: its ops (prefill and decode apart for inference, split after op {@code prefillEndOp}), the
+   * ceiling of the precision it ran at, and the decode trajectory when one is given (null: none).
+   */
+  public static RooflineData of(StepResult r, int prefillEndOp, DecodeTrajectory decode) {
+    SystemSpec s = r.system();
+    PrecisionSupport.Resolved p = PrecisionSupport.resolve(s.device(), r.task().precision(), r.software());
+    Work work = new Work(p.precision(), p.peakFlops(), p.warning() == null ? null
+        : String.format(Locale.US, "%s, not native: runs at %.2fx %s", p.precision().key(),
+            p.peakFlops() / s.device().peakFlops(p.gemmPrecision()), p.gemmPrecision().key()));
+    List<Step> steps = decode == null ? List.of() : decode.points().stream()
+        .map(d -> new Step(d.batch(), d.intensity(), d.flopsPerSecond(), d.fits())).toList();
+    return new RooflineData(s.id(), ceilings(s.device()), s.device().memoryBandwidthBytesPerSecond(),
+        s.hostLink().nominalBytesPerSecondPerDirection(), s.hostLink().name(),
+        points(r.trace(), !r.task().kind().training(), prefillEndOp), work, steps,
+        decode == null ? Double.NaN : decode.criticalBatch());
+  }
+
+  /** The ridge point of the work's ceiling (or the highest one without work) against device memory. */
+  public double ridge() {
+    return RooflineMath.ridgePoint(work != null ? work.peakFlops() : topPeak(), memoryBytesPerSecond);
+  }
+
+  double topPeak() {
+    return ceilings.values().stream().mapToDouble(Double::doubleValue).max().orElse(1);
+  }
+
+  static Map<Precision, Double> ceilings(Device d) {
+    Map<Precision, Double> ceilings = new EnumMap<>(Precision.class);
+    d.peakFlopsDense().forEach(ceilings::put); // native peaks only; one GPU: ops are one GPU's share of the work
+    return ceilings;
+  }
+
+  /** A point's ops are launch-bound when more than this share of their standalone time is launch overhead. */
+  static final double LAUNCH_BOUND_SHARE = 0.5;
 
   static List<Point> points(Trace t, boolean inference, int prefillEndOp) {
     List<Point> out = new ArrayList<>();
@@ -42,15 +101,19 @@ public record RooflineData(String system, Map<Precision, Double> ceilings, doubl
         if (!inPhase || t.lanes().get(t.ops().streams()[i]) != Lane.COMPUTE || t.ops().flops()[i] <= 0) {
           continue;
         }
-        double[] a = acc.computeIfAbsent(t.ops().kinds()[i], k -> new double[3]);
+        double[] a = acc.computeIfAbsent(t.ops().kinds()[i], k -> new double[5]);
         a[0] += t.ops().flops()[i];
         a[1] += t.ops().memBytes()[i] + t.ops().linkBytes()[i];
         a[2] += t.duration(i);
+        a[3] += t.costs().launch[i];
+        a[4] += t.costs().time[i];
       }
-      String suffix = phases == 1 ? "" : phase == 0 ? " (prefill)" : " (decode)";
+      boolean decode = phases == 2 && phase == 1;
+      String suffix = phases == 1 ? "" : decode ? " (decode)" : " (prefill)";
       acc.forEach((k, a) -> {
         if (a[1] > 0 && a[2] > 0) {
-          out.add(new Point(k.label() + suffix, a[0] / a[1], a[0] / a[2]));
+          boolean launchBound = a[4] > 0 && a[3] / a[4] > LAUNCH_BOUND_SHARE;
+          out.add(new Point(k.label() + suffix, k, decode, a[0] / a[1], a[0] / a[2], launchBound));
         }
       });
     }
@@ -64,7 +127,7 @@ public record RooflineData(String system, Map<Precision, Double> ceilings, doubl
     }
     // only when the link carries real traffic (offload), not just prompts and logits
     if (linkBytes > 0.01 * memBytes && t.makespan() > 0) {
-      out.add(new Point("whole step vs host-link bytes", flops / linkBytes, flops / t.makespan()));
+      out.add(new Point("whole step vs host-link bytes", null, false, flops / linkBytes, flops / t.makespan(), false));
     }
     return out;
   }

@@ -1,0 +1,80 @@
+package llmsim.cli;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
+
+import java.io.File;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+import org.openqa.selenium.By;
+import org.openqa.selenium.JavascriptExecutor;
+import org.openqa.selenium.Keys;
+import org.openqa.selenium.OutputType;
+import org.openqa.selenium.WebElement;
+import org.openqa.selenium.chrome.ChromeDriver;
+import org.openqa.selenium.chrome.ChromeDriverService;
+import org.openqa.selenium.chrome.ChromeOptions;
+import org.openqa.selenium.support.ui.WebDriverWait;
+
+/**
+ * llmsim serve in a real headless Chromium: load the page, move the batch slider, see the number and the roofline
+ * change, keep a screenshot in target/. Skipped where Debian's chromium and chromium-driver are not installed
+ * (.ci/run installs them).
+ */
+class ServeBrowserTest {
+  static File firstExisting(List<String> paths) {
+    return paths.stream().map(File::new).filter(File::canExecute).findFirst().orElse(null);
+  }
+
+  @Test
+  void movingTheBatchSlider_changesTokensPerSecondAndTheRoofline() throws Exception {
+    File chromium = firstExisting(List.of("/usr/bin/chromium", "/usr/bin/chromium-browser", "/usr/bin/google-chrome"));
+    File driver = firstExisting(List.of("/usr/bin/chromedriver", "/usr/lib/chromium/chromedriver"));
+    assumeTrue(chromium != null && driver != null,
+        "chromium and chromedriver are not installed (apt-get install -y chromium chromium-driver); skipping the browser test");
+    Path shots = Path.of("target", "screenshots");
+    Files.createDirectories(shots);
+    try (WebServer server = WebServer.start("127.0.0.1", 0)) {
+      ChromeOptions o = new ChromeOptions();
+      o.setBinary(chromium);
+      o.addArguments("--headless=new", "--no-sandbox", "--disable-dev-shm-usage", "--window-size=1400,1800");
+      ChromeDriverService service = new ChromeDriverService.Builder().usingDriverExecutable(driver).usingAnyFreePort().build();
+      ChromeDriver browser = new ChromeDriver(service, o);
+      try {
+        browser.get(server.uri().toString());
+        WebDriverWait wait = new WebDriverWait(browser, Duration.ofSeconds(90));
+        wait.until(b -> !b.findElements(By.cssSelector("#n-tokens_per_s .v")).isEmpty());
+        String before = browser.findElement(By.cssSelector("#n-tokens_per_s .v")).getText();
+        String rooflineBefore = browser.findElement(By.id("roofline")).getAttribute("innerHTML");
+        assertThat(before).endsWith("tokens/s");
+        assertThat(rooflineBefore).contains("<svg").contains("decode, batch 1");
+
+        WebElement batch = browser.findElement(By.id("batch"));
+        batch.click();
+        batch.sendKeys(Keys.HOME); // batch 1
+        for (int i = 0; i < 4; i++) {
+          batch.sendKeys(Keys.ARROW_RIGHT); // batch 2, 4, 8, 16
+        }
+        wait.until(b -> b.findElement(By.id("batch-out")).getText().equals("16"));
+        wait.until(b -> !b.findElement(By.cssSelector("#n-tokens_per_s .v")).getText().equals(before)
+            && "simulated".equals(b.findElement(By.id("status")).getText().split(" ")[0]));
+        String after = browser.findElement(By.cssSelector("#n-tokens_per_s .v")).getText();
+        assertThat(number(after)).isGreaterThan(number(before)); // 16 sequences share each weight read
+        assertThat(browser.findElement(By.id("roofline")).getAttribute("innerHTML")).isNotEqualTo(rooflineBefore)
+            .contains("batch 16");
+        assertThat(browser.findElement(By.id("error")).isDisplayed()).isFalse();
+        ((JavascriptExecutor) browser).executeScript("window.scrollTo(0, 0)");
+        Files.write(shots.resolve("serve-batch16.png"), browser.getScreenshotAs(OutputType.BYTES));
+      } finally {
+        browser.quit();
+      }
+    }
+  }
+
+  static double number(String s) {
+    return Double.parseDouble(s.replaceAll("[^0-9.]", ""));
+  }
+}

@@ -1,0 +1,93 @@
+package llmsim.cli;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import llmsim.core.hw.SystemSpec;
+import llmsim.hw.catalog.Catalog;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+/** The server's rules: bad requests get 400 and the CLI's message, only GET, catalog ids only, bounded runs. */
+class WebServerTest {
+  static WebServer server;
+  static final HttpClient CLIENT = HttpClient.newHttpClient();
+
+  @BeforeAll
+  static void start() throws Exception {
+    server = WebServer.start("127.0.0.1", 0);
+  }
+
+  @AfterAll
+  static void stop() {
+    server.close();
+  }
+
+  static HttpResponse<String> get(String pathAndQuery) throws Exception {
+    return CLIENT.send(HttpRequest.newBuilder(server.uri().resolve(pathAndQuery)).build(), HttpResponse.BodyHandlers.ofString());
+  }
+
+  @Test
+  void bindsLoopbackOnTheFreePortItWasGiven() {
+    assertThat(server.uri().getHost()).isEqualTo("127.0.0.1");
+    assertThat(server.port()).isPositive();
+  }
+
+  @Test
+  void page_isServedWithNothingFromElsewhere() throws Exception {
+    HttpResponse<String> r = get("/");
+    assertThat(r.statusCode()).isEqualTo(200);
+    assertThat(r.body()).contains("/api/run").doesNotContain("http://", "https://", "<script src");
+    assertThat(get("/other").statusCode()).isEqualTo(404);
+  }
+
+  @Test
+  void badValue_is400WithTheCliMessage() throws Exception {
+    HttpResponse<String> r = get("/api/run?hardware=h100-sxm&model=llama-7b&task=inference&batch=0");
+    assertThat(r.statusCode()).isEqualTo(400);
+    assertThat(r.body()).isEqualTo("--batch: must be >= 1, was 0");
+  }
+
+  @Test
+  void unknownOrRepeatedParameter_is400NamingTheAllowedOnes() throws Exception {
+    assertThat(get("/api/run?out=/tmp/x").body()).startsWith("unknown parameter 'out' (allowed: hardware, model");
+    assertThat(get("/api/run?batch=1&batch=2").body()).isEqualTo("parameter 'batch' is given twice");
+  }
+
+  @Test
+  void aFilePathForHardwareOrModel_isRefusedUnread() throws Exception {
+    HttpResponse<String> r = get("/api/run?hardware=/etc/passwd&model=llama-7b");
+    assertThat(r.statusCode()).isEqualTo(400);
+    assertThat(r.body()).contains("is not a catalog id");
+    assertThat(get("/api/run?hardware=h100-sxm&model=my.yaml").statusCode()).isEqualTo(400);
+  }
+
+  @Test
+  void aRunOverTheOpBudget_isRefusedBeforeItIsBuilt() throws Exception {
+    // a million sequences per micro-batch on every GPU of a DGX: refused with a 400 before anything is simulated
+    HttpResponse<String> big = get("/api/run?hardware=dgx-a100-8x80gb&model=llama-7b&task=train&seq_len=4096&batch=1048576");
+    assertThat(big.statusCode()).isEqualTo(400);
+  }
+
+  @Test
+  void post_is405() throws Exception {
+    HttpResponse<String> r = CLIENT.send(HttpRequest.newBuilder(server.uri().resolve("/api/run"))
+        .POST(HttpRequest.BodyPublishers.noBody()).build(), HttpResponse.BodyHandlers.ofString());
+    assertThat(r.statusCode()).isEqualTo(405);
+  }
+
+  @Test
+  void scaledHardware_multipliesTheDevicesFiguresAndSaysSo() {
+    SystemSpec s = Catalog.bundled().system("h100-sxm", "--hardware");
+    SystemSpec x = ScaledHardware.scale(s, 2, 0.5, 1.5);
+    assertThat(x.device().memoryBandwidthBytesPerSecond()).isEqualTo(2 * s.device().memoryBandwidthBytesPerSecond());
+    s.device().peakFlopsDense().forEach((p, v) -> assertThat(x.device().peakFlopsDense().get(p)).isEqualTo(0.5 * v));
+    assertThat(x.device().memoryCapacityBytes()).isEqualTo(1.5 * s.device().memoryCapacityBytes());
+    assertThat(x.name()).contains("x2.00 bandwidth");
+    assertThat(ScaledHardware.scale(s, 1, 1, 1)).isSameAs(s);
+  }
+}
