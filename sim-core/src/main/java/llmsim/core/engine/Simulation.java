@@ -188,13 +188,17 @@ public final class Simulation implements OpSink {
         tryStart(s);
       }
       while (!queue.isEmpty()) {
-        now = queue.peekTime();
+        double t = queue.peekTime();
         int payload = queue.pop();
         events++;
         int op = payload >>> 1;
+        // a completion superseded by a re-rating is dropped without moving the clock: the makespan is the last
+        // real event's time, not a stale one's
         if ((payload & 1) == FLOW) {
+          now = t;
           beginFlow(op);
-        } else if (get(8 * op, DUE) == now) {
+        } else if (get(8 * op, DUE) == t) {
+          now = t;
           complete(op);
         }
       }

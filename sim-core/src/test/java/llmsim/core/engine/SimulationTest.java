@@ -98,6 +98,9 @@ class SimulationTest {
     // it has 2e9 left at the full 50 GB/s = 40 ms more. Total bytes / bandwidth = 80 ms.
     assertThat(t.end()[0]).isCloseTo(2 * 1e9 / LINK_BW, within(1e-12));
     assertThat(t.end()[1]).isCloseTo(4e9 / LINK_BW, within(1e-12));
+    // the large one's first completion, due at 3e9 / 25e9 = 120 ms before the re-share, is stale: the step ends
+    // when the last op does
+    assertThat(t.makespan()).isCloseTo(4e9 / LINK_BW, within(1e-12));
   }
 
   @Test
