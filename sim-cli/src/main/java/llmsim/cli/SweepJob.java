@@ -40,13 +40,17 @@ record SweepJob(String id, EnumMap<ScenarioKey, ArrayList<String>> axes, String 
       return size() > 4;
     }
   };
+  private static final java.util.concurrent.atomic.AtomicLong NEXT_ID = new java.util.concurrent.atomic.AtomicLong();
   private static final ThreadLocal<Estimator> ESTIMATORS = ThreadLocal.withInitial(() -> new Estimator(Kernels.get()));
 
   static SweepJob of(Map<ScenarioKey, List<String>> axes, SweepGrid grid, String mode, boolean jsonl, Integer top,
       String by, int chunkSize, long points) {
     EnumMap<ScenarioKey, ArrayList<String>> copy = new EnumMap<>(ScenarioKey.class);
     axes.forEach((k, v) -> copy.put(k, new ArrayList<>(v)));
-    SweepJob job = new SweepJob(java.util.UUID.randomUUID().toString(), copy, mode, jsonl, top, by, chunkSize, points,
+    // process id and clock: unique enough to key a worker's cache, and unlike UUID.randomUUID it does not load
+    // SecureRandom (about 40 classes) into every local sweep
+    String id = ProcessHandle.current().pid() + "-" + System.nanoTime() + "-" + NEXT_ID.incrementAndGet();
+    SweepJob job = new SweepJob(id, copy, mode, jsonl, top, by, chunkSize, points,
         Kernels.get().name());
     synchronized (GRIDS) {
       GRIDS.put(job.id, grid);
