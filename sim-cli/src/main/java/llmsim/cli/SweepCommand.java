@@ -10,24 +10,17 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
-import java.util.Comparator;
 import java.util.EnumMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
-import java.util.PriorityQueue;
 import java.util.concurrent.Callable;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.concurrent.atomic.AtomicLong;
-import llmsim.core.kernel.Kernels;
 import llmsim.core.scenario.ScenarioKey;
 import llmsim.core.scenario.ScenarioKeyException;
-import llmsim.core.workload.Estimate;
-import llmsim.core.workload.Estimator;
+import llmsim.core.sweep.SweepBackend;
 import llmsim.core.workload.OpBudget;
 import llmsim.hw.catalog.Catalog;
 import llmsim.hw.scenario.GridFile;
@@ -91,15 +84,26 @@ final class SweepCommand implements ScenarioOptions.GridCommand, Callable<Intege
   @Option(names = "--max-points", defaultValue = "20000000", paramLabel = "N", description = "Refuse grids larger than this (default: ${DEFAULT-VALUE}).")
   long maxPoints;
 
-  @Option(names = "--threads", paramLabel = "N", description = "Worker threads (default: all cores).")
+  @Option(names = "--threads", paramLabel = "N", description = "Worker threads (default: all cores); with --backend "
+      + "hazelcast and no --cluster, the embedded member's.")
   Integer threads;
+
+  @Option(names = "--backend", defaultValue = SweepBackends.LOCAL, paramLabel = "NAME", description = {
+      "Where points run: local (threads of this process; default) or hazelcast (the members of a cluster given with",
+      "--cluster, or without it one member embedded in this process). Same rows, same bytes. See docs/DISTRIBUTED.md."})
+  String backend;
+
+  @Option(names = "--cluster", paramLabel = "HOST:PORT[,...]",
+      description = "With --backend hazelcast: members of a running cluster (started with 'llmsim worker').")
+  String cluster;
 
   /** Test seam: a child JVM given this property stops writing after that many chunks and waits for a signal. */
   static final String PAUSE_PROPERTY = "llmsim.test.sweepPauseAfterChunks";
 
   @Override
   public Integer call() throws Exception {
-    SweepGrid grid = new SweepGrid(axes(), Catalog.bundled().withOverrides(sets));
+    Map<ScenarioKey, List<String>> axes = axes();
+    SweepGrid grid = new SweepGrid(axes, Catalog.bundled().withOverrides(sets));
     ScenarioOptions.warnOverrides(grid.catalog, spec.commandLine().getErr());
     long n = grid.points();
     checkOptions(n); // every flag is checked before the output is touched
@@ -111,12 +115,14 @@ final class SweepCommand implements ScenarioOptions.GridCommand, Callable<Intege
     if (mode.equals("simulate")) {
       checkSimulable(grid, n, workers);
     }
+    SweepJob job = SweepJob.of(axes, grid, mode, format.equals("jsonl"), top, by,
+        mode.equals("analytic") ? ANALYTIC_CHUNK : SIMULATE_CHUNK, n);
     AtomicFiles.Staged staged = output == null ? null : stageOutput();
-    try {
+    try (SweepBackend engine = SweepBackends.open(backend, cluster, threads, spec.commandLine().getErr())) {
       Writer w = staged == null ? new PrintWriter(spec.commandLine().getOut())
           : new BufferedWriter(new OutputStreamWriter(Files.newOutputStream(staged.tmp()), StandardCharsets.UTF_8), 1 << 16);
       Progress progress = new Progress(spec.commandLine().getErr(), n, output != null && TerminalWriter.attached());
-      Run run = new Run(grid, n, format.equals("jsonl"), w, staged, progress);
+      Run run = new Run(job, w, staged, progress);
       Thread hook = new Thread(run::interrupt, "llmsim-sweep-interrupt");
       if (staged != null) {
         staged.onShutdown(run::interrupt); // AtomicFiles' one hook: keep the complete rows, then clean up
@@ -124,7 +130,7 @@ final class SweepCommand implements ScenarioOptions.GridCommand, Callable<Intege
         Runtime.getRuntime().addShutdownHook(hook);
       }
       try {
-        run.execute(workers);
+        run.execute(engine);
       } finally {
         if (staged == null) {
           try {
@@ -189,6 +195,12 @@ final class SweepCommand implements ScenarioOptions.GridCommand, Callable<Intege
     if (threads != null && threads < 1) {
       throw new BadFlagException("--threads must be >= 1, was " + threads);
     }
+    if (cluster != null && backend.equals(SweepBackends.LOCAL)) {
+      throw new BadFlagException("--cluster needs a distributed --backend (for example --backend hazelcast)");
+    }
+    if (cluster != null && threads != null) {
+      throw new BadFlagException("--threads with --cluster: each worker sets its own (llmsim worker --threads N)");
+    }
   }
 
   /**
@@ -221,9 +233,8 @@ final class SweepCommand implements ScenarioOptions.GridCommand, Callable<Intege
     return raw;
   }
 
-  /** One sweep: workers fill chunks, the calling thread writes them in index order. */
+  /** One sweep: the backend's workers fill chunks in any order, the calling thread writes them in index order. */
   private final class Run {
-    final SweepGrid grid;
     final long n;
     final boolean jsonl;
     final Writer out;
@@ -234,56 +245,48 @@ final class SweepCommand implements ScenarioOptions.GridCommand, Callable<Intege
     final Object writeLock = new Object();
     boolean closed;
     long rowsWritten;
-    final Map<Long, Chunk> done = new ConcurrentHashMap<>();
-    final String kernel = Kernels.get().name();
-    final int chunkSize = mode.equals("analytic") ? ANALYTIC_CHUNK : SIMULATE_CHUNK;
+    final Map<Long, SweepJob.Chunk> done = new ConcurrentHashMap<>();
+    final int chunkSize;
+    final SweepJob job;
 
-    Run(SweepGrid grid, long n, boolean jsonl, Writer out, AtomicFiles.Staged staged, Progress progress) {
-      this.grid = grid;
-      this.n = n;
-      this.jsonl = jsonl;
+    Run(SweepJob job, Writer out, AtomicFiles.Staged staged, Progress progress) {
+      this.job = job;
+      this.n = job.points();
+      this.jsonl = job.jsonl();
+      this.chunkSize = job.chunkSize();
       this.out = out;
       this.staged = staged;
       this.progress = progress;
     }
 
-    record Chunk(String text, List<Ranked> best) {}
-
-    record Ranked(double value, long index, String row) {}
-
-    void execute(int workers) throws InterruptedException, IOException {
-      long chunks = (n + chunkSize - 1) / chunkSize;
-      ExecutorService pool = Executors.newFixedThreadPool(workers, r -> {
-        Thread t = new Thread(r, "llmsim-sweep");
-        t.setDaemon(true);
-        return t;
-      });
-      ThreadLocal<Estimator> estimators = ThreadLocal.withInitial(() -> new Estimator(Kernels.get()));
-      AtomicLong next = new AtomicLong();
-      for (int i = 0; i < workers; i++) {
-        pool.execute(() -> {
-          long c;
-          try {
-            while (!cancelled.get() && (c = next.getAndIncrement()) < chunks) {
-              done.put(c, compute(estimators.get(), c));
+    void execute(SweepBackend backend) throws InterruptedException, IOException {
+      long chunks = job.chunks();
+      Thread feeder = new Thread(() -> {
+        try {
+          backend.run(job, (c, chunk) -> {
+            if (!cancelled.get()) {
+              done.putIfAbsent(c, chunk);
             }
-          } catch (RuntimeException | Error e) {
-            failure.compareAndSet(null, e instanceof RuntimeException re ? re : new IllegalStateException(e));
-            cancelled.set(true);
-          }
-        });
-      }
-      pool.shutdown();
+          }, cancelled::get);
+        } catch (RuntimeException | Error e) {
+          failure.compareAndSet(null, e instanceof RuntimeException re ? re : new IllegalStateException(e));
+          cancelled.set(true);
+        } catch (InterruptedException e) {
+          cancelled.set(true);
+        }
+      }, "llmsim-sweep-backend");
+      feeder.setDaemon(true);
+      feeder.start();
       if (top == null) {
         write(SweepRows.header(jsonl), 0);
       }
-      List<Ranked> best = new ArrayList<>();
+      List<SweepJob.Ranked> best = new ArrayList<>();
       long pauseAfter = Long.getLong(PAUSE_PROPERTY, -1);
       for (long c = 0; c < chunks && !cancelled.get(); c++) {
         if (c == pauseAfter) {
           pauseForTest(c);
         }
-        Chunk chunk;
+        SweepJob.Chunk chunk;
         while ((chunk = done.remove(c)) == null) {
           if (cancelled.get()) {
             break;
@@ -297,7 +300,7 @@ final class SweepCommand implements ScenarioOptions.GridCommand, Callable<Intege
           write(chunk.text(), Math.min(n, (c + 1) * chunkSize) - c * chunkSize);
         } else {
           best.addAll(chunk.best());
-          best = keepBest(best);
+          best = job.keepBest(best);
         }
         progress.update(Math.min(n, (c + 1) * chunkSize));
       }
@@ -310,7 +313,7 @@ final class SweepCommand implements ScenarioOptions.GridCommand, Callable<Intege
         best.forEach(r -> b.append(r.row()));
         write(b.toString(), best.size());
       }
-      pool.awaitTermination(1, TimeUnit.MINUTES);
+      feeder.join(TimeUnit.MINUTES.toMillis(1));
       finish(true);
     }
 
@@ -320,40 +323,6 @@ final class SweepCommand implements ScenarioOptions.GridCommand, Callable<Intege
       err.println("llmsim-test: paused after " + chunksWritten + " chunks");
       err.flush();
       new java.util.concurrent.CountDownLatch(1).await();
-    }
-
-    Chunk compute(Estimator est, long c) {
-      StringBuilder b = new StringBuilder(chunkSize * 200);
-      List<Ranked> best = new ArrayList<>();
-      long end = Math.min(n, (c + 1) * chunkSize);
-      for (long i = c * chunkSize; i < end; i++) {
-        SweepGrid.Point p = grid.point(i);
-        Estimate e = mode.equals("analytic") ? est.analytic(p.system(), p.model(), p.task(), p.software())
-            : est.simulated(p.system(), p.model(), p.task(), p.software());
-        if (top == null) {
-          SweepRows.append(b, p, e, mode, kernel, jsonl);
-        } else {
-          double v = SweepRows.metric(e, by);
-          if (!Double.isNaN(v)) {
-            StringBuilder row = new StringBuilder(200);
-            SweepRows.append(row, p, e, mode, kernel, jsonl);
-            best.add(new Ranked(v, i, row.toString()));
-            if (best.size() > 4 * top) {
-              best = keepBest(best);
-            }
-          }
-        }
-      }
-      return new Chunk(b.toString(), top == null ? List.of() : keepBest(best));
-    }
-
-    List<Ranked> keepBest(List<Ranked> rows) {
-      Comparator<Ranked> order = Comparator.comparingDouble(Ranked::value);
-      if (SweepRows.higherIsBetter(by)) {
-        order = order.reversed();
-      }
-      order = order.thenComparingLong(Ranked::index);
-      return new ArrayList<>(rows.stream().sorted(order).limit(top).toList());
     }
 
     /** Writes whole rows at once: a signal that takes the lock finds only complete lines. */

@@ -42,6 +42,37 @@ class SweepCommandTest {
   }
 
   @Test
+  void backendFlags_areCheckedBeforeAnyWork() {
+    CliRunner unknown = CliRunner.run(with("--backend", "spark"));
+    assertThat(unknown.code()).isEqualTo(2);
+    assertThat(unknown.err()).contains("--backend").contains("spark").contains("local");
+    assertThat(unknown.out()).isEmpty();
+    CliRunner clusterLocal = CliRunner.run(with("--cluster", "127.0.0.1:5701"));
+    assertThat(clusterLocal.code()).isEqualTo(2);
+    assertThat(clusterLocal.err()).contains("--cluster needs a distributed --backend");
+    CliRunner threads = CliRunner.run(with("--backend", "hazelcast", "--cluster", "127.0.0.1:5701", "--threads", "2"));
+    assertThat(threads.code()).isEqualTo(2);
+    assertThat(threads.err()).contains("each worker sets its own");
+  }
+
+  @Test
+  void aDistributedBackendWithoutItsJars_namesTheFolderAndTheBuild() {
+    String before = System.getProperty(SweepBackends.LIB_PROPERTY);
+    System.setProperty(SweepBackends.LIB_PROPERTY, dir.resolve("no-such-lib").toString());
+    try {
+      CliRunner r = CliRunner.run(with("--backend", "hazelcast"));
+      assertThat(r.code()).isEqualTo(2);
+      assertThat(r.err()).contains("no-such-lib").contains("sim-distributed");
+    } finally {
+      if (before == null) {
+        System.clearProperty(SweepBackends.LIB_PROPERTY);
+      } else {
+        System.setProperty(SweepBackends.LIB_PROPERTY, before);
+      }
+    }
+  }
+
+  @Test
   void analyticAndSimulatedRows_agreeForSerialSteps() {
     String[] base = {"sweep", "--hardware", "m2-ultra", "--models", "llama-7b", "--tasks", "train", "--batch", "1,2",
         "--seq-len", "256", "--offload", "none", "--format", "jsonl"};

@@ -1,0 +1,118 @@
+package llmsim.cli;
+
+import java.io.Serializable;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.EnumMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import llmsim.core.kernel.Kernels;
+import llmsim.core.scenario.ScenarioKey;
+import llmsim.core.sweep.ChunkedJob;
+import llmsim.core.workload.Estimate;
+import llmsim.core.workload.Estimator;
+
+/**
+ * A sweep as a backend moves it: the grid's axes as the user wrote them (never its points), the mode, the row format
+ * and the ranking. Chunk {@code c} is points {@code c * chunkSize} up to {@code (c + 1) * chunkSize}, each decoded
+ * from its index, so a worker in another process rebuilds the grid once and computes any chunk to the same bytes.
+ *
+ * <p>Files named in the axes ({@code --hardware ./my-gpu.yaml}) are read by each worker, at the same path.
+ */
+record SweepJob(String id, EnumMap<ScenarioKey, ArrayList<String>> axes, String mode, boolean jsonl, Integer top,
+    String by, int chunkSize, long points, String kernel) implements ChunkedJob<SweepJob.Chunk> {
+  private static final long serialVersionUID = 1L;
+
+  /** One chunk's rows, or with --top its best rows. */
+  record Chunk(String text, List<Ranked> best) implements Serializable {
+    private static final long serialVersionUID = 1L;
+  }
+
+  record Ranked(double value, long index, String row) implements Serializable {
+    private static final long serialVersionUID = 1L;
+  }
+
+  /** Grids already built in this process, by job id (a worker serves one sweep after another; the last few stay). */
+  private static final Map<String, SweepGrid> GRIDS = new LinkedHashMap<>(8, 0.75f, true) {
+    @Override
+    protected boolean removeEldestEntry(Map.Entry<String, SweepGrid> eldest) {
+      return size() > 4;
+    }
+  };
+  private static final java.util.concurrent.atomic.AtomicLong NEXT_ID = new java.util.concurrent.atomic.AtomicLong();
+  private static final ThreadLocal<Estimator> ESTIMATORS = ThreadLocal.withInitial(() -> new Estimator(Kernels.get()));
+
+  static SweepJob of(Map<ScenarioKey, List<String>> axes, SweepGrid grid, String mode, boolean jsonl, Integer top,
+      String by, int chunkSize, long points) {
+    EnumMap<ScenarioKey, ArrayList<String>> copy = new EnumMap<>(ScenarioKey.class);
+    axes.forEach((k, v) -> copy.put(k, new ArrayList<>(v)));
+    // process id and clock: unique enough to key a worker's cache, and unlike UUID.randomUUID it does not load
+    // SecureRandom (about 40 classes) into every local sweep
+    String id = ProcessHandle.current().pid() + "-" + System.nanoTime() + "-" + NEXT_ID.incrementAndGet();
+    SweepJob job = new SweepJob(id, copy, mode, jsonl, top, by, chunkSize, points,
+        Kernels.get().name());
+    synchronized (GRIDS) {
+      GRIDS.put(job.id, grid);
+    }
+    return job;
+  }
+
+  @Override
+  public long chunks() {
+    return (points + chunkSize - 1) / chunkSize;
+  }
+
+  @Override
+  public Chunk compute(long c) {
+    String here = Kernels.get().name();
+    if (!here.equals(kernel)) { // rows name the kernel, and the kernels' sums may differ in the last bits
+      throw new IllegalStateException("this worker runs the " + here + " kernel where the sweep was started with "
+          + kernel + ": start every worker with the same JVM options (--add-modules jdk.incubator.vector)");
+    }
+    SweepGrid grid = grid();
+    Estimator est = ESTIMATORS.get();
+    StringBuilder b = new StringBuilder(chunkSize * 200);
+    List<Ranked> best = new ArrayList<>();
+    long end = Math.min(points, (c + 1) * chunkSize);
+    for (long i = c * chunkSize; i < end; i++) {
+      SweepGrid.Point p = grid.point(i);
+      Estimate e = mode.equals("analytic") ? est.analytic(p.system(), p.model(), p.task(), p.software())
+          : est.simulated(p.system(), p.model(), p.task(), p.software());
+      if (top == null) {
+        SweepRows.append(b, p, e, mode, kernel, jsonl);
+      } else {
+        double v = SweepRows.metric(e, by);
+        if (!Double.isNaN(v)) {
+          StringBuilder row = new StringBuilder(200);
+          SweepRows.append(row, p, e, mode, kernel, jsonl);
+          best.add(new Ranked(v, i, row.toString()));
+          if (best.size() > 4 * top) {
+            best = keepBest(best);
+          }
+        }
+      }
+    }
+    return new Chunk(b.toString(), top == null ? List.of() : keepBest(best));
+  }
+
+  /** The best --top rows by --by, ties by index: the same rows in the same order however the chunks fell. */
+  List<Ranked> keepBest(List<Ranked> rows) {
+    Comparator<Ranked> order = Comparator.comparingDouble(Ranked::value);
+    if (SweepRows.higherIsBetter(by)) {
+      order = order.reversed();
+    }
+    order = order.thenComparingLong(Ranked::index);
+    return new ArrayList<>(rows.stream().sorted(order).limit(top).toList());
+  }
+
+  private SweepGrid grid() {
+    synchronized (GRIDS) {
+      return GRIDS.computeIfAbsent(id, k -> {
+        Map<ScenarioKey, List<String>> raw = new EnumMap<>(ScenarioKey.class);
+        raw.putAll(axes);
+        return new SweepGrid(raw);
+      });
+    }
+  }
+}

@@ -1,0 +1,98 @@
+package llmsim.distributed;
+
+import com.hazelcast.client.config.ClientConfig;
+import com.hazelcast.config.Config;
+import com.hazelcast.config.JoinConfig;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.logging.Level;
+import java.util.logging.Logger;
+
+/** Hazelcast configuration for llmsim's members and clients: one place for names, ports, joining and logging. */
+final class Members {
+  static final String CLUSTER_NAME = "llmsim";
+  static final String EXECUTOR = "llmsim-sweep";
+  /** Member attribute: the worker threads of the member's executor, so a client keeps each one busy, no busier. */
+  static final String THREADS_ATTRIBUTE = "llmsim.threads";
+  static final int DEFAULT_PORT = 5701;
+  /** Held so the level set on it stays (java.util.logging keeps loggers weakly). */
+  private static final Logger HAZELCAST_LOG = Logger.getLogger("com.hazelcast");
+
+  private Members() {}
+
+  /**
+   * A member on {@code host:port} that joins {@code members} over TCP (no multicast, no cloud discovery), or stays
+   * alone when the list is empty. Binds to {@code host} only.
+   */
+  static Config member(String host, int port, List<String> members, int threads) {
+    Config c = new Config();
+    c.setClusterName(CLUSTER_NAME);
+    common(c.getProperties());
+    c.setProperty("hazelcast.local.localAddress", host);
+    c.setProperty("hazelcast.socket.bind.any", "false");
+    c.setProperty("hazelcast.wait.seconds.before.join", "0"); // default 5 s: the whole of a short sweep
+    c.setProperty("hazelcast.shutdownhook.policy", "GRACEFUL");
+    c.getNetworkConfig().setPort(port).setPortAutoIncrement(members.isEmpty());
+    JoinConfig join = c.getNetworkConfig().getJoin();
+    join.getMulticastConfig().setEnabled(false);
+    join.getAutoDetectionConfig().setEnabled(false);
+    join.getTcpIpConfig().setEnabled(!members.isEmpty()).setMembers(new ArrayList<>(members));
+    c.getExecutorConfig(EXECUTOR).setPoolSize(threads);
+    c.getMemberAttributeConfig().setAttribute(THREADS_ATTRIBUTE, Integer.toString(threads));
+    return c;
+  }
+
+  /** How long a client tries to reach the cluster (tests shorten it). */
+  static long connectTimeoutMillis() {
+    return Long.getLong("llmsim.hazelcast.connectTimeoutMillis", 10_000);
+  }
+
+  /** A client of the cluster at {@code addresses}; gives up connecting after {@link #connectTimeoutMillis()}. */
+  static ClientConfig client(List<String> addresses) {
+    ClientConfig c = new ClientConfig();
+    c.setClusterName(CLUSTER_NAME);
+    common(c.getProperties());
+    c.getNetworkConfig().setAddresses(new ArrayList<>(addresses));
+    c.getConnectionStrategyConfig().getConnectionRetryConfig().setClusterConnectTimeoutMillis(connectTimeoutMillis());
+    return c;
+  }
+
+  private static void common(java.util.Properties p) {
+    p.setProperty("hazelcast.phone.home.enabled", "false");
+    p.setProperty("hazelcast.logging.type", "jdk");
+  }
+
+  /** Hazelcast's own log at {@code level} and above (INFO lists every member and partition event). */
+  static void logLevel(Level level) {
+    HAZELCAST_LOG.setLevel(level);
+  }
+
+  /** {@code host:port[,host:port...]}; a missing port is 5701. */
+  static List<String> parseAddresses(String list, String flag) {
+    List<String> out = new ArrayList<>();
+    for (String a : list.split(",")) {
+      String s = a.strip();
+      if (s.isEmpty()) {
+        continue;
+      }
+      int colon = s.lastIndexOf(':');
+      if (colon < 0) {
+        s = s + ":" + DEFAULT_PORT;
+      } else {
+        try {
+          int port = Integer.parseInt(s.substring(colon + 1));
+          if (port < 1 || port > 65535) {
+            throw new NumberFormatException();
+          }
+        } catch (NumberFormatException e) {
+          throw new IllegalArgumentException(flag + ": '" + a.strip() + "' is not HOST:PORT (port 1-65535)");
+        }
+      }
+      out.add(s);
+    }
+    if (out.isEmpty()) {
+      throw new IllegalArgumentException(flag + ": give at least one HOST:PORT");
+    }
+    return out;
+  }
+}
