@@ -115,7 +115,7 @@ final class SweepCommand implements ScenarioOptions.GridCommand, Callable<Intege
     if (mode.equals("simulate")) {
       checkSimulable(grid, n, workers);
     }
-    SweepJob job = SweepJob.of(axes, grid, mode, format.equals("jsonl"), top, by,
+    SweepJob job = SweepJob.of(axes, sets, grid, mode, format.equals("jsonl"), top, by,
         mode.equals("analytic") ? ANALYTIC_CHUNK : SIMULATE_CHUNK, n);
     AtomicFiles.Staged staged = output == null ? null : stageOutput();
     try (SweepBackend engine = SweepBackends.open(backend, cluster, threads, spec.commandLine().getErr())) {

@@ -20,8 +20,9 @@ import llmsim.core.workload.Estimator;
  *
  * <p>Files named in the axes ({@code --hardware ./my-gpu.yaml}) are read by each worker, at the same path.
  */
-record SweepJob(String id, EnumMap<ScenarioKey, ArrayList<String>> axes, String mode, boolean jsonl, Integer top,
-    String by, int chunkSize, long points, String kernel) implements ChunkedJob<SweepJob.Chunk> {
+record SweepJob(String id, EnumMap<ScenarioKey, ArrayList<String>> axes, ArrayList<String> sets, String mode,
+    boolean jsonl, Integer top, String by, int chunkSize, long points, String kernel)
+    implements ChunkedJob<SweepJob.Chunk> {
   private static final long serialVersionUID = 1L;
 
   /** One chunk's rows, or with --top its best rows. */
@@ -43,14 +44,15 @@ record SweepJob(String id, EnumMap<ScenarioKey, ArrayList<String>> axes, String 
   private static final java.util.concurrent.atomic.AtomicLong NEXT_ID = new java.util.concurrent.atomic.AtomicLong();
   private static final ThreadLocal<Estimator> ESTIMATORS = ThreadLocal.withInitial(() -> new Estimator(Kernels.get()));
 
-  static SweepJob of(Map<ScenarioKey, List<String>> axes, SweepGrid grid, String mode, boolean jsonl, Integer top,
-      String by, int chunkSize, long points) {
+  /** {@code sets}: the --set overrides, applied to the catalog by each worker as here. */
+  static SweepJob of(Map<ScenarioKey, List<String>> axes, List<String> sets, SweepGrid grid, String mode,
+      boolean jsonl, Integer top, String by, int chunkSize, long points) {
     EnumMap<ScenarioKey, ArrayList<String>> copy = new EnumMap<>(ScenarioKey.class);
     axes.forEach((k, v) -> copy.put(k, new ArrayList<>(v)));
     // process id and clock: unique enough to key a worker's cache, and unlike UUID.randomUUID it does not load
     // SecureRandom (about 40 classes) into every local sweep
     String id = ProcessHandle.current().pid() + "-" + System.nanoTime() + "-" + NEXT_ID.incrementAndGet();
-    SweepJob job = new SweepJob(id, copy, mode, jsonl, top, by, chunkSize, points,
+    SweepJob job = new SweepJob(id, copy, new ArrayList<>(sets), mode, jsonl, top, by, chunkSize, points,
         Kernels.get().name());
     synchronized (GRIDS) {
       GRIDS.put(job.id, grid);
@@ -111,7 +113,7 @@ record SweepJob(String id, EnumMap<ScenarioKey, ArrayList<String>> axes, String 
       return GRIDS.computeIfAbsent(id, k -> {
         Map<ScenarioKey, List<String>> raw = new EnumMap<>(ScenarioKey.class);
         raw.putAll(axes);
-        return new SweepGrid(raw);
+        return new SweepGrid(raw, llmsim.hw.catalog.Catalog.bundled().withOverrides(sets));
       });
     }
   }
