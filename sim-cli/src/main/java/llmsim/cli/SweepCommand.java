@@ -23,6 +23,7 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
+import llmsim.core.cost.JobCost;
 import llmsim.core.kernel.Kernels;
 import llmsim.core.scenario.ScenarioKey;
 import llmsim.core.scenario.ScenarioKeyException;
@@ -63,6 +64,14 @@ final class SweepCommand implements ScenarioOptions.GridCommand, Callable<Intege
     return axisFlags;
   }
 
+  /** The job's size and prices, one value each (added by {@link ScenarioOptions#addTo}). */
+  final ScenarioOptions job = new ScenarioOptions();
+
+  @Override
+  public ScenarioOptions job() {
+    return job;
+  }
+
   @Option(names = "--mode", defaultValue = "analytic", paramLabel = "MODE", description = "analytic or simulate (default: ${DEFAULT-VALUE}).")
   String mode;
 
@@ -76,7 +85,8 @@ final class SweepCommand implements ScenarioOptions.GridCommand, Callable<Intege
   Integer top;
 
   @Option(names = "--by", defaultValue = "tokens_per_s", paramLabel = "KEY",
-      description = "Ranking for --top: tokens_per_s, mfu (higher is better), step_time_s, ttft_s, tpot_s (lower is better).")
+      description = "Ranking for --top: tokens_per_s, mfu (higher is better), step_time_s, ttft_s, tpot_s, and with a job"
+          + " (--tokens or --requests) cost, cost_per_million_tokens, wall_time_s (lower is better).")
   String by;
 
   @Option(names = "--max-points", defaultValue = "20000000", paramLabel = "N", description = "Refuse grids larger than this (default: ${DEFAULT-VALUE}).")
@@ -90,9 +100,10 @@ final class SweepCommand implements ScenarioOptions.GridCommand, Callable<Intege
 
   @Override
   public Integer call() throws Exception {
-    SweepGrid grid = new SweepGrid(axes());
+    SweepJob sweepJob = SweepJob.of(job);
+    SweepGrid grid = new SweepGrid(axes(), sweepJob);
     long n = grid.points();
-    checkOptions(n); // every flag is checked before the output is touched
+    checkOptions(n, sweepJob); // every flag is checked before the output is touched
     if (mode.equals("analytic") && grid.hasPipelineStages()) {
       throw new BadFlagException("--pp: the closed form (--mode analytic) sums ops as if nothing overlapped, which a"
           + " pipeline's stages do by design: sweep pp > 1 with --mode simulate");
@@ -106,7 +117,7 @@ final class SweepCommand implements ScenarioOptions.GridCommand, Callable<Intege
       Writer w = staged == null ? new PrintWriter(spec.commandLine().getOut())
           : new BufferedWriter(new OutputStreamWriter(Files.newOutputStream(staged.tmp()), StandardCharsets.UTF_8), 1 << 16);
       Progress progress = new Progress(spec.commandLine().getErr(), n, output != null && TerminalWriter.attached());
-      Run run = new Run(grid, n, format.equals("jsonl"), w, staged, progress);
+      Run run = new Run(grid, sweepJob, n, format.equals("jsonl"), w, staged, progress);
       Thread hook = new Thread(run::interrupt, "llmsim-sweep-interrupt");
       if (staged != null) {
         staged.onShutdown(run::interrupt); // AtomicFiles' one hook: keep the complete rows, then clean up
@@ -159,7 +170,7 @@ final class SweepCommand implements ScenarioOptions.GridCommand, Callable<Intege
     }
   }
 
-  private void checkOptions(long n) {
+  private void checkOptions(long n, SweepJob sweepJob) {
     if (!mode.equals("analytic") && !mode.equals("simulate")) {
       throw new BadFlagException("--mode", mode, "analytic, simulate");
     }
@@ -175,6 +186,10 @@ final class SweepCommand implements ScenarioOptions.GridCommand, Callable<Intege
     }
     if (!SweepRows.RANKABLE.contains(by)) {
       throw new BadFlagException("--by", by, String.join(", ", SweepRows.RANKABLE));
+    }
+    if (sweepJob == null && SweepRows.jobMetric(by)) {
+      throw new BadFlagException("--by " + by + " ranks the job: give its size with --tokens (training: tokens trained"
+          + " on) or --requests (inference)");
     }
     if (threads != null && threads < 1) {
       throw new BadFlagException("--threads must be >= 1, was " + threads);
@@ -214,6 +229,7 @@ final class SweepCommand implements ScenarioOptions.GridCommand, Callable<Intege
   /** One sweep: workers fill chunks, the calling thread writes them in index order. */
   private final class Run {
     final SweepGrid grid;
+    final SweepJob job; // null: no job columns
     final long n;
     final boolean jsonl;
     final Writer out;
@@ -228,8 +244,10 @@ final class SweepCommand implements ScenarioOptions.GridCommand, Callable<Intege
     final String kernel = Kernels.get().name();
     final int chunkSize = mode.equals("analytic") ? ANALYTIC_CHUNK : SIMULATE_CHUNK;
 
-    Run(SweepGrid grid, long n, boolean jsonl, Writer out, AtomicFiles.Staged staged, Progress progress) {
+    Run(SweepGrid grid, SweepJob job, long n, boolean jsonl, Writer out, AtomicFiles.Staged staged,
+        Progress progress) {
       this.grid = grid;
+      this.job = job;
       this.n = n;
       this.jsonl = jsonl;
       this.out = out;
@@ -265,7 +283,7 @@ final class SweepCommand implements ScenarioOptions.GridCommand, Callable<Intege
       }
       pool.shutdown();
       if (top == null) {
-        write(SweepRows.header(jsonl), 0);
+        write(SweepRows.header(jsonl, job != null), 0);
       }
       List<Ranked> best = new ArrayList<>();
       long pauseAfter = Long.getLong(PAUSE_PROPERTY, -1);
@@ -296,7 +314,7 @@ final class SweepCommand implements ScenarioOptions.GridCommand, Callable<Intege
         throw failure.get();
       }
       if (top != null && !cancelled.get()) {
-        StringBuilder b = new StringBuilder(SweepRows.header(jsonl));
+        StringBuilder b = new StringBuilder(SweepRows.header(jsonl, job != null));
         best.forEach(r -> b.append(r.row()));
         write(b.toString(), best.size());
       }
@@ -320,13 +338,14 @@ final class SweepCommand implements ScenarioOptions.GridCommand, Callable<Intege
         SweepGrid.Point p = grid.point(i);
         Estimate e = mode.equals("analytic") ? est.analytic(p.system(), p.model(), p.task(), p.software())
             : est.simulated(p.system(), p.model(), p.task(), p.software());
+        JobCost cost = job == null ? null : job.cost(p.system(), p.task(), e);
         if (top == null) {
-          SweepRows.append(b, p, e, mode, kernel, jsonl);
+          SweepRows.append(b, p, e, mode, kernel, jsonl, job, cost);
         } else {
-          double v = SweepRows.metric(e, by);
+          double v = SweepRows.metric(e, cost, by);
           if (!Double.isNaN(v)) {
             StringBuilder row = new StringBuilder(200);
-            SweepRows.append(row, p, e, mode, kernel, jsonl);
+            SweepRows.append(row, p, e, mode, kernel, jsonl, job, cost);
             best.add(new Ranked(v, i, row.toString()));
             if (best.size() > 4 * top) {
               best = keepBest(best);

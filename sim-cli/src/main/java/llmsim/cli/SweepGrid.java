@@ -37,7 +37,11 @@ final class SweepGrid {
   private final List<List<Object>> values = new ArrayList<>();
   private final int[] radix;
 
-  SweepGrid(Map<ScenarioKey, List<String>> raw) {
+  /** The sweep's job, or null: its size is checked against every task of the grid. */
+  private final SweepJob job;
+
+  SweepGrid(Map<ScenarioKey, List<String>> raw, SweepJob job) {
+    this.job = job;
     Catalog c = Catalog.bundled();
     for (ScenarioKey k : AXES) {
       List<String> given = raw.get(k);
@@ -154,6 +158,9 @@ final class SweepGrid {
         ScenarioValues v = values(sub);
         Task t = v.task();
         ScenarioValues.checkAgainstModel(t, models.get(sub[1]));
+        if (job != null) {
+          job.tokens(t); // --requests on a training task
+        }
         for (SystemSpec s : systems) {
           MemoryPlanner.checkOffload(s, t);
           SystemSpec sized = Placement.size(s, v.nodes(), v.gpus());
