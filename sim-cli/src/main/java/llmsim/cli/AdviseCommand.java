@@ -1,6 +1,7 @@
 package llmsim.cli;
 
 import java.io.PrintWriter;
+import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -13,10 +14,12 @@ import llmsim.core.cost.Money;
 import llmsim.core.model.ModelSpec;
 import llmsim.core.util.Units;
 import llmsim.hw.catalog.Catalog;
+import llmsim.hw.scenario.ScenarioFile;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
+import picocli.CommandLine.Parameters;
 import picocli.CommandLine.Spec;
 
 /** {@code llmsim advise}: which hardware and plan finish a job cheapest within a deadline and a budget. */
@@ -35,6 +38,10 @@ final class AdviseCommand implements ScenarioOptions.Command, Callable<Integer> 
   public ScenarioOptions scenario() {
     return scenario;
   }
+
+  @Parameters(arity = "0..1", paramLabel = "SCENARIO", description = "A scenario .yaml file (optional; flags override"
+      + " its keys; its hardware, if any, is what is tried).")
+  Path scenarioFile;
 
   @Mixin Output output;
 
@@ -74,7 +81,7 @@ final class AdviseCommand implements ScenarioOptions.Command, Callable<Integer> 
     if (maxGpus < 1) {
       throw new BadFlagException("--max-gpus must be >= 1, was " + maxGpus);
     }
-    ScenarioOptions.Resolved r = scenario.resolve(null, false);
+    ScenarioOptions.Resolved r = scenario.resolve(scenarioFile == null ? null : ScenarioFile.read(scenarioFile), false);
     if (r.jobTokens() <= 0) {
       throw new BadFlagException("advise needs the job's size: --tokens (training, fine-tuning: tokens processed) or"
           + " --requests (inference)");
@@ -122,7 +129,7 @@ final class AdviseCommand implements ScenarioOptions.Command, Callable<Integer> 
     int i = 0;
     for (Advisor.Option o : ranked) {
       t.row(List.of(Integer.toString(++i), o.system().id(), Integer.toString(o.system().totalDevices()),
-          o.result().task().plan().describe(), Integer.toString(o.result().task().batch()), Units.duration(o.seconds()),
+          o.result().task().plan().describe(), o.batch(), Units.duration(o.seconds()),
           Money.format(o.cost(), o.job().currency()), Money.format(o.job().costPerMillionTokens(), o.job().currency()),
           Money.format(o.job().hourly().perGpuHour(), o.job().currency()), AdviceText.meets(o, c),
           res.pareto().contains(o) ? "*" : ""));
@@ -137,9 +144,10 @@ final class AdviseCommand implements ScenarioOptions.Command, Callable<Integer> 
     out.print(t.render());
     out.println();
     out.println(explanation);
-    out.printf(Locale.US, "%n%d options simulated after %d plans and batches were ranked by the closed form;"
-        + " * marks the time-cost Pareto front. Pipeline plans (pp > 1) are not searched yet.%n", res.simulated(),
-        res.planned());
+    out.printf(Locale.US, "%n%d plans and batches fit memory; per system the closed form's best and at most %d"
+        + " pipeline plans (pp > 1, the fewest stages first, %d micro-batches per stage) were simulated, %d runs;"
+        + " batch 2 x 8: 8 micro-batches of 2 per step; * marks the time-cost Pareto front.%n", res.planned(), Advisor.PIPELINE_SIMULATIONS,
+        Advisor.MICRO_BATCHES_PER_STAGE, res.simulated());
     List<String> unpriced = res.skipped().stream().filter(s -> s.why().startsWith("no price: no "))
         .map(s -> s.hardware() + " x " + s.gpus()).toList();
     if (!unpriced.isEmpty()) {
@@ -174,6 +182,7 @@ final class AdviseCommand implements ScenarioOptions.Command, Callable<Integer> 
       e.put("device", o.system().device().id());
       e.put("plan", ResultFormat.planJson(o.result()));
       e.put("batch", o.result().task().batch());
+      e.put("micro_batches", o.result().task().microBatches());
       e.put("tokens_per_s", o.result().tokensPerSecond());
       e.put("wall_time_s", o.seconds());
       e.put("gpu_hours", o.job().gpuHours());

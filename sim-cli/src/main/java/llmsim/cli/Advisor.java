@@ -29,7 +29,8 @@ import llmsim.hw.catalog.Catalog;
 /**
  * {@code llmsim advise}'s search: systems x GPU counts x parallel plans x micro-batch. What does not fit per-GPU
  * memory is dropped by the memory planner; the rest are ranked by the closed form (no overlap), and only the best
- * plan and batch of each system and GPU count is simulated event by event. Options are priced with the job's
+ * plan and batch of each system and GPU count is simulated event by event, beside at most
+ * {@link #PIPELINE_SIMULATIONS} pipeline plans, which the closed form cannot rank; the faster is kept. Options are priced with the job's
  * {@link Costing}; those without a price are listed apart, never ranked.
  */
 final class Advisor {
@@ -37,6 +38,20 @@ final class Advisor {
 
   /** Micro-batches tried when --batch is not given. */
   static final List<Integer> BATCHES = List.of(1, 2, 4, 8, 16);
+
+  /**
+   * Pipeline plans (pp > 1) event-simulated per system at most: the closed form cannot rank them (it sums ops as if
+   * the stages did not overlap), so the fitting ones with the fewest stages are simulated, and kept if faster.
+   */
+  static final int PIPELINE_SIMULATIONS = 2;
+
+  /** Micro-batches per pipeline stage when neither micro_batches nor global_batch is given: a bubble of at most 1/5. */
+  static final int MICRO_BATCHES_PER_STAGE = 4;
+
+  /** Which pipeline plans to simulate first: fewest stages, then the largest micro-batch, least ZeRO, least tp. */
+  static final Comparator<Task> PIPELINE_ORDER = Comparator.<Task>comparingInt(t -> t.plan().pp())
+      .thenComparing(Comparator.comparingInt(Task::batch).reversed()).thenComparingInt(t -> t.plan().zero())
+      .thenComparingInt(t -> t.plan().tp());
 
   /** One simulated option: a system of some GPUs with its best plan and batch, and its job. */
   record Option(StepResult result, JobCost job) {
@@ -50,6 +65,12 @@ final class Advisor {
 
     double cost() {
       return job.cost();
+    }
+
+    /** "4", or "2 x 8" with 8 micro-batches per step. */
+    String batch() {
+      Task t = result.task();
+      return t.batch() + (t.microBatches() > 1 ? " x " + t.microBatches() : "");
     }
 
     /** The cost to nine significant digits: options that differ only by rounding rank by time, not by noise. */
@@ -92,12 +113,13 @@ final class Advisor {
   }
 
   static Result search(ScenarioOptions.Resolved r, ModelSpec m, List<SystemSpec> systems, Costing costing) {
-    boolean batchGiven = r.flags().containsKey(ScenarioKey.BATCH)
-        || r.file().node(ScenarioKey.BATCH).isPresent();
+    boolean batchGiven = given(r, ScenarioKey.BATCH);
+    boolean microBatchesGiven = given(r, ScenarioKey.MICRO_BATCHES) || given(r, ScenarioKey.GLOBAL_BATCH);
     Estimator closedForm = new Estimator(Kernels.get());
     List<Option> options = new ArrayList<>();
     List<Skipped> skipped = new ArrayList<>();
     int planned = 0;
+    int simulated = 0;
     for (SystemSpec s : systems) {
       HourlyCost price = costing.hourly(s);
       if (!price.known()) {
@@ -115,16 +137,22 @@ final class Advisor {
       }
       Task best = null;
       double bestRate = 0;
+      List<Task> pipelines = new ArrayList<>();
       for (int b : batchGiven ? List.of(base.batch()) : BATCHES) {
         for (ParallelPlan p : s.totalDevices() == 1 ? List.of(base.plan()) : PlanSearch.candidates(base, s, m)) {
-          if (p.pp() > 1) {
-            continue; // the closed form cannot rank pipelines (their stages overlap by design)
+          Task t = base.withBatch(b).withPlan(p);
+          if (p.pp() > 1 && !microBatchesGiven) {
+            t = t.withMicroBatches(MICRO_BATCHES_PER_STAGE * p.pp());
           }
-          Task t = fitting(s, m, base.withBatch(b).withPlan(p), r);
+          t = fitting(s, m, t, r);
           if (t == null) {
             continue;
           }
           planned++;
+          if (p.pp() > 1) {
+            pipelines.add(t); // simulated below, the few with the fewest stages
+            continue;
+          }
           Estimate e = closedForm.analytic(s, m, t, r.software());
           if (e.tokensPerSecond() > bestRate * (1 + 1e-9)) {
             best = t;
@@ -132,17 +160,35 @@ final class Advisor {
           }
         }
       }
-      if (best == null) {
+      List<Task> toSimulate = new ArrayList<>();
+      if (best != null) {
+        toSimulate.add(best);
+      }
+      pipelines.stream().sorted(PIPELINE_ORDER).limit(PIPELINE_SIMULATIONS).forEach(toSimulate::add);
+      if (toSimulate.isEmpty()) {
         skipped.add(new Skipped(s.id(), s.totalDevices(), "does not fit per-GPU memory at any plan and batch tried"));
         continue;
       }
-      StepResult res = Simulator.simulate(s, m, best, r.software()).withJobTokens(r.jobTokens());
+      StepResult fastest = null;
+      for (Task t : toSimulate) {
+        StepResult res = Simulator.simulate(s, m, t, r.software());
+        simulated++;
+        if (fastest == null || res.tokensPerSecond() > fastest.tokensPerSecond() * (1 + 1e-9)) {
+          fastest = res;
+        }
+      }
+      StepResult res = fastest.withJobTokens(r.jobTokens());
       options.add(new Option(res, costing.job(res)));
     }
     options.sort(Comparator.comparingDouble(Option::rankedCost).thenComparingDouble(Option::seconds)
         .thenComparing(o -> o.system().id()));
     return new Result(List.copyOf(options), Pareto.front(options, Option::seconds, Option::rankedCost), skipped,
-        planned, options.size());
+        planned, simulated);
+  }
+
+  /** Whether the user set {@code k}, by flag or in the scenario file. */
+  private static boolean given(ScenarioOptions.Resolved r, ScenarioKey k) {
+    return r.flags().containsKey(k) || r.file().node(k).isPresent();
   }
 
   /** {@code t} resolved on {@code s} when it fits memory (one GPU may offload; several may not), else null. */

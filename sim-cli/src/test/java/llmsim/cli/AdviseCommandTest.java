@@ -7,11 +7,16 @@ import static org.assertj.core.api.Assertions.within;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 class AdviseCommandTest {
+  @TempDir Path dir;
+
   /** Two single cards at prices fixed here, the micro-batch fixed, so each option's cost follows by hand. */
   static final String[] SMALL = {"advise", "--model", "llama-7b", "--task", "finetune-lora", "--tokens", "10M",
       "--hardware", "rtx4090,a100", "--max-gpus", "1", "--batch", "1", "--price", "rtx4090=0.5usd/h,a100=2usd/h",
@@ -84,5 +89,59 @@ class AdviseCommandTest {
     assertBadInput(JobCostCliTest.run(base, "--max-gpus", "0"), "--max-gpus must be >= 1");
     assertBadInput(CliRunner.run("advise", "--model", "llama-7b", "--task", "finetune-lora"), "advise needs the"
         + " job's size");
+  }
+
+  /** LLaMA-13B training on four A100s: a pipeline plan wins there, which the closed form alone could not rank. */
+  static final String[] PIPELINE = {"advise", "--model", "llama-13b", "--task", "train", "--tokens", "1B",
+      "--hardware", "dgx-a100-8x80gb", "--max-gpus", "4", "--format", "json"};
+
+  static JsonNode option(JsonNode advice, int gpus) {
+    for (JsonNode o : advice.get("options")) {
+      if (o.get("plan").get("gpus").asInt() == gpus) {
+        return o;
+      }
+    }
+    throw new AssertionError("no option on " + gpus + " GPUs: " + advice);
+  }
+
+  @Test
+  void pipelinePlans_areEventSimulated_atFourMicroBatchesPerStage_andMatchSimulate() throws IOException {
+    JsonNode four = option(advise(PIPELINE), 4);
+    JsonNode plan = four.get("plan");
+    assertThat(plan.get("pp").asInt()).isEqualTo(2);
+    assertThat(four.get("micro_batches").asInt()).isEqualTo(Advisor.MICRO_BATCHES_PER_STAGE * 2);
+    JsonNode simulated = SimulateCommandTest.json("simulate", "--model", "llama-13b", "--task", "train", "--hardware",
+        "dgx-a100-8x80gb", "--gpus", "4", "--tp", plan.get("tp").asText(), "--pp", "2", "--dp", plan.get("dp").asText(),
+        "--zero", plan.get("zero").asText(), "--batch", four.get("batch").asText(), "--micro-batches",
+        four.get("micro_batches").asText(), "--format", "json");
+    assertThat(four.get("tokens_per_s").asDouble()).isEqualTo(simulated.get("tokens_per_s").asDouble());
+  }
+
+  @Test
+  void givenMicroBatches_areKeptForPipelinesToo() throws IOException {
+    assertThat(advise(PIPELINE, "--micro-batches", "3").get("options"))
+        .allSatisfy(o -> assertThat(o.get("micro_batches").asInt()).isEqualTo(3));
+  }
+
+  @Test
+  void aScenarioFile_givesTheJobAndPrices_andFlagsOverrideIt() throws IOException {
+    Path f = dir.resolve("job.yaml");
+    Files.writeString(f, "kind: scenario\nhardware: [rtx4090, a100]\nmodel: llama-7b\ntask: finetune-lora\n"
+        + "tokens: 10M\nbatch: 1\nprice: rtx4090=0.5usd/h,a100=2usd/h\n");
+    JsonNode fromFile = advise(new String[] {"advise", f.toString(), "--max-gpus", "1", "--format", "json"});
+    JsonNode fromFlags = advise(SMALL);
+    assertThat(fromFile.get("options")).isEqualTo(fromFlags.get("options"));
+    JsonNode more = advise(new String[] {"advise", f.toString(), "--max-gpus", "1", "--tokens", "20M", "--format",
+        "json"});
+    assertThat(more.get("job_tokens").asLong()).isEqualTo(20_000_000L);
+  }
+
+  @Test
+  void aBadScenarioFile_isRefusedAtItsLine() throws IOException {
+    Path f = dir.resolve("bad.yaml");
+    Files.writeString(f, "kind: scenario\nmodel: llama-7b\ntask: finetune-lora\nrequests: 5\n");
+    assertBadInput(CliRunner.run("advise", f.toString()), "bad.yaml:4:", "'requests' applies to inference");
+    Files.writeString(f, "kind: scenario\nmodel: llama-7b\ntokens: 1M\nbatchsize: 2\n");
+    assertBadInput(CliRunner.run("advise", f.toString()), "bad.yaml:4:1: unknown field 'batchsize'");
   }
 }
