@@ -1,6 +1,8 @@
 package llmsim.cli;
 
+import java.io.IOException;
 import java.io.PrintWriter;
+import java.io.UncheckedIOException;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -15,6 +17,10 @@ import llmsim.core.model.ModelSpec;
 import llmsim.core.util.Units;
 import llmsim.hw.catalog.Catalog;
 import llmsim.hw.scenario.ScenarioFile;
+import llmsim.report.ChartFiles;
+import llmsim.report.ParetoChart;
+import llmsim.report.ReportFolder;
+import org.jfree.chart.JFreeChart;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
@@ -51,6 +57,10 @@ final class AdviseCommand implements ScenarioOptions.Command, Callable<Integer> 
   @Option(names = "--budget", paramLabel = "AMOUNTCUR", description = "Spend at most this, such as 500usd (converted at --rate when in another currency).")
   String budget;
 
+  @Option(names = "--out", paramLabel = "DIR", description = "Also draw the options' wall time against cost, the"
+      + " Pareto front and the winner, as advise.png and advise.svg in this folder.")
+  Path out;
+
   @Option(names = "--max-gpus", defaultValue = "8", paramLabel = "N", description = "Try at most this many GPUs (default: ${DEFAULT-VALUE}).")
   int maxGpus;
 
@@ -81,6 +91,9 @@ final class AdviseCommand implements ScenarioOptions.Command, Callable<Integer> 
     if (maxGpus < 1) {
       throw new BadFlagException("--max-gpus must be >= 1, was " + maxGpus);
     }
+    if (out != null) {
+      ReportOutput.prepare(out);
+    }
     ScenarioOptions.Resolved r = scenario.resolve(scenarioFile == null ? null : ScenarioFile.read(scenarioFile), false);
     if (r.jobTokens() <= 0) {
       throw new BadFlagException("advise needs the job's size: --tokens (training, fine-tuning: tokens processed) or"
@@ -93,7 +106,33 @@ final class AdviseCommand implements ScenarioOptions.Command, Callable<Integer> 
     r.checkAgainst(m);
     Advisor.Result result = Advisor.search(r, m, Advisor.systems(r.hardware(), maxGpus), costing);
     print(r, m, c, costing, result);
+    if (out != null) {
+      try (ReportFolder folder = ReportFolder.open(out, "advise")) {
+        JFreeChart chart = chart(m.name() + ", " + r.task().kind().key() + ", " + String.format(Locale.US, "%,d", r.jobTokens())
+            + " tokens: time against cost", result, c, costing.basis().currency());
+        ChartFiles.write(chart, folder, "advise", ReportOutput.style().width(), ReportOutput.style().height());
+        ReportOutput.commit(folder, spec.commandLine().getErr());
+      } catch (IOException e) {
+        throw new UncheckedIOException(e);
+      }
+    }
     return 0;
+  }
+
+  /** The options as time against cost: the front as {@link Advisor.Result#pareto}, the winner the cheapest that meets. */
+  static JFreeChart chart(String title, Advisor.Result res, Constraints c, String currency) {
+    List<ParetoChart.Point> points = new ArrayList<>();
+    ParetoChart.Point winner = null;
+    for (Advisor.Option o : res.options()) { // cheapest first: the first that meets wins
+      ParetoChart.Point p = new ParetoChart.Point(o.system().totalDevices() + "x " + o.system().device().id(),
+          o.seconds() / 3600, o.cost(), res.pareto().contains(o), c.meets(o));
+      if (winner == null && p.meets()) {
+        winner = p;
+      }
+      points.add(p);
+    }
+    return ParetoChart.create(title, currency, points, winner, c.deadlineSeconds() / 3600, c.budget(),
+        ReportOutput.style());
   }
 
   private double budget(Costing costing) {

@@ -11,6 +11,12 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Comparator;
+import llmsim.core.scenario.ScenarioKey;
+import llmsim.hw.catalog.Catalog;
+import llmsim.report.ParetoChart;
+import org.jfree.data.xy.XYSeries;
+import org.jfree.data.xy.XYSeriesCollection;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -143,5 +149,51 @@ class AdviseCommandTest {
     assertBadInput(CliRunner.run("advise", f.toString()), "bad.yaml:4:", "'requests' applies to inference");
     Files.writeString(f, "kind: scenario\nmodel: llama-7b\ntokens: 1M\nbatchsize: 2\n");
     assertBadInput(CliRunner.run("advise", f.toString()), "bad.yaml:4:1: unknown field 'batchsize'");
+  }
+
+  @Test
+  void theChartsFront_isTheOptionsNothingBeats_andItsWinnerTheCheapestThatMeetsTheDeadline() {
+    ScenarioOptions o = new ScenarioOptions();
+    o.set(ScenarioKey.MODEL, "llama-7b");
+    o.set(ScenarioKey.TASK, "finetune-lora");
+    o.set(ScenarioKey.TOKENS, "10M");
+    o.set(ScenarioKey.HARDWARE, "rtx4090-8x,dgx-a100-8x80gb,h100-sxm");
+    o.set(ScenarioKey.PRICE, "rtx4090=0.5usd/h,a100=2usd/h,h100=3usd/h");
+    ScenarioOptions.Resolved r = o.resolve(null, false);
+    Advisor.Result res = Advisor.search(r, Catalog.bundled().model("llama-7b", "--model"),
+        Advisor.systems(r.hardware(), 8), Costing.of(r));
+    AdviseCommand.Constraints deadline = new AdviseCommand.Constraints(3600, Double.POSITIVE_INFINITY);
+    XYSeriesCollection d = (XYSeriesCollection) AdviseCommand.chart("t", res, deadline, "USD").getXYPlot().getDataset();
+    List<double[]> all = new ArrayList<>(points(d.getSeries(ParetoChart.OPTIONS)));
+    all.addAll(points(d.getSeries(ParetoChart.MISSES)));
+    assertThat(all).hasSize(res.options().size()).hasSizeGreaterThanOrEqualTo(6);
+    List<double[]> front = all.stream().filter(p -> all.stream().noneMatch(q -> q != p && q[0] <= p[0]
+        && q[1] <= p[1] * (1 + 1e-9) && (q[0] < p[0] || q[1] < p[1] * (1 - 1e-9)))).toList();
+    assertThat(points(d.getSeries(ParetoChart.FRONT))).usingElementComparator(Comparator.comparingDouble((double[] p)
+        -> p[0]).thenComparingDouble(p -> p[1])).containsExactlyInAnyOrderElementsOf(front);
+    double[] winner = all.stream().filter(p -> p[0] <= 1).min(Comparator.comparingDouble(p -> p[1])).orElseThrow();
+    assertThat(points(d.getSeries(ParetoChart.WINNER))).singleElement().satisfies(w -> {
+      assertThat(w[0]).isEqualTo(winner[0]);
+      assertThat(w[1]).isEqualTo(winner[1]);
+    });
+  }
+
+  static List<double[]> points(XYSeries s) {
+    List<double[]> out = new ArrayList<>();
+    for (int i = 0; i < s.getItemCount(); i++) {
+      out.add(new double[] {s.getX(i).doubleValue(), s.getY(i).doubleValue()});
+    }
+    return out;
+  }
+
+  @Test
+  void out_writesTheChartAsPngAndSvg_andAFileIsRefused() throws IOException {
+    Path charts = dir.resolve("charts");
+    CliRunner r = JobCostCliTest.run(SMALL, "--out", charts.toString());
+    assertThat(r.code()).as(r.err()).isZero();
+    assertThat(Files.size(charts.resolve("advise.png"))).isPositive();
+    assertThat(Files.readString(charts.resolve("advise.svg"))).contains("<svg", "winner: 1x ");
+    Path file = Files.writeString(dir.resolve("f"), "x");
+    assertBadInput(JobCostCliTest.run(SMALL, "--out", file.toString()), "--out: " + file + " is a file; give a folder");
   }
 }
