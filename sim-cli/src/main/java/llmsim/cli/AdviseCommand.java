@@ -183,9 +183,9 @@ final class AdviseCommand implements ScenarioOptions.Command, Callable<Integer> 
     out.print(t.render());
     out.println();
     out.println(explanation);
-    out.printf(Locale.US, "%n%d plans and batches fit memory; per system the closed form's best and at most %d"
+    out.printf(Locale.US, "%n%,d candidates (system, GPUs, plan, batch), %,d fit memory; per system the closed form's best and at most %d"
         + " pipeline plans (pp > 1, the fewest stages first, %d micro-batches per stage) were simulated, %d runs;"
-        + " batch 2 x 8: 8 micro-batches of 2 per step; * marks the time-cost Pareto front.%n", res.planned(), Advisor.PIPELINE_SIMULATIONS,
+        + " batch 2 x 8: 8 micro-batches of 2 per step; * marks the time-cost Pareto front.%n", res.candidates(), res.planned(), Advisor.PIPELINE_SIMULATIONS,
         Advisor.MICRO_BATCHES_PER_STAGE, res.simulated());
     List<String> unpriced = res.skipped().stream().filter(s -> s.why().startsWith("no price: no "))
         .map(s -> s.hardware() + " x " + s.gpus()).toList();
@@ -207,6 +207,9 @@ final class AdviseCommand implements ScenarioOptions.Command, Callable<Integer> 
     j.put("model", m.id());
     j.put("task", r.task().kind().key());
     j.put("job_tokens", r.jobTokens());
+    j.put("candidates", res.candidates());
+    j.put("fit_memory", res.planned());
+    j.put("simulated", res.simulated());
     j.put("pricing", costing.basis().owned() ? "own" : costing.basis().kind().key());
     j.put("currency", costing.basis().currency());
     Map<String, Object> cons = new LinkedHashMap<>();

@@ -82,8 +82,12 @@ final class Advisor {
   /** An option that could not be ranked, and why. */
   record Skipped(String hardware, int gpus, String why) {}
 
-  /** Everything the search found. {@code options}: priced, cheapest first. */
-  record Result(List<Option> options, List<Option> pareto, List<Skipped> skipped, int planned, int simulated) {}
+  /**
+   * Everything the search found. {@code options}: priced, cheapest first; {@code candidates}: system, GPU count, plan
+   * and batch combinations considered; {@code planned}: those that fit memory; {@code simulated}: event simulations.
+   */
+  record Result(List<Option> options, List<Option> pareto, List<Skipped> skipped, long candidates, int planned,
+      int simulated) {}
 
   /**
    * The systems to try: the --hardware ones at every power-of-two GPU count up to {@code maxGpus} they allow, or
@@ -112,78 +116,82 @@ final class Advisor {
     return out;
   }
 
+  /** One system's part of the search: its option or why it has none, and what it tried. */
+  private record Searched(Option option, Skipped skipped, long candidates, int planned, int simulated) {}
+
+  /** The search over every system, one system per task on every core; the answer does not depend on the order. */
   static Result search(ScenarioOptions.Resolved r, ModelSpec m, List<SystemSpec> systems, Costing costing) {
-    boolean batchGiven = given(r, ScenarioKey.BATCH);
-    boolean microBatchesGiven = given(r, ScenarioKey.MICRO_BATCHES) || given(r, ScenarioKey.GLOBAL_BATCH);
-    Estimator closedForm = new Estimator(Kernels.get());
-    List<Option> options = new ArrayList<>();
-    List<Skipped> skipped = new ArrayList<>();
-    int planned = 0;
-    int simulated = 0;
-    for (SystemSpec s : systems) {
-      HourlyCost price = costing.hourly(s);
-      if (!price.known()) {
-        skipped.add(new Skipped(s.id(), s.totalDevices(), "no price: " + price.missing()));
-        continue;
-      }
-      Task base;
-      try {
-        base = PrecisionSupport.adapt(r.task(), s.device(), r.software(), r.precisionGiven()).task();
-        PrecisionSupport.resolve(s.device(), base.precision(), r.software());
-        MemoryPlanner.checkOffload(s, base);
-      } catch (IllegalArgumentException e) { // a ScenarioKeyException too
-        skipped.add(new Skipped(s.id(), s.totalDevices(), "cannot run it: " + e.getMessage()));
-        continue;
-      }
-      Task best = null;
-      double bestRate = 0;
-      List<Task> pipelines = new ArrayList<>();
-      for (int b : batchGiven ? List.of(base.batch()) : BATCHES) {
-        for (ParallelPlan p : s.totalDevices() == 1 ? List.of(base.plan()) : PlanSearch.candidates(base, s, m)) {
-          Task t = base.withBatch(b).withPlan(p);
-          if (p.pp() > 1 && !microBatchesGiven) {
-            t = t.withMicroBatches(MICRO_BATCHES_PER_STAGE * p.pp());
-          }
-          t = fitting(s, m, t, r);
-          if (t == null) {
-            continue;
-          }
-          planned++;
-          if (p.pp() > 1) {
-            pipelines.add(t); // simulated below, the few with the fewest stages
-            continue;
-          }
-          Estimate e = closedForm.analytic(s, m, t, r.software());
-          if (e.tokensPerSecond() > bestRate * (1 + 1e-9)) {
-            best = t;
-            bestRate = e.tokensPerSecond();
-          }
-        }
-      }
-      List<Task> toSimulate = new ArrayList<>();
-      if (best != null) {
-        toSimulate.add(best);
-      }
-      pipelines.stream().sorted(PIPELINE_ORDER).limit(PIPELINE_SIMULATIONS).forEach(toSimulate::add);
-      if (toSimulate.isEmpty()) {
-        skipped.add(new Skipped(s.id(), s.totalDevices(), "does not fit per-GPU memory at any plan and batch tried"));
-        continue;
-      }
-      StepResult fastest = null;
-      for (Task t : toSimulate) {
-        StepResult res = Simulator.simulate(s, m, t, r.software());
-        simulated++;
-        if (fastest == null || res.tokensPerSecond() > fastest.tokensPerSecond() * (1 + 1e-9)) {
-          fastest = res;
-        }
-      }
-      StepResult res = fastest.withJobTokens(r.jobTokens());
-      options.add(new Option(res, costing.job(res)));
-    }
+    List<Searched> all = systems.parallelStream().map(s -> search(r, m, s, costing)).toList();
+    List<Option> options = new ArrayList<>(all.stream().map(Searched::option).filter(o -> o != null).toList());
     options.sort(Comparator.comparingDouble(Option::rankedCost).thenComparingDouble(Option::seconds)
         .thenComparing(o -> o.system().id()));
-    return new Result(List.copyOf(options), Pareto.front(options, Option::seconds, Option::rankedCost), skipped,
-        planned, simulated);
+    return new Result(List.copyOf(options), Pareto.front(options, Option::seconds, Option::rankedCost),
+        all.stream().map(Searched::skipped).filter(k -> k != null).toList(),
+        all.stream().mapToLong(Searched::candidates).sum(), all.stream().mapToInt(Searched::planned).sum(),
+        all.stream().mapToInt(Searched::simulated).sum());
+  }
+
+  private static Searched search(ScenarioOptions.Resolved r, ModelSpec m, SystemSpec s, Costing costing) {
+    HourlyCost price = costing.hourly(s);
+    if (!price.known()) {
+      return new Searched(null, new Skipped(s.id(), s.totalDevices(), "no price: " + price.missing()), 0, 0, 0);
+    }
+    Task base;
+    try {
+      base = PrecisionSupport.adapt(r.task(), s.device(), r.software(), r.precisionGiven()).task();
+      PrecisionSupport.resolve(s.device(), base.precision(), r.software());
+      MemoryPlanner.checkOffload(s, base);
+    } catch (IllegalArgumentException e) { // a ScenarioKeyException too
+      return new Searched(null, new Skipped(s.id(), s.totalDevices(), "cannot run it: " + e.getMessage()), 0, 0, 0);
+    }
+    boolean microBatchesGiven = given(r, ScenarioKey.MICRO_BATCHES) || given(r, ScenarioKey.GLOBAL_BATCH);
+    Estimator closedForm = new Estimator(Kernels.get());
+    long candidates = 0;
+    int planned = 0;
+    Task best = null;
+    double bestRate = 0;
+    List<Task> pipelines = new ArrayList<>();
+    for (int b : given(r, ScenarioKey.BATCH) ? List.of(base.batch()) : BATCHES) {
+      for (ParallelPlan p : s.totalDevices() == 1 ? List.of(base.plan()) : PlanSearch.candidates(base, s, m)) {
+        candidates++;
+        Task t = base.withBatch(b).withPlan(p);
+        if (p.pp() > 1 && !microBatchesGiven) {
+          t = t.withMicroBatches(MICRO_BATCHES_PER_STAGE * p.pp());
+        }
+        t = fitting(s, m, t, r);
+        if (t == null) {
+          continue;
+        }
+        planned++;
+        if (p.pp() > 1) {
+          pipelines.add(t); // simulated below, the few with the fewest stages
+          continue;
+        }
+        Estimate e = closedForm.analytic(s, m, t, r.software());
+        if (e.tokensPerSecond() > bestRate * (1 + 1e-9)) {
+          best = t;
+          bestRate = e.tokensPerSecond();
+        }
+      }
+    }
+    List<Task> toSimulate = new ArrayList<>();
+    if (best != null) {
+      toSimulate.add(best);
+    }
+    pipelines.stream().sorted(PIPELINE_ORDER).limit(PIPELINE_SIMULATIONS).forEach(toSimulate::add);
+    if (toSimulate.isEmpty()) {
+      return new Searched(null, new Skipped(s.id(), s.totalDevices(), "does not fit per-GPU memory at any plan and"
+          + " batch tried"), candidates, planned, 0);
+    }
+    StepResult fastest = null;
+    for (Task t : toSimulate) {
+      StepResult res = Simulator.simulate(s, m, t, r.software());
+      if (fastest == null || res.tokensPerSecond() > fastest.tokensPerSecond() * (1 + 1e-9)) {
+        fastest = res;
+      }
+    }
+    StepResult res = fastest.withJobTokens(r.jobTokens());
+    return new Searched(new Option(res, costing.job(res)), null, candidates, planned, toSimulate.size());
   }
 
   /** Whether the user set {@code k}, by flag or in the scenario file. */
