@@ -105,12 +105,15 @@ public final class ParetoChart {
       m.setLabelTextAnchor(TextAnchor.TOP_RIGHT);
       plot.addRangeMarker(m, Layer.BACKGROUND);
     }
-    for (Point p : points) { // labels above the front's points; the winner's below, in bold
-      if (p.front() && p != winner) {
+    List<Point> onFront = points.stream().filter(Point::front).sorted(Comparator.comparingDouble(Point::hours))
+        .toList();
+    for (int i = 0; i < onFront.size(); i++) { // labels above and below by turns, so neighbours do not overlap
+      Point p = onFront.get(i);
+      if (p != winner) {
         XYTextAnnotation a = new XYTextAnnotation(" " + p.label(), p.hours(), p.cost());
         a.setFont(style.tick());
         a.setPaint(front.darker());
-        a.setTextAnchor(TextAnchor.BOTTOM_LEFT);
+        a.setTextAnchor(i % 2 == 0 ? TextAnchor.BOTTOM_LEFT : TextAnchor.TOP_LEFT);
         plot.addAnnotation(a);
       }
     }
@@ -140,22 +143,9 @@ public final class ParetoChart {
 
   /** The span of the positive values and of the constraint, when finite: [lo, hi]. */
   private static double[] range(double[] values, double constraint) {
-    double lo = Double.POSITIVE_INFINITY;
-    double hi = 0;
-    for (double v : values) {
-      if (v > 0 && Double.isFinite(v)) {
-        lo = Math.min(lo, v);
-        hi = Math.max(hi, v);
-      }
-    }
-    if (constraint > 0 && constraint < Double.POSITIVE_INFINITY) {
-      lo = Math.min(lo, constraint);
-      hi = Math.max(hi, constraint);
-    }
-    if (!(hi > 0)) {
-      return new double[] {0.1, 10};
-    }
-    return new double[] {lo, hi};
+    java.util.DoubleSummaryStatistics span = java.util.stream.DoubleStream.concat(java.util.Arrays.stream(values),
+        java.util.stream.DoubleStream.of(constraint)).filter(v -> v > 0 && Double.isFinite(v)).summaryStatistics();
+    return span.getCount() == 0 ? new double[] {0.1, 10} : new double[] {span.getMin(), span.getMax()};
   }
 
   /**
