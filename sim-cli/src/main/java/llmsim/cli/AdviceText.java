@@ -13,7 +13,7 @@ final class AdviceText {
   /** "4x NVIDIA A100 SXM4 80GB for 19.2 h: 190.00 USD". */
   static String describe(Advisor.Option o) {
     return o.system().totalDevices() + "x " + o.system().device().name() + " (" + o.system().id() + ", "
-        + o.result().task().plan().describe() + ", batch " + o.result().task().batch() + ") for "
+        + o.result().task().plan().describe() + ", batch " + o.batch() + ") for "
         + Units.duration(o.seconds()) + ": " + Money.format(o.cost(), o.job().currency());
   }
 

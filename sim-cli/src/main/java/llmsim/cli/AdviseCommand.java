@@ -1,6 +1,9 @@
 package llmsim.cli;
 
+import java.io.IOException;
 import java.io.PrintWriter;
+import java.io.UncheckedIOException;
+import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -13,10 +16,16 @@ import llmsim.core.cost.Money;
 import llmsim.core.model.ModelSpec;
 import llmsim.core.util.Units;
 import llmsim.hw.catalog.Catalog;
+import llmsim.hw.scenario.ScenarioFile;
+import llmsim.report.ChartFiles;
+import llmsim.report.ParetoChart;
+import llmsim.report.ReportFolder;
+import org.jfree.chart.JFreeChart;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
+import picocli.CommandLine.Parameters;
 import picocli.CommandLine.Spec;
 
 /** {@code llmsim advise}: which hardware and plan finish a job cheapest within a deadline and a budget. */
@@ -36,6 +45,10 @@ final class AdviseCommand implements ScenarioOptions.Command, Callable<Integer> 
     return scenario;
   }
 
+  @Parameters(arity = "0..1", paramLabel = "SCENARIO", description = "A scenario .yaml file (optional; flags override"
+      + " its keys; its hardware, if any, is what is tried).")
+  Path scenarioFile;
+
   @Mixin Output output;
 
   @Option(names = "--deadline", paramLabel = "SPAN", description = "Finish within this wall time: 36h, 3d, 2w (s, min, h, d, w, y).")
@@ -43,6 +56,10 @@ final class AdviseCommand implements ScenarioOptions.Command, Callable<Integer> 
 
   @Option(names = "--budget", paramLabel = "AMOUNTCUR", description = "Spend at most this, such as 500usd (converted at --rate when in another currency).")
   String budget;
+
+  @Option(names = "--out", paramLabel = "DIR", description = "Also draw the options' wall time against cost, the"
+      + " Pareto front and the winner, as advise.png and advise.svg in this folder.")
+  Path out;
 
   @Option(names = "--max-gpus", defaultValue = "8", paramLabel = "N", description = "Try at most this many GPUs (default: ${DEFAULT-VALUE}).")
   int maxGpus;
@@ -74,7 +91,10 @@ final class AdviseCommand implements ScenarioOptions.Command, Callable<Integer> 
     if (maxGpus < 1) {
       throw new BadFlagException("--max-gpus must be >= 1, was " + maxGpus);
     }
-    ScenarioOptions.Resolved r = scenario.resolve(null, false);
+    if (out != null) {
+      ReportOutput.prepare(out);
+    }
+    ScenarioOptions.Resolved r = scenario.resolve(scenarioFile == null ? null : ScenarioFile.read(scenarioFile), false);
     if (r.jobTokens() <= 0) {
       throw new BadFlagException("advise needs the job's size: --tokens (training, fine-tuning: tokens processed) or"
           + " --requests (inference)");
@@ -86,8 +106,34 @@ final class AdviseCommand implements ScenarioOptions.Command, Callable<Integer> 
     r.checkAgainst(m);
     Advisor.Result result = Advisor.search(r, m, Advisor.systems(r.catalog(), r.hardware(), maxGpus), costing);
     print(r, m, c, costing, result);
+    if (out != null) {
+      try (ReportFolder folder = ReportFolder.open(out, "advise")) {
+        JFreeChart chart = chart(m.name() + ", " + r.task().kind().key() + ", " + String.format(Locale.US, "%,d", r.jobTokens())
+            + " tokens: time against cost", result, c, costing.basis().currency());
+        ChartFiles.write(chart, folder, "advise", ReportOutput.style().width(), ReportOutput.style().height());
+        ReportOutput.commit(folder, spec.commandLine().getErr());
+      } catch (IOException e) {
+        throw new UncheckedIOException(e);
+      }
+    }
     scenario.warnOverrides(spec.commandLine().getErr());
     return 0;
+  }
+
+  /** The options as time against cost: the front as {@link Advisor.Result#pareto}, the winner the cheapest that meets. */
+  static JFreeChart chart(String title, Advisor.Result res, Constraints c, String currency) {
+    List<ParetoChart.Point> points = new ArrayList<>();
+    ParetoChart.Point winner = null;
+    for (Advisor.Option o : res.options()) { // cheapest first: the first that meets wins
+      ParetoChart.Point p = new ParetoChart.Point(o.system().totalDevices() + "x " + o.system().device().id(),
+          o.seconds() / 3600, o.cost(), res.pareto().contains(o), c.meets(o));
+      if (winner == null && p.meets()) {
+        winner = p;
+      }
+      points.add(p);
+    }
+    return ParetoChart.create(title, currency, points, winner, c.deadlineSeconds() / 3600, c.budget(),
+        ReportOutput.style());
   }
 
   private double budget(Costing costing) {
@@ -123,7 +169,7 @@ final class AdviseCommand implements ScenarioOptions.Command, Callable<Integer> 
     int i = 0;
     for (Advisor.Option o : ranked) {
       t.row(List.of(Integer.toString(++i), o.system().id(), Integer.toString(o.system().totalDevices()),
-          o.result().task().plan().describe(), Integer.toString(o.result().task().batch()), Units.duration(o.seconds()),
+          o.result().task().plan().describe(), o.batch(), Units.duration(o.seconds()),
           Money.format(o.cost(), o.job().currency()), Money.format(o.job().costPerMillionTokens(), o.job().currency()),
           Money.format(o.job().hourly().perGpuHour(), o.job().currency()), AdviceText.meets(o, c),
           res.pareto().contains(o) ? "*" : ""));
@@ -138,9 +184,10 @@ final class AdviseCommand implements ScenarioOptions.Command, Callable<Integer> 
     out.print(t.render());
     out.println();
     out.println(explanation);
-    out.printf(Locale.US, "%n%d options simulated after %d plans and batches were ranked by the closed form;"
-        + " * marks the time-cost Pareto front. Pipeline plans (pp > 1) are not searched yet.%n", res.simulated(),
-        res.planned());
+    out.printf(Locale.US, "%n%,d candidates (system, GPUs, plan, batch), %,d fit memory; per system the closed form's best and at most %d"
+        + " pipeline plans (pp > 1, the fewest stages first, %d micro-batches per stage) were simulated, %d runs;"
+        + " batch 2 x 8: 8 micro-batches of 2 per step; * marks the time-cost Pareto front.%n", res.candidates(), res.planned(), Advisor.PIPELINE_SIMULATIONS,
+        Advisor.MICRO_BATCHES_PER_STAGE, res.simulated());
     List<String> unpriced = res.skipped().stream().filter(s -> s.why().startsWith("no price: no "))
         .map(s -> s.hardware() + " x " + s.gpus()).toList();
     if (!unpriced.isEmpty()) {
@@ -161,6 +208,9 @@ final class AdviseCommand implements ScenarioOptions.Command, Callable<Integer> 
     j.put("model", m.id());
     j.put("task", r.task().kind().key());
     j.put("job_tokens", r.jobTokens());
+    j.put("candidates", res.candidates());
+    j.put("fit_memory", res.planned());
+    j.put("simulated", res.simulated());
     j.put("pricing", costing.basis().owned() ? "own" : costing.basis().kind().key());
     j.put("currency", costing.basis().currency());
     Map<String, Object> cons = new LinkedHashMap<>();
@@ -175,6 +225,7 @@ final class AdviseCommand implements ScenarioOptions.Command, Callable<Integer> 
       e.put("device", o.system().device().id());
       e.put("plan", ResultFormat.planJson(o.result()));
       e.put("batch", o.result().task().batch());
+      e.put("micro_batches", o.result().task().microBatches());
       e.put("tokens_per_s", o.result().tokensPerSecond());
       e.put("wall_time_s", o.seconds());
       e.put("gpu_hours", o.job().gpuHours());

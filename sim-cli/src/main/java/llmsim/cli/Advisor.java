@@ -29,7 +29,8 @@ import llmsim.hw.catalog.Catalog;
 /**
  * {@code llmsim advise}'s search: systems x GPU counts x parallel plans x micro-batch. What does not fit per-GPU
  * memory is dropped by the memory planner; the rest are ranked by the closed form (no overlap), and only the best
- * plan and batch of each system and GPU count is simulated event by event. Options are priced with the job's
+ * plan and batch of each system and GPU count is simulated event by event, beside at most
+ * {@link #PIPELINE_SIMULATIONS} pipeline plans, which the closed form cannot rank; the faster is kept. Options are priced with the job's
  * {@link Costing}; those without a price are listed apart, never ranked.
  */
 final class Advisor {
@@ -37,6 +38,20 @@ final class Advisor {
 
   /** Micro-batches tried when --batch is not given. */
   static final List<Integer> BATCHES = List.of(1, 2, 4, 8, 16);
+
+  /**
+   * Pipeline plans (pp > 1) event-simulated per system at most: the closed form cannot rank them (it sums ops as if
+   * the stages did not overlap), so the fitting ones with the fewest stages are simulated, and kept if faster.
+   */
+  static final int PIPELINE_SIMULATIONS = 2;
+
+  /** Micro-batches per pipeline stage when neither micro_batches nor global_batch is given: a bubble of at most 1/5. */
+  static final int MICRO_BATCHES_PER_STAGE = 4;
+
+  /** Which pipeline plans to simulate first: fewest stages, then the largest micro-batch, least ZeRO, least tp. */
+  static final Comparator<Task> PIPELINE_ORDER = Comparator.<Task>comparingInt(t -> t.plan().pp())
+      .thenComparing(Comparator.comparingInt(Task::batch).reversed()).thenComparingInt(t -> t.plan().zero())
+      .thenComparingInt(t -> t.plan().tp());
 
   /** One simulated option: a system of some GPUs with its best plan and batch, and its job. */
   record Option(StepResult result, JobCost job) {
@@ -52,6 +67,12 @@ final class Advisor {
       return job.cost();
     }
 
+    /** "4", or "2 x 8" with 8 micro-batches per step. */
+    String batch() {
+      Task t = result.task();
+      return t.batch() + (t.microBatches() > 1 ? " x " + t.microBatches() : "");
+    }
+
     /** The cost to nine significant digits: options that differ only by rounding rank by time, not by noise. */
     double rankedCost() {
       return Double.parseDouble(String.format(java.util.Locale.US, "%.9g", job.cost()));
@@ -61,8 +82,12 @@ final class Advisor {
   /** An option that could not be ranked, and why. */
   record Skipped(String hardware, int gpus, String why) {}
 
-  /** Everything the search found. {@code options}: priced, cheapest first. */
-  record Result(List<Option> options, List<Option> pareto, List<Skipped> skipped, int planned, int simulated) {}
+  /**
+   * Everything the search found. {@code options}: priced, cheapest first; {@code candidates}: system, GPU count, plan
+   * and batch combinations considered; {@code planned}: those that fit memory; {@code simulated}: event simulations.
+   */
+  record Result(List<Option> options, List<Option> pareto, List<Skipped> skipped, long candidates, int planned,
+      int simulated) {}
 
   /**
    * The systems to try: the --hardware ones at every power-of-two GPU count up to {@code maxGpus} they allow, or
@@ -90,58 +115,87 @@ final class Advisor {
     return out;
   }
 
+  /** One system's part of the search: its option or why it has none, and what it tried. */
+  private record Searched(Option option, Skipped skipped, long candidates, int planned, int simulated) {}
+
+  /** The search over every system, one system per task on every core; the answer does not depend on the order. */
   static Result search(ScenarioOptions.Resolved r, ModelSpec m, List<SystemSpec> systems, Costing costing) {
-    boolean batchGiven = r.flags().containsKey(ScenarioKey.BATCH)
-        || r.file().node(ScenarioKey.BATCH).isPresent();
-    Estimator closedForm = new Estimator(Kernels.get());
-    List<Option> options = new ArrayList<>();
-    List<Skipped> skipped = new ArrayList<>();
-    int planned = 0;
-    for (SystemSpec s : systems) {
-      HourlyCost price = costing.hourly(s);
-      if (!price.known()) {
-        skipped.add(new Skipped(s.id(), s.totalDevices(), "no price: " + price.missing()));
-        continue;
-      }
-      Task base;
-      try {
-        base = PrecisionSupport.adapt(r.task(), s.device(), r.software(), r.precisionGiven()).task();
-        PrecisionSupport.resolve(s.device(), base.precision(), r.software());
-        MemoryPlanner.checkOffload(s, base);
-      } catch (IllegalArgumentException e) { // a ScenarioKeyException too
-        skipped.add(new Skipped(s.id(), s.totalDevices(), "cannot run it: " + e.getMessage()));
-        continue;
-      }
-      Task best = null;
-      double bestRate = 0;
-      for (int b : batchGiven ? List.of(base.batch()) : BATCHES) {
-        for (ParallelPlan p : s.totalDevices() == 1 ? List.of(base.plan()) : PlanSearch.candidates(base, s, m)) {
-          if (p.pp() > 1) {
-            continue; // the closed form cannot rank pipelines (their stages overlap by design)
-          }
-          Task t = fitting(s, m, base.withBatch(b).withPlan(p), r);
-          if (t == null) {
-            continue;
-          }
-          planned++;
-          Estimate e = closedForm.analytic(s, m, t, r.software());
-          if (e.tokensPerSecond() > bestRate * (1 + 1e-9)) {
-            best = t;
-            bestRate = e.tokensPerSecond();
-          }
-        }
-      }
-      if (best == null) {
-        skipped.add(new Skipped(s.id(), s.totalDevices(), "does not fit per-GPU memory at any plan and batch tried"));
-        continue;
-      }
-      StepResult res = Simulator.simulate(s, m, best, r.software()).withJobTokens(r.jobTokens());
-      options.add(new Option(res, costing.job(res)));
-    }
+    List<Searched> all = systems.parallelStream().map(s -> search(r, m, s, costing)).toList();
+    List<Option> options = new ArrayList<>(all.stream().map(Searched::option).filter(o -> o != null).toList());
     options.sort(Comparator.comparingDouble(Option::rankedCost).thenComparingDouble(Option::seconds)
         .thenComparing(o -> o.system().id()));
-    return new Result(List.copyOf(options), Pareto.front(options, Option::seconds, Option::rankedCost), skipped,
-        planned, options.size());
+    return new Result(List.copyOf(options), Pareto.front(options, Option::seconds, Option::rankedCost),
+        all.stream().map(Searched::skipped).filter(k -> k != null).toList(),
+        all.stream().mapToLong(Searched::candidates).sum(), all.stream().mapToInt(Searched::planned).sum(),
+        all.stream().mapToInt(Searched::simulated).sum());
+  }
+
+  private static Searched search(ScenarioOptions.Resolved r, ModelSpec m, SystemSpec s, Costing costing) {
+    HourlyCost price = costing.hourly(s);
+    if (!price.known()) {
+      return new Searched(null, new Skipped(s.id(), s.totalDevices(), "no price: " + price.missing()), 0, 0, 0);
+    }
+    Task base;
+    try {
+      base = PrecisionSupport.adapt(r.task(), s.device(), r.software(), r.precisionGiven()).task();
+      PrecisionSupport.resolve(s.device(), base.precision(), r.software());
+      MemoryPlanner.checkOffload(s, base);
+    } catch (IllegalArgumentException e) { // a ScenarioKeyException too
+      return new Searched(null, new Skipped(s.id(), s.totalDevices(), "cannot run it: " + e.getMessage()), 0, 0, 0);
+    }
+    boolean microBatchesGiven = given(r, ScenarioKey.MICRO_BATCHES) || given(r, ScenarioKey.GLOBAL_BATCH);
+    Estimator closedForm = new Estimator(Kernels.get());
+    long candidates = 0;
+    int planned = 0;
+    Task best = null;
+    double bestRate = 0;
+    List<Task> pipelines = new ArrayList<>();
+    for (int b : given(r, ScenarioKey.BATCH) ? List.of(base.batch()) : BATCHES) {
+      for (ParallelPlan p : s.totalDevices() == 1 ? List.of(base.plan()) : PlanSearch.candidates(base, s, m)) {
+        candidates++;
+        Task t = base.withBatch(b).withPlan(p);
+        if (p.pp() > 1 && !microBatchesGiven) {
+          t = t.withMicroBatches(MICRO_BATCHES_PER_STAGE * p.pp());
+        }
+        t = fitting(s, m, t, r);
+        if (t == null) {
+          continue;
+        }
+        planned++;
+        if (p.pp() > 1) {
+          pipelines.add(t); // simulated below, the few with the fewest stages
+          continue;
+        }
+        Estimate e = closedForm.analytic(s, m, t, r.software());
+        if (e.tokensPerSecond() > bestRate * (1 + 1e-9)) {
+          best = t;
+          bestRate = e.tokensPerSecond();
+        }
+      }
+    }
+    List<Task> toSimulate = new ArrayList<>();
+    if (best != null) {
+      toSimulate.add(best);
+    }
+    pipelines.stream().sorted(PIPELINE_ORDER).limit(PIPELINE_SIMULATIONS).forEach(toSimulate::add);
+    if (toSimulate.isEmpty()) {
+      return new Searched(null, new Skipped(s.id(), s.totalDevices(), "does not fit per-GPU memory at any plan and"
+          + " batch tried"), candidates, planned, 0);
+    }
+    StepResult fastest = null;
+    for (Task t : toSimulate) {
+      StepResult res = Simulator.simulate(s, m, t, r.software());
+      if (fastest == null || res.tokensPerSecond() > fastest.tokensPerSecond() * (1 + 1e-9)) {
+        fastest = res;
+      }
+    }
+    StepResult res = fastest.withJobTokens(r.jobTokens());
+    return new Searched(new Option(res, costing.job(res)), null, candidates, planned, toSimulate.size());
+  }
+
+  /** Whether the user set {@code k}, by flag or in the scenario file. */
+  private static boolean given(ScenarioOptions.Resolved r, ScenarioKey k) {
+    return r.flags().containsKey(k) || r.file().node(k).isPresent();
   }
 
   /** {@code t} resolved on {@code s} when it fits memory (one GPU may offload; several may not), else null. */

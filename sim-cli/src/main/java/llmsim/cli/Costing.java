@@ -27,14 +27,19 @@ record Costing(PriceBook book, CostBasis basis) {
    * without a job is refused, since there is nothing to price.
    */
   static Costing of(ScenarioOptions.Resolved r) {
-    if (r.jobTokens() <= 0) {
-      if (r.costKeysGiven()) {
+    return of(r.jobTokens() > 0, r.costKeysGiven(), r.cost(), r.priceFiles());
+  }
+
+  /** The costing of a job ({@code sized}), or null without one; {@code priced}: a price key was given. */
+  static Costing of(boolean sized, boolean priced, CostBasis basis, List<String> files) {
+    if (!sized) {
+      if (priced) {
         throw new BadFlagException("--price, --pricing and the other cost flags price a job: give its size with"
             + " --tokens (training: tokens trained on) or --requests (inference)");
       }
       return null;
     }
-    return of(r.cost(), r.priceFiles());
+    return of(basis, files);
   }
 
   /** The bundled prices plus {@code files}, with {@code basis}; every --price device checked against the catalog. */
@@ -64,7 +69,11 @@ record Costing(PriceBook book, CostBasis basis) {
     if (!(r.jobTokens() > 0)) {
       return null;
     }
-    return JobCost.of(r.jobSeconds(), r.system().totalDevices(), r.system().device().powerWatts(), r.jobTokens(),
-        hourly(r.system()));
+    return job(r.system(), r.jobSeconds(), r.jobTokens(), hourly(r.system()));
+  }
+
+  /** A job of {@code tokens} that runs {@code seconds} on every GPU of {@code s}, at {@code hourly}. */
+  static JobCost job(SystemSpec s, double seconds, double tokens, HourlyCost hourly) {
+    return JobCost.of(seconds, s.totalDevices(), s.device().powerWatts(), tokens, hourly);
   }
 }

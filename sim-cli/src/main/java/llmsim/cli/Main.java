@@ -2,6 +2,7 @@ package llmsim.cli;
 
 import java.io.PrintWriter;
 import llmsim.core.kernel.Kernels;
+import llmsim.core.scenario.ScenarioKey;
 import llmsim.hw.yaml.InputException;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
@@ -80,10 +81,11 @@ public final class Main implements Runnable {
   private static void addScenarioFlags(CommandLine cl, java.util.Set<Object> done) {
     for (CommandLine sub : cl.getSubcommands().values()) {
       if (sub.getCommand() instanceof ScenarioOptions.Command c && done.add(c)) {
-        ScenarioOptions.addTo(sub.getCommandSpec(), c.scenario());
+        ScenarioOptions.addTo(sub.getCommandSpec(), c.scenario(), k -> true);
       }
       if (sub.getCommand() instanceof ScenarioOptions.GridCommand g && done.add(g)) {
         ScenarioOptions.addAxesTo(sub.getCommandSpec(), g);
+        ScenarioOptions.addTo(sub.getCommandSpec(), g.job(), ScenarioKey::jobKey);
       }
       addScenarioFlags(sub, done);
     }

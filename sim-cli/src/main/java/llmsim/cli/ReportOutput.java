@@ -62,6 +62,9 @@ final class ReportOutput {
 
   /** Creates the folder or fails with exit code 2, before any simulation runs. */
   static Path prepare(Path dir) {
+    if (Files.exists(dir) && !Files.isDirectory(dir)) {
+      throw new BadFlagException("--out: " + dir + " is a file; give a folder (it is created if missing)");
+    }
     try {
       Files.createDirectories(dir);
     } catch (IOException | SecurityException e) {

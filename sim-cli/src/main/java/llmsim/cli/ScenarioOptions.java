@@ -36,12 +36,18 @@ final class ScenarioOptions {
     ScenarioOptions scenario();
   }
 
-  /** A command that takes every sweepable key as a comma-separated list of values (the sweep). */
+  /**
+   * A command that takes every sweepable key as a comma-separated list of values (the sweep), and the job's keys
+   * (its size and prices: {@link ScenarioKey#jobKey}) as one value each, as simulate does.
+   */
   interface GridCommand {
     Map<ScenarioKey, List<String>> axisFlags();
 
     /** Where --set's values go. */
     List<String> sets();
+
+    /** The job's size and prices, one value each. */
+    ScenarioOptions job();
   }
 
   /** Add one list-valued option per sweepable key ({@code --models}, {@code --batch 1,8,64}) to {@code spec}. */
@@ -150,10 +156,13 @@ final class ScenarioOptions {
     return List.copyOf(sets);
   }
 
-  /** Add one option per scenario key to {@code spec}, storing into {@code target}. */
-  static void addTo(CommandSpec spec, ScenarioOptions target) {
+  /** Add one option per scenario key that {@code keys} takes to {@code spec}, storing into {@code target}. */
+  static void addTo(CommandSpec spec, ScenarioOptions target, java.util.function.Predicate<ScenarioKey> keys) {
     CommandSpec mixin = CommandSpec.create();
     for (ScenarioKey k : ScenarioKey.values()) {
+      if (!keys.test(k)) {
+        continue;
+      }
       ISetter setter = new ISetter() {
         @Override
         public <T> T set(T value) {
@@ -302,9 +311,8 @@ final class ScenarioOptions {
     return ((a ^ r) & (b ^ r)) < 0 ? Long.MAX_VALUE : r;
   }
 
-  /** Merge flags over a scenario file (either may be absent). */
-  Resolved resolve(Raw file, boolean hardwareRequired) {
-    Raw base = file == null ? ScenarioFile.EMPTY : file;
+  /** The flags given, each parsed; a value its key refuses is bad input at its flag. */
+  ScenarioValues values() {
     EnumMap<ScenarioKey, Object> parsed = new EnumMap<>(ScenarioKey.class);
     for (Map.Entry<ScenarioKey, String> e : given.entrySet()) {
       if (e.getValue() == null) {
@@ -316,7 +324,25 @@ final class ScenarioOptions {
         throw new BadFlagException(e.getKey().flag() + ": " + ex.getMessage().replace("'" + e.getKey().key() + "' ", ""));
       }
     }
-    ScenarioValues v = base.values().overriddenBy(new ScenarioValues(parsed));
+    return new ScenarioValues(parsed);
+  }
+
+  /** Options holding these flags as typed (how a sweep's job travels to a worker). */
+  static ScenarioOptions of(Map<ScenarioKey, String> flags) {
+    ScenarioOptions o = new ScenarioOptions();
+    o.given.putAll(flags);
+    return o;
+  }
+
+  /** The flags as typed. */
+  Map<ScenarioKey, String> flags() {
+    return Map.copyOf(given);
+  }
+
+  /** Merge flags over a scenario file (either may be absent). */
+  Resolved resolve(Raw file, boolean hardwareRequired) {
+    Raw base = file == null ? ScenarioFile.EMPTY : file;
+    ScenarioValues v = base.values().overriddenBy(values());
     if (v.model() == null) {
       throw new BadFlagException("--model is required (a catalog id such as llama-7b, a model .yaml or a config.json);"
           + " `llmsim models list` shows the catalog");
@@ -332,7 +358,7 @@ final class ScenarioOptions {
       long jobTokens = v.tokens() > 0 ? v.tokens() : requestTokens;
       return new Resolved(v.hardware(), v.model(), task, v.software(), base, flags, v.has(ScenarioKey.PRECISION),
           v.nodes(), v.gpus(), jobTokens, v.planAuto(), v.costBasis(), v.priceEntries().files(),
-          java.util.Arrays.stream(ScenarioKey.values()).anyMatch(k -> k.priceKey() && v.has(k)), catalog());
+          v.pricesGiven(), catalog());
     } catch (ScenarioKeyException e) {
       throw locate(e, flags, base);
     }

@@ -60,6 +60,14 @@ final class SweepCommand implements ScenarioOptions.GridCommand, Callable<Intege
   /** --set changes to the catalog (added by {@link ScenarioOptions#addAxesTo}). */
   final List<String> sets = new java.util.ArrayList<>();
 
+  /** The job's size and prices, one value each (added by {@link ScenarioOptions#addTo}). */
+  final ScenarioOptions job = new ScenarioOptions();
+
+  @Override
+  public ScenarioOptions job() {
+    return job;
+  }
+
   @Override
   public List<String> sets() {
     return sets;
@@ -103,10 +111,11 @@ final class SweepCommand implements ScenarioOptions.GridCommand, Callable<Intege
   @Override
   public Integer call() throws Exception {
     Map<ScenarioKey, List<String>> axes = axes();
-    SweepGrid grid = new SweepGrid(axes, Catalog.bundled().withOverrides(sets));
+    SweepCosts costs = SweepCosts.of(job);
+    SweepGrid grid = new SweepGrid(axes, Catalog.bundled().withOverrides(sets), costs);
     ScenarioOptions.warnOverrides(grid.catalog, spec.commandLine().getErr());
     long n = grid.points();
-    checkOptions(n); // every flag is checked before the output is touched
+    checkOptions(n, costs); // every flag is checked before the output is touched
     if (mode.equals("analytic") && grid.hasPipelineStages()) {
       throw new BadFlagException("--pp: the closed form (--mode analytic) sums ops as if nothing overlapped, which a"
           + " pipeline's stages do by design: sweep pp > 1 with --mode simulate");
@@ -115,7 +124,8 @@ final class SweepCommand implements ScenarioOptions.GridCommand, Callable<Intege
     if (mode.equals("simulate")) {
       checkSimulable(grid, n, workers);
     }
-    SweepJob job = SweepJob.of(axes, sets, grid, mode, format.equals("jsonl"), top, by,
+    SweepJob job = SweepJob.of(axes, sets, costs == null ? Map.of() : this.job.flags(), grid, costs, mode,
+        format.equals("jsonl"), top, by,
         mode.equals("analytic") ? ANALYTIC_CHUNK : SIMULATE_CHUNK, n);
     AtomicFiles.Staged staged = output == null ? null : stageOutput();
     try (SweepBackend engine = SweepBackends.open(backend, cluster, threads, spec.commandLine().getErr())) {
@@ -175,7 +185,7 @@ final class SweepCommand implements ScenarioOptions.GridCommand, Callable<Intege
     }
   }
 
-  private void checkOptions(long n) {
+  private void checkOptions(long n, SweepCosts costs) {
     if (!mode.equals("analytic") && !mode.equals("simulate")) {
       throw new BadFlagException("--mode", mode, "analytic, simulate");
     }
@@ -191,6 +201,10 @@ final class SweepCommand implements ScenarioOptions.GridCommand, Callable<Intege
     }
     if (!SweepRows.RANKABLE.contains(by)) {
       throw new BadFlagException("--by", by, String.join(", ", SweepRows.RANKABLE));
+    }
+    if (costs == null && SweepRows.jobMetric(by)) {
+      throw new BadFlagException("--by " + by + " ranks the job: give its size with --tokens (training: tokens trained"
+          + " on) or --requests (inference)");
     }
     if (threads != null && threads < 1) {
       throw new BadFlagException("--threads must be >= 1, was " + threads);
@@ -278,7 +292,7 @@ final class SweepCommand implements ScenarioOptions.GridCommand, Callable<Intege
       feeder.setDaemon(true);
       feeder.start();
       if (top == null) {
-        write(SweepRows.header(jsonl), 0);
+        write(SweepRows.header(jsonl, job.priced()), 0);
       }
       List<SweepJob.Ranked> best = new ArrayList<>();
       long pauseAfter = Long.getLong(PAUSE_PROPERTY, -1);
@@ -309,7 +323,7 @@ final class SweepCommand implements ScenarioOptions.GridCommand, Callable<Intege
         throw failure.get();
       }
       if (top != null && !cancelled.get()) {
-        StringBuilder b = new StringBuilder(SweepRows.header(jsonl));
+        StringBuilder b = new StringBuilder(SweepRows.header(jsonl, job.priced()));
         best.forEach(r -> b.append(r.row()));
         write(b.toString(), best.size());
       }

@@ -40,8 +40,12 @@ final class SweepGrid {
   /** The catalog the grid's ids name (with --set changes). */
   final Catalog catalog;
 
-  SweepGrid(Map<ScenarioKey, List<String>> raw, Catalog c) {
+  /** The sweep's job, or null: its size is checked against every task of the grid. */
+  private final SweepCosts job;
+
+  SweepGrid(Map<ScenarioKey, List<String>> raw, Catalog c, SweepCosts job) {
     this.catalog = c;
+    this.job = job;
     for (ScenarioKey k : AXES) {
       List<String> given = raw.get(k);
       List<Object> parsed = new ArrayList<>();
@@ -157,6 +161,9 @@ final class SweepGrid {
         ScenarioValues v = values(sub);
         Task t = v.task();
         ScenarioValues.checkAgainstModel(t, models.get(sub[1]));
+        if (job != null) {
+          job.tokens(t); // --requests on a training task
+        }
         for (SystemSpec s : systems) {
           MemoryPlanner.checkOffload(s, t);
           SystemSpec sized = Placement.size(s, v.nodes(), v.gpus());

@@ -8,6 +8,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import llmsim.core.kernel.Kernels;
+import llmsim.core.cost.JobCost;
 import llmsim.core.scenario.ScenarioKey;
 import llmsim.core.sweep.ChunkedJob;
 import llmsim.core.workload.Estimate;
@@ -20,9 +21,9 @@ import llmsim.core.workload.Estimator;
  *
  * <p>Files named in the axes ({@code --hardware ./my-gpu.yaml}) are read by each worker, at the same path.
  */
-record SweepJob(String id, EnumMap<ScenarioKey, ArrayList<String>> axes, ArrayList<String> sets, String mode,
-    boolean jsonl, Integer top, String by, int chunkSize, long points, String kernel)
-    implements ChunkedJob<SweepJob.Chunk> {
+record SweepJob(String id, EnumMap<ScenarioKey, ArrayList<String>> axes, ArrayList<String> sets,
+    EnumMap<ScenarioKey, String> jobFlags, String mode, boolean jsonl, Integer top, String by, int chunkSize,
+    long points, String kernel) implements ChunkedJob<SweepJob.Chunk> {
   private static final long serialVersionUID = 1L;
 
   /** One chunk's rows, or with --top its best rows. */
@@ -35,29 +36,43 @@ record SweepJob(String id, EnumMap<ScenarioKey, ArrayList<String>> axes, ArrayLi
   }
 
   /** Grids already built in this process, by job id (a worker serves one sweep after another; the last few stay). */
-  private static final Map<String, SweepGrid> GRIDS = new LinkedHashMap<>(8, 0.75f, true) {
+  private static final Map<String, Built> GRIDS = new LinkedHashMap<>(8, 0.75f, true) {
     @Override
-    protected boolean removeEldestEntry(Map.Entry<String, SweepGrid> eldest) {
+    protected boolean removeEldestEntry(Map.Entry<String, Built> eldest) {
       return size() > 4;
     }
   };
   private static final java.util.concurrent.atomic.AtomicLong NEXT_ID = new java.util.concurrent.atomic.AtomicLong();
   private static final ThreadLocal<Estimator> ESTIMATORS = ThreadLocal.withInitial(() -> new Estimator(Kernels.get()));
 
-  /** {@code sets}: the --set overrides, applied to the catalog by each worker as here. */
-  static SweepJob of(Map<ScenarioKey, List<String>> axes, List<String> sets, SweepGrid grid, String mode,
-      boolean jsonl, Integer top, String by, int chunkSize, long points) {
+  /**
+   * {@code sets}: the --set overrides, applied to the catalog by each worker as here; {@code jobFlags}: the job's
+   * size and prices as typed (empty without a job), from which each worker prices its rows as {@code costs} here.
+   */
+  static SweepJob of(Map<ScenarioKey, List<String>> axes, List<String> sets, Map<ScenarioKey, String> jobFlags,
+      SweepGrid grid, SweepCosts costs, String mode, boolean jsonl, Integer top, String by, int chunkSize,
+      long points) {
     EnumMap<ScenarioKey, ArrayList<String>> copy = new EnumMap<>(ScenarioKey.class);
     axes.forEach((k, v) -> copy.put(k, new ArrayList<>(v)));
     // process id and clock: unique enough to key a worker's cache, and unlike UUID.randomUUID it does not load
     // SecureRandom (about 40 classes) into every local sweep
     String id = ProcessHandle.current().pid() + "-" + System.nanoTime() + "-" + NEXT_ID.incrementAndGet();
-    SweepJob job = new SweepJob(id, copy, new ArrayList<>(sets), mode, jsonl, top, by, chunkSize, points,
+    EnumMap<ScenarioKey, String> job = new EnumMap<>(ScenarioKey.class);
+    job.putAll(jobFlags);
+    SweepJob sweep = new SweepJob(id, copy, new ArrayList<>(sets), job, mode, jsonl, top, by, chunkSize, points,
         Kernels.get().name());
     synchronized (GRIDS) {
-      GRIDS.put(job.id, grid);
+      GRIDS.put(sweep.id, new Built(grid, costs));
     }
-    return job;
+    return sweep;
+  }
+
+  /** A grid and its job's pricing, built once per process and sweep. */
+  private record Built(SweepGrid grid, SweepCosts costs) {}
+
+  /** Whether rows carry the job's columns. */
+  boolean priced() {
+    return !jobFlags.isEmpty();
   }
 
   @Override
@@ -72,7 +87,9 @@ record SweepJob(String id, EnumMap<ScenarioKey, ArrayList<String>> axes, ArrayLi
       throw new IllegalStateException("this worker runs the " + here + " kernel where the sweep was started with "
           + kernel + ": start every worker with the same JVM options (--add-modules jdk.incubator.vector)");
     }
-    SweepGrid grid = grid();
+    Built built = built();
+    SweepGrid grid = built.grid();
+    SweepCosts costs = built.costs();
     Estimator est = ESTIMATORS.get();
     StringBuilder b = new StringBuilder(chunkSize * 200);
     List<Ranked> best = new ArrayList<>();
@@ -81,13 +98,14 @@ record SweepJob(String id, EnumMap<ScenarioKey, ArrayList<String>> axes, ArrayLi
       SweepGrid.Point p = grid.point(i);
       Estimate e = mode.equals("analytic") ? est.analytic(p.system(), p.model(), p.task(), p.software())
           : est.simulated(p.system(), p.model(), p.task(), p.software());
+      JobCost cost = costs == null ? null : costs.cost(p.system(), p.task(), e);
       if (top == null) {
-        SweepRows.append(b, p, e, mode, kernel, jsonl);
+        SweepRows.append(b, p, e, mode, kernel, jsonl, costs, cost);
       } else {
-        double v = SweepRows.metric(e, by);
+        double v = SweepRows.metric(e, cost, by);
         if (!Double.isNaN(v)) {
           StringBuilder row = new StringBuilder(200);
-          SweepRows.append(row, p, e, mode, kernel, jsonl);
+          SweepRows.append(row, p, e, mode, kernel, jsonl, costs, cost);
           best.add(new Ranked(v, i, row.toString()));
           if (best.size() > 4 * top) {
             best = keepBest(best);
@@ -108,12 +126,13 @@ record SweepJob(String id, EnumMap<ScenarioKey, ArrayList<String>> axes, ArrayLi
     return new ArrayList<>(rows.stream().sorted(order).limit(top).toList());
   }
 
-  private SweepGrid grid() {
+  private Built built() {
     synchronized (GRIDS) {
       return GRIDS.computeIfAbsent(id, k -> {
         Map<ScenarioKey, List<String>> raw = new EnumMap<>(ScenarioKey.class);
         raw.putAll(axes);
-        return new SweepGrid(raw, llmsim.hw.catalog.Catalog.bundled().withOverrides(sets));
+        SweepCosts costs = jobFlags.isEmpty() ? null : SweepCosts.of(ScenarioOptions.of(jobFlags));
+        return new Built(new SweepGrid(raw, llmsim.hw.catalog.Catalog.bundled().withOverrides(sets), costs), costs);
       });
     }
   }

@@ -4,6 +4,7 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
+import llmsim.core.cost.JobCost;
 import llmsim.core.scenario.ScenarioKey;
 import llmsim.core.scenario.ScenarioValues;
 import llmsim.core.workload.Estimate;
@@ -21,6 +22,13 @@ final class SweepRows {
 
   static final List<String> COLUMNS = columns();
 
+  /**
+   * Columns a sweep with a job (--tokens, --requests) adds after {@link #COLUMNS}, named as simulate's JSON names
+   * them: empty where the point does not fit memory, and the cost columns where the device has no price.
+   */
+  static final List<String> JOB_COLUMNS = List.of("job_tokens", "wall_time_s", "gpu_hours", "energy_kwh", "cost",
+      "currency", "cost_per_million_tokens");
+
   private static List<String> columns() {
     List<String> c = new ArrayList<>();
     c.add("index");
@@ -30,14 +38,32 @@ final class SweepRows {
     return List.copyOf(c);
   }
 
-  /** Metrics --by can rank on. */
-  static final List<String> RANKABLE = List.of("tokens_per_s", "mfu", "step_time_s", "ttft_s", "tpot_s");
-
-  static String header(boolean jsonl) {
-    return jsonl ? "" : String.join(",", COLUMNS) + "\n";
+  /** The columns of a sweep, with or without a job. */
+  static List<String> columns(boolean job) {
+    if (!job) {
+      return COLUMNS;
+    }
+    List<String> c = new ArrayList<>(COLUMNS);
+    c.addAll(JOB_COLUMNS);
+    return c;
   }
 
-  static void append(StringBuilder b, SweepGrid.Point p, Estimate e, String mode, String kernel, boolean jsonl) {
+  /** Metrics --by can rank on. */
+  static final List<String> RANKABLE = List.of("tokens_per_s", "mfu", "step_time_s", "ttft_s", "tpot_s", "cost",
+      "cost_per_million_tokens", "wall_time_s");
+
+  /** The metrics of {@link #RANKABLE} that need a job. */
+  static boolean jobMetric(String key) {
+    return JOB_COLUMNS.contains(key);
+  }
+
+  static String header(boolean jsonl, boolean job) {
+    return jsonl ? "" : String.join(",", columns(job)) + "\n";
+  }
+
+  /** One point's row; {@code job} null: no job columns, else {@code cost} the point's job (null: it does not fit). */
+  static void append(StringBuilder b, SweepGrid.Point p, Estimate e, String mode, String kernel, boolean jsonl,
+      SweepCosts job, JobCost cost) {
     Map<ScenarioKey, Object> scenario = ScenarioValues.describe(p.task(), p.software());
     scenario.put(ScenarioKey.HARDWARE, p.system().id());
     scenario.put(ScenarioKey.MODEL, p.model().id());
@@ -49,6 +75,13 @@ final class SweepRows {
     row.addAll(Arrays.asList(e.memory().fits(), e.memory().offload().key(), e.stepTimeSeconds(), e.tokensPerSecond(),
         e.ttftSeconds(), e.tpotSeconds(), e.mfu(), e.bound().key(), e.memory().totalBytes(), e.memory().capacityBytes(),
         mode, kernel));
+    if (job != null) {
+      row.add(job.tokens(p.task()));
+      row.addAll(cost == null ? java.util.Collections.nCopies(JOB_COLUMNS.size() - 1, null) : Arrays.asList(
+          cost.wallSeconds(), cost.gpuHours(), cost.energyKwh(), cost.cost(), cost.currency(),
+          cost.costPerMillionTokens()));
+    }
+    List<String> names = job == null ? COLUMNS : columns(true);
     Object[] v = row.toArray();
     if (jsonl) {
       b.append('{');
@@ -56,7 +89,7 @@ final class SweepRows {
         if (i > 0) {
           b.append(',');
         }
-        b.append(Escape.json(COLUMNS.get(i))).append(':');
+        b.append(Escape.json(names.get(i))).append(':');
         Object x = v[i];
         if (x == null) {
           b.append("null");
@@ -89,15 +122,18 @@ final class SweepRows {
     }
   }
 
-  /** The value of a rankable metric. */
-  static double metric(Estimate e, String key) {
+  /** The value of a rankable metric; NaN for a job metric where the point has no job (it does not fit). */
+  static double metric(Estimate e, JobCost job, String key) {
     return switch (key) {
+      case "cost" -> job == null ? Double.NaN : job.cost();
+      case "cost_per_million_tokens" -> job == null ? Double.NaN : job.costPerMillionTokens();
+      case "wall_time_s" -> job == null ? Double.NaN : job.wallSeconds();
       case "tokens_per_s" -> e.tokensPerSecond();
       case "step_time_s" -> e.stepTimeSeconds();
       case "ttft_s" -> e.ttftSeconds();
       case "tpot_s" -> e.tpotSeconds();
       case "mfu" -> e.mfu();
-      default -> throw new BadFlagException("--by", key, "tokens_per_s, step_time_s, ttft_s, tpot_s, mfu");
+      default -> throw new BadFlagException("--by", key, String.join(", ", RANKABLE));
     };
   }
 

@@ -7,11 +7,22 @@ import static org.assertj.core.api.Assertions.within;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Comparator;
+import llmsim.core.scenario.ScenarioKey;
+import llmsim.hw.catalog.Catalog;
+import llmsim.report.ParetoChart;
+import org.jfree.data.xy.XYSeries;
+import org.jfree.data.xy.XYSeriesCollection;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 class AdviseCommandTest {
+  @TempDir Path dir;
+
   /** Two single cards at prices fixed here, the micro-batch fixed, so each option's cost follows by hand. */
   static final String[] SMALL = {"advise", "--model", "llama-7b", "--task", "finetune-lora", "--tokens", "10M",
       "--hardware", "rtx4090,a100", "--max-gpus", "1", "--batch", "1", "--price", "rtx4090=0.5usd/h,a100=2usd/h",
@@ -84,5 +95,105 @@ class AdviseCommandTest {
     assertBadInput(JobCostCliTest.run(base, "--max-gpus", "0"), "--max-gpus must be >= 1");
     assertBadInput(CliRunner.run("advise", "--model", "llama-7b", "--task", "finetune-lora"), "advise needs the"
         + " job's size");
+  }
+
+  /** LLaMA-13B training on four A100s: a pipeline plan wins there, which the closed form alone could not rank. */
+  static final String[] PIPELINE = {"advise", "--model", "llama-13b", "--task", "train", "--tokens", "1B",
+      "--hardware", "dgx-a100-8x80gb", "--max-gpus", "4", "--format", "json"};
+
+  static JsonNode option(JsonNode advice, int gpus) {
+    for (JsonNode o : advice.get("options")) {
+      if (o.get("plan").get("gpus").asInt() == gpus) {
+        return o;
+      }
+    }
+    throw new AssertionError("no option on " + gpus + " GPUs: " + advice);
+  }
+
+  @Test
+  void pipelinePlans_areEventSimulated_atFourMicroBatchesPerStage_andMatchSimulate() throws IOException {
+    JsonNode four = option(advise(PIPELINE), 4);
+    JsonNode plan = four.get("plan");
+    assertThat(plan.get("pp").asInt()).isEqualTo(2);
+    assertThat(four.get("micro_batches").asInt()).isEqualTo(Advisor.MICRO_BATCHES_PER_STAGE * 2);
+    JsonNode simulated = SimulateCommandTest.json("simulate", "--model", "llama-13b", "--task", "train", "--hardware",
+        "dgx-a100-8x80gb", "--gpus", "4", "--tp", plan.get("tp").asText(), "--pp", "2", "--dp", plan.get("dp").asText(),
+        "--zero", plan.get("zero").asText(), "--batch", four.get("batch").asText(), "--micro-batches",
+        four.get("micro_batches").asText(), "--format", "json");
+    assertThat(four.get("tokens_per_s").asDouble()).isEqualTo(simulated.get("tokens_per_s").asDouble());
+  }
+
+  @Test
+  void givenMicroBatches_areKeptForPipelinesToo() throws IOException {
+    assertThat(advise(PIPELINE, "--micro-batches", "3").get("options"))
+        .allSatisfy(o -> assertThat(o.get("micro_batches").asInt()).isEqualTo(3));
+  }
+
+  @Test
+  void aScenarioFile_givesTheJobAndPrices_andFlagsOverrideIt() throws IOException {
+    Path f = dir.resolve("job.yaml");
+    Files.writeString(f, "kind: scenario\nhardware: [rtx4090, a100]\nmodel: llama-7b\ntask: finetune-lora\n"
+        + "tokens: 10M\nbatch: 1\nprice: rtx4090=0.5usd/h,a100=2usd/h\n");
+    JsonNode fromFile = advise(new String[] {"advise", f.toString(), "--max-gpus", "1", "--format", "json"});
+    JsonNode fromFlags = advise(SMALL);
+    assertThat(fromFile.get("options")).isEqualTo(fromFlags.get("options"));
+    JsonNode more = advise(new String[] {"advise", f.toString(), "--max-gpus", "1", "--tokens", "20M", "--format",
+        "json"});
+    assertThat(more.get("job_tokens").asLong()).isEqualTo(20_000_000L);
+  }
+
+  @Test
+  void aBadScenarioFile_isRefusedAtItsLine() throws IOException {
+    Path f = dir.resolve("bad.yaml");
+    Files.writeString(f, "kind: scenario\nmodel: llama-7b\ntask: finetune-lora\nrequests: 5\n");
+    assertBadInput(CliRunner.run("advise", f.toString()), "bad.yaml:4:", "'requests' applies to inference");
+    Files.writeString(f, "kind: scenario\nmodel: llama-7b\ntokens: 1M\nbatchsize: 2\n");
+    assertBadInput(CliRunner.run("advise", f.toString()), "bad.yaml:4:1: unknown field 'batchsize'");
+  }
+
+  @Test
+  void theChartsFront_isTheOptionsNothingBeats_andItsWinnerTheCheapestThatMeetsTheDeadline() {
+    ScenarioOptions o = new ScenarioOptions();
+    o.set(ScenarioKey.MODEL, "llama-7b");
+    o.set(ScenarioKey.TASK, "finetune-lora");
+    o.set(ScenarioKey.TOKENS, "10M");
+    o.set(ScenarioKey.HARDWARE, "rtx4090-8x,dgx-a100-8x80gb,h100-sxm");
+    o.set(ScenarioKey.PRICE, "rtx4090=0.5usd/h,a100=2usd/h,h100=3usd/h");
+    ScenarioOptions.Resolved r = o.resolve(null, false);
+    Advisor.Result res = Advisor.search(r, Catalog.bundled().model("llama-7b", "--model"),
+        Advisor.systems(r.catalog(), r.hardware(), 8), Costing.of(r));
+    AdviseCommand.Constraints deadline = new AdviseCommand.Constraints(3600, Double.POSITIVE_INFINITY);
+    XYSeriesCollection d = (XYSeriesCollection) AdviseCommand.chart("t", res, deadline, "USD").getXYPlot().getDataset();
+    List<double[]> all = new ArrayList<>(points(d.getSeries(ParetoChart.OPTIONS)));
+    all.addAll(points(d.getSeries(ParetoChart.MISSES)));
+    assertThat(all).hasSize(res.options().size()).hasSizeGreaterThanOrEqualTo(6);
+    List<double[]> front = all.stream().filter(p -> all.stream().noneMatch(q -> q != p && q[0] <= p[0]
+        && q[1] <= p[1] * (1 + 1e-9) && (q[0] < p[0] || q[1] < p[1] * (1 - 1e-9)))).toList();
+    assertThat(points(d.getSeries(ParetoChart.FRONT))).usingElementComparator(Comparator.comparingDouble((double[] p)
+        -> p[0]).thenComparingDouble(p -> p[1])).containsExactlyInAnyOrderElementsOf(front);
+    double[] winner = all.stream().filter(p -> p[0] <= 1).min(Comparator.comparingDouble(p -> p[1])).orElseThrow();
+    assertThat(points(d.getSeries(ParetoChart.WINNER))).singleElement().satisfies(w -> {
+      assertThat(w[0]).isEqualTo(winner[0]);
+      assertThat(w[1]).isEqualTo(winner[1]);
+    });
+  }
+
+  static List<double[]> points(XYSeries s) {
+    List<double[]> out = new ArrayList<>();
+    for (int i = 0; i < s.getItemCount(); i++) {
+      out.add(new double[] {s.getX(i).doubleValue(), s.getY(i).doubleValue()});
+    }
+    return out;
+  }
+
+  @Test
+  void out_writesTheChartAsPngAndSvg_andAFileIsRefused() throws IOException {
+    Path charts = dir.resolve("charts");
+    CliRunner r = JobCostCliTest.run(SMALL, "--out", charts.toString());
+    assertThat(r.code()).as(r.err()).isZero();
+    assertThat(Files.size(charts.resolve("advise.png"))).isPositive();
+    assertThat(Files.readString(charts.resolve("advise.svg"))).contains("<svg", "winner: 1x ");
+    Path file = Files.writeString(dir.resolve("f"), "x");
+    assertBadInput(JobCostCliTest.run(SMALL, "--out", file.toString()), "--out: " + file + " is a file; give a folder");
   }
 }

@@ -162,6 +162,11 @@ public final class ScenarioValues {
     return "auto".equals(values.get(ScenarioKey.PLAN));
   }
 
+  /** Whether any key says how the GPUs are paid for ({@link ScenarioKey#priceKey}). */
+  public boolean pricesGiven() {
+    return java.util.Arrays.stream(ScenarioKey.values()).anyMatch(k -> k.priceKey() && has(k));
+  }
+
   /** Tokens of the whole job (--tokens, or --epochs x --dataset-tokens), or 0. */
   public long tokens() {
     Object v = values.get(ScenarioKey.TOKENS);

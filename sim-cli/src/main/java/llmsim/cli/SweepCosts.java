@@ -1,0 +1,57 @@
+package llmsim.cli;
+
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import llmsim.core.cost.HourlyCost;
+import llmsim.core.cost.JobCost;
+import llmsim.core.hw.SystemSpec;
+import llmsim.core.scenario.ScenarioKeyException;
+import llmsim.core.scenario.ScenarioValues;
+import llmsim.core.task.Task;
+import llmsim.core.workload.Estimate;
+
+/**
+ * A sweep's job: its size (--tokens, --epochs x --dataset-tokens or --requests) and how it is paid for, one value
+ * each as in simulate, the same at every point. Each point's row gains the job's wall time, GPU-hours, energy and
+ * cost at the point's throughput; prices are looked up once per device and GPU count.
+ */
+final class SweepCosts {
+  private final ScenarioValues values;
+  private final long tokens;
+  private final Costing costing;
+  private final Map<String, HourlyCost> prices = new ConcurrentHashMap<>();
+
+  private SweepCosts(ScenarioValues values, long tokens, Costing costing) {
+    this.values = values;
+    this.tokens = tokens;
+    this.costing = costing;
+  }
+
+  /** The job the flags give, or null when they give no size; a price flag without a size is refused. */
+  static SweepCosts of(ScenarioOptions flags) {
+    ScenarioValues v = flags.values();
+    try {
+      long tokens = v.tokens();
+      Costing c = Costing.of(tokens > 0 || v.has(llmsim.core.scenario.ScenarioKey.REQUESTS), v.pricesGiven(),
+          v.costBasis(), v.priceEntries().files());
+      return c == null ? null : new SweepCosts(v, tokens, c);
+    } catch (ScenarioKeyException e) {
+      throw ScenarioOptions.locate(e, flags.flags(), null);
+    }
+  }
+
+  /** The job's tokens for a point's task: --tokens, or --requests x its generated tokens (inference only). */
+  long tokens(Task t) {
+    return tokens > 0 ? tokens : values.requestTokens(t);
+  }
+
+  /** The job at one point, or null where its configuration does not fit memory (it cannot run). */
+  JobCost cost(SystemSpec s, Task t, Estimate e) {
+    if (!e.memory().fits()) {
+      return null;
+    }
+    double n = tokens(t);
+    HourlyCost price = prices.computeIfAbsent(s.device().id() + "x" + s.totalDevices(), k -> costing.hourly(s));
+    return Costing.job(s, n / e.tokensPerSecond(), n, price);
+  }
+}
