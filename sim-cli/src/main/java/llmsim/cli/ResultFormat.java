@@ -150,7 +150,7 @@ final class ResultFormat {
     }
     if (results.stream().anyMatch(r -> r.jobTokens() > 0)) {
       row(t, results, "job wall time", r -> Units.duration(r.jobSeconds()));
-      row(t, results, "job GPU-hours", r -> num(r.jobGpuHours(), 0));
+      row(t, results, "job GPU-hours", r -> num(r.jobGpuHours(), r.jobGpuHours() < 10 ? 2 : 0));
       if (costing != null) {
         row(t, results, "job energy (at TDP)", r -> num(costing.job(r).energyKwh(), 1) + " kWh");
         row(t, results, "job cost", r -> costText(costing.job(r), JobCost::cost));

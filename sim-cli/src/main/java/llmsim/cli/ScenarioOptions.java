@@ -184,7 +184,9 @@ final class ScenarioOptions {
       }
       mixin.addOption(b.build());
     }
-    mixin.addOption(setOption(target.sets));
+    if (spec.findOption("--set") == null) { // a grid command has its own, with its axes
+      mixin.addOption(setOption(target.sets));
+    }
     spec.addMixin("scenario", mixin);
   }
 
