@@ -6,6 +6,7 @@ import java.util.concurrent.Callable;
 import llmsim.core.workload.StepResult;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Option;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Parameters;
 import picocli.CommandLine.Spec;
@@ -30,6 +31,11 @@ final class ExplainCommand implements ScenarioOptions.Command, Callable<Integer>
       + " ttft_s, tpot_s, step_time_s, mfu, memory (bytes per GPU).")
   String metric;
 
+  @Option(names = "--per-layer", description = "Also list one transformer layer's ops (layer 0): each op's FLOPs,"
+      + " bytes, arithmetic intensity, what bounds it and its simulated time, for its first pass and, where there is"
+      + " one, its second (the first decode step, or the backward with any recomputation).")
+  boolean perLayer;
+
   @Override
   public Integer call() {
     if (!Derivation.METRICS.contains(metric)) {
@@ -45,12 +51,55 @@ final class ExplainCommand implements ScenarioOptions.Command, Callable<Integer>
     return 0;
   }
 
+  /** The ids of layer 0's first two passes: the first two runs of consecutive ops the builder tagged layer 0. */
+  static List<Integer> layerZero(llmsim.core.engine.Trace tr) {
+    int[] layers = tr.ops().layers();
+    List<Integer> ids = new java.util.ArrayList<>();
+    int runs = 0;
+    for (int i = 0; i < layers.length && runs <= 2; i++) {
+      if (layers[i] == 0) {
+        if (i == 0 || layers[i - 1] != 0) {
+          runs++;
+        }
+        if (runs <= 2) {
+          ids.add(i);
+        }
+      }
+    }
+    return ids;
+  }
+
+  /** One row per op of layer 0's first passes, as the table and JSON show them. */
+  static List<java.util.Map<String, Object>> perLayerRows(llmsim.core.engine.Trace tr) {
+    List<java.util.Map<String, Object>> rows = new java.util.ArrayList<>();
+    for (int i : layerZero(tr)) {
+      java.util.Map<String, Object> row = new java.util.LinkedHashMap<>();
+      double flops = tr.ops().flops()[i];
+      double bytes = tr.ops().memBytes()[i] + tr.ops().linkBytes()[i];
+      row.put("op", tr.ops().names()[i]);
+      row.put("flops", flops);
+      row.put("bytes", bytes);
+      row.put("intensity_flop_per_byte", bytes > 0 ? flops / bytes : null);
+      row.put("bound", tr.opBound(i).key());
+      row.put("time_s", tr.duration(i));
+      rows.add(row);
+    }
+    return rows;
+  }
+
   private void print(Derivation d, StepResult r) {
     PrintWriter out = spec.commandLine().getOut();
     TextTable t = new TextTable(List.of("quantity", "value", "how"));
     d.steps.forEach(s -> t.row(List.of(s.quantity(), s.value(), s.how())));
+    List<java.util.Map<String, Object>> layer = perLayer ? perLayerRows(r.trace()) : List.of();
     if (output.format != Format.table) {
-      out.print(Output.print(output.format, t, d.json()));
+      Object json = d.json();
+      if (perLayer) {
+        java.util.Map<String, Object> both = new java.util.LinkedHashMap<>(d.json());
+        both.put("per_layer", layer);
+        json = both;
+      }
+      out.print(Output.print(output.format, t, json));
       return;
     }
     out.printf("%s: %s on %s, %s, software %s%n%n", d.metric, r.model().id(), r.system().id(), r.task().kind().key(),
@@ -61,5 +110,18 @@ final class ExplainCommand implements ScenarioOptions.Command, Callable<Integer>
       out.println(d.difference + ".");
     }
     r.warnings().forEach(w -> out.println("warning: " + w));
+    if (perLayer) {
+      out.println();
+      out.println("Layer 0, op by op (simulated; shared resources can stretch an op beyond its own roofline time):");
+      TextTable ops = new TextTable(List.of("op", "GFLOP", "MB", "FLOP/byte", "bound", "time"));
+      for (java.util.Map<String, Object> row : layer) {
+        Object intensity = row.get("intensity_flop_per_byte");
+        ops.row(List.of((String) row.get("op"), String.format(java.util.Locale.US, "%.3f", (Double) row.get("flops") / 1e9),
+            String.format(java.util.Locale.US, "%.2f", (Double) row.get("bytes") / 1e6),
+            intensity == null ? "-" : String.format(java.util.Locale.US, "%.1f", (Double) intensity),
+            (String) row.get("bound"), llmsim.core.util.Units.seconds((Double) row.get("time_s"))));
+      }
+      out.print(ops.render());
+    }
   }
 }

@@ -29,9 +29,15 @@ final class SweepBackends {
 
   private SweepBackends() {}
 
+  /** The backends there are: the local one and those sim-distributed provides. */
+  static final List<String> KNOWN = List.of(LOCAL, "hazelcast");
+
   static SweepBackend open(String name, String cluster, Integer threads, PrintWriter log) {
     if (name.equals(LOCAL)) {
       return new LocalSweepBackend(threads == null ? Runtime.getRuntime().availableProcessors() : threads);
+    }
+    if (!KNOWN.contains(name)) { // checked before any jar is looked for, so the answer is the same with or without them
+      throw new BadFlagException("--backend", name, String.join(", ", KNOWN));
     }
     List<SweepBackendProvider> found = providers(name);
     for (SweepBackendProvider p : found) {

@@ -32,6 +32,27 @@ class ExplainCommandTest {
   }
 
   @Test
+  void perLayer_listsLayerZerosPrefillAndFirstDecodeOps_withTheirGemmFlops() throws IOException {
+    JsonNode j = json("explain", "decode_tokens_per_s", "--model", "llama-7b", "--hardware", "m2-ultra", "--task",
+        "inference", "--software", "llama.cpp", "--prompt-tokens", "64", "--generate-tokens", "4", "--per-layer",
+        "--format", "json");
+    JsonNode rows = j.get("per_layer");
+    // llama.cpp runs attention unfused: norm, qkv, QK^T, softmax, attention x V, o, a residual, norm, gate/up,
+    // SwiGLU, down, a residual: 12 ops in the prompt's pass and 12 in the first decode step's (qkv second in each)
+    assertThat(rows.size()).isEqualTo(24);
+    double h = 4096;
+    double qkv = 2.0 * 64 * h * (3 * h); // 2 x tokens x in x out
+    assertThat(rows.get(1).get("op").asText()).endsWith("L0.qkv_proj");
+    assertThat(rows.get(1).get("flops").asDouble()).isEqualTo(qkv);
+    assertThat(rows.get(13).get("op").asText()).endsWith("L0.qkv_proj");
+    assertThat(rows.get(13).get("flops").asDouble()).isEqualTo(2.0 * 1 * h * (3 * h));
+    for (JsonNode row : rows) {
+      assertThat(row.get("op").asText()).contains("L0.");
+      assertThat(row.get("time_s").asDouble()).isPositive();
+    }
+  }
+
+  @Test
   void anOverriddenInput_namesTheFlag_notTheCatalogSource() throws IOException {
     JsonNode j = json(CatalogOverrideTest.with(new String[] {"explain", "tpot_s"}, CatalogOverrideTest.with(DECODE,
         "--set", "m2-ultra.memory.bandwidth_gb_per_s=1600")));

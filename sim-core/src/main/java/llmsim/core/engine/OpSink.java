@@ -46,4 +46,7 @@ public interface OpSink {
 
   /** Marks the start of a phase (0 = prefill or step, 1 = decode) for per-phase totals. */
   default void phase(int index) {}
+
+  /** The transformer layer the following ops belong to (-1: none); reports group a layer's ops by it. */
+  default void layer(int index) {}
 }

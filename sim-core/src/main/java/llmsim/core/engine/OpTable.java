@@ -16,7 +16,15 @@ final class OpTable {
   private double[] gemmN = new double[64];
   private double[] gemmK = new double[64];
   private int[][] deps = new int[64][];
+  /** The transformer layer an op belongs to, -1 for one outside the layers (embedding, head, optimizer). */
+  private int[] layers = new int[64];
+  /** The layer the builder is emitting (see {@link OpSink#layer}). */
+  private int currentLayer = -1;
   private int size;
+
+  void layer(int index) {
+    currentLayer = index;
+  }
 
   int add(String name, OpKind kind, int stream, int group, double f, double mb, double lb, int[] d) {
     return add(name, kind, stream, group, f, mb, lb, 0, 0, 0, d);
@@ -37,6 +45,7 @@ final class OpTable {
       gemmN = Arrays.copyOf(gemmN, c);
       gemmK = Arrays.copyOf(gemmK, c);
       deps = Arrays.copyOf(deps, c);
+      layers = Arrays.copyOf(layers, c);
     }
     names[size] = name;
     kinds[size] = kind;
@@ -49,6 +58,7 @@ final class OpTable {
     gemmN[size] = n;
     gemmK[size] = k;
     deps[size] = d.length == 0 ? d : d.clone();
+    layers[size] = currentLayer;
     return size++;
   }
 
@@ -119,7 +129,7 @@ final class OpTable {
   Ops freeze() {
     return new Ops(Arrays.copyOf(names, size), Arrays.copyOf(kinds, size), Arrays.copyOf(streams, size),
         Arrays.copyOf(groups, size), Arrays.copyOf(flops, size), Arrays.copyOf(memBytes, size),
-        Arrays.copyOf(linkBytes, size));
+        Arrays.copyOf(linkBytes, size), Arrays.copyOf(layers, size));
   }
 
   double[] flops() {
@@ -152,5 +162,5 @@ final class OpTable {
 
   /** The op columns after the build (arrays are owned by the trace; do not modify). */
   public record Ops(String[] names, OpKind[] kinds, int[] streams, int[] groups, double[] flops, double[] memBytes,
-      double[] linkBytes) {}
+      double[] linkBytes, int[] layers) {}
 }

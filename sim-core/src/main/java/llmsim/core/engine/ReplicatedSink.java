@@ -140,4 +140,9 @@ public final class ReplicatedSink implements OpSink {
   public void phase(int index) {
     inner.phase(index);
   }
+
+  @Override
+  public void layer(int index) {
+    inner.layer(index);
+  }
 }

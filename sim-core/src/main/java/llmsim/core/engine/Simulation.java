@@ -94,6 +94,11 @@ public final class Simulation implements OpSink {
     return id;
   }
 
+  @Override
+  public void layer(int index) {
+    ops.layer(index);
+  }
+
   public int opCount() {
     return ops.size();
   }
