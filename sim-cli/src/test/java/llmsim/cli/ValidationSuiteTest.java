@@ -59,7 +59,7 @@ class ValidationSuiteTest {
   @Test
   void singleGpuEndToEndCases_medianAbsoluteErrorIsAtMostTwentyFivePercent() {
     // every single-GPU end-to-end case, training and fine-tuning included: a regression bound over today's
-    // 17.8% (21 cases), which rose from 10% when the training and fine-tuning sample grew (T01-T26); the
+    // 15.3% (21 cases), which rose from 10% when the training and fine-tuning sample grew (T01-T26); the
     // fidelity issue's target is 10%
     ValidationStats e2e = ValidationStats.of("end-to-end", outcomes.stream()
         .filter(o -> o.c().endToEnd() && gpus(o.c()) == 1).toList());
