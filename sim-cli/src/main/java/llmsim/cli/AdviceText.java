@@ -13,7 +13,7 @@ final class AdviceText {
   /** "4x NVIDIA A100 SXM4 80GB for 19.2 h: 190.00 USD". */
   static String describe(Advisor.Option o) {
     return o.system().totalDevices() + "x " + o.system().device().name() + " (" + o.system().id() + ", "
-        + o.result().task().plan().describe() + ", batch " + o.batch() + ") for "
+        + o.result().task().plan().describe() + o.numerics() + ", batch " + o.batch() + ") for "
         + Units.duration(o.seconds()) + ": " + Money.format(o.cost(), o.job().currency());
   }
 
@@ -43,6 +43,11 @@ final class AdviceText {
       if (cheapest != first) {
         b.append(" The cheapest overall, ").append(describe(cheapest)).append(", misses ")
             .append(meets(cheapest, c).replace("over ", "the ")).append('.');
+      }
+      if (!first.numerics().isEmpty()) {
+        b.append(" Its numerics (").append(first.numerics().substring(2)).append(") are not the ones asked for: fp8"
+            + " training and int8/int4 weights change the model's numbers, so check its quality; give --precision or"
+            + " --weights to keep yours.");
       }
       return b.toString();
     }

@@ -13,6 +13,7 @@ import java.util.OptionalDouble;
 import java.util.concurrent.Callable;
 import llmsim.core.cost.Durations;
 import llmsim.core.cost.Money;
+import llmsim.core.hw.SystemSpec;
 import llmsim.core.model.ModelSpec;
 import llmsim.core.util.Units;
 import llmsim.hw.catalog.Catalog;
@@ -104,7 +105,11 @@ final class AdviseCommand implements ScenarioOptions.Command, Callable<Integer> 
         () -> Durations.seconds(deadline)), budget == null ? Double.POSITIVE_INFINITY : budget(costing));
     ModelSpec m = r.catalog().model(r.model(), "--model");
     r.checkAgainst(m);
-    Advisor.Result result = Advisor.search(r, m, Advisor.systems(r.catalog(), r.hardware(), maxGpus), costing);
+    List<SystemSpec> systems = Advisor.systems(r.catalog(), r.hardware(), maxGpus);
+    SweepCommand.Progress progress = new SweepCommand.Progress(spec.commandLine().getErr(), systems.size(),
+        TerminalWriter.attached(), "systems");
+    Advisor.Result result = Advisor.search(r, m, systems, costing, progress::update);
+    progress.done();
     print(r, m, c, costing, result);
     if (out != null) {
       try (ReportFolder folder = ReportFolder.open(out, "advise")) {
@@ -169,7 +174,7 @@ final class AdviseCommand implements ScenarioOptions.Command, Callable<Integer> 
     int i = 0;
     for (Advisor.Option o : ranked) {
       t.row(List.of(Integer.toString(++i), o.system().id(), Integer.toString(o.system().totalDevices()),
-          o.result().task().plan().describe(), o.batch(), Units.duration(o.seconds()),
+          o.result().task().plan().describe() + o.numerics(), o.batch(), Units.duration(o.seconds()),
           Money.format(o.cost(), o.job().currency()), Money.format(o.job().costPerMillionTokens(), o.job().currency()),
           Money.format(o.job().hourly().perGpuHour(), o.job().currency()), AdviceText.meets(o, c),
           res.pareto().contains(o) ? "*" : ""));
@@ -224,6 +229,8 @@ final class AdviseCommand implements ScenarioOptions.Command, Callable<Integer> 
       e.put("hardware", o.system().id());
       e.put("device", o.system().device().id());
       e.put("plan", ResultFormat.planJson(o.result()));
+      e.put("precision", o.result().task().precision().key());
+      e.put("weights", o.result().task().weights().key());
       e.put("batch", o.result().task().batch());
       e.put("micro_batches", o.result().task().microBatches());
       e.put("tokens_per_s", o.result().tokensPerSecond());

@@ -8,6 +8,7 @@ import java.util.Set;
 import llmsim.core.cost.HourlyCost;
 import llmsim.core.cost.JobCost;
 import llmsim.core.cost.Pareto;
+import llmsim.core.hw.Precision;
 import llmsim.core.hw.PrecisionSupport;
 import llmsim.core.hw.SystemSpec;
 import llmsim.core.kernel.Kernels;
@@ -20,6 +21,7 @@ import llmsim.core.scenario.ScenarioKeyException;
 import llmsim.core.task.Offload;
 import llmsim.core.task.ParallelPlan;
 import llmsim.core.task.Task;
+import llmsim.core.task.WeightFormat;
 import llmsim.core.workload.Estimate;
 import llmsim.core.workload.Estimator;
 import llmsim.core.workload.Simulator;
@@ -27,7 +29,11 @@ import llmsim.core.workload.StepResult;
 import llmsim.hw.catalog.Catalog;
 
 /**
- * {@code llmsim advise}'s search: systems x GPU counts x parallel plans x micro-batch. What does not fit per-GPU
+ * {@code llmsim advise}'s search: systems x GPU counts x numerics x parallel plans x micro-batch. Numerics, unless
+ * given: training also tries fp8 where the device runs it natively and the profile trains in it ({@link
+ * #FP8_TRAINING}), inference also
+ * int8 and int4 weights (weight-only quantisation); each changes the model's numbers, so the answer names it. What
+ * does not fit per-GPU
  * memory is dropped by the memory planner; the rest are ranked by the closed form (no overlap), and only the best
  * plan and batch of each system and GPU count is simulated event by event, beside at most
  * {@link #PIPELINE_SIMULATIONS} pipeline plans, which the closed form cannot rank; the faster is kept. Options are priced with the job's
@@ -35,6 +41,12 @@ import llmsim.hw.catalog.Catalog;
  */
 final class Advisor {
   private Advisor() {}
+
+  /**
+   * Profiles whose training runs fp8 GEMMs (Transformer Engine's recipes, which Megatron-LM and NeMo use); eager
+   * PyTorch and Hugging Face train in 16-bit, so advise does not offer fp8 under them.
+   */
+  static final Set<String> FP8_TRAINING = Set.of("megatron");
 
   /** Micro-batches tried when --batch is not given. */
   static final List<Integer> BATCHES = List.of(1, 2, 4, 8, 16);
@@ -54,7 +66,7 @@ final class Advisor {
       .thenComparingInt(t -> t.plan().tp());
 
   /** One simulated option: a system of some GPUs with its best plan and batch, and its job. */
-  record Option(StepResult result, JobCost job) {
+  record Option(StepResult result, JobCost job, String numerics) {
     SystemSpec system() {
       return result.system();
     }
@@ -120,7 +132,18 @@ final class Advisor {
 
   /** The search over every system, one system per task on every core; the answer does not depend on the order. */
   static Result search(ScenarioOptions.Resolved r, ModelSpec m, List<SystemSpec> systems, Costing costing) {
-    List<Searched> all = systems.parallelStream().map(s -> search(r, m, s, costing)).toList();
+    return search(r, m, systems, costing, done -> { });
+  }
+
+  /** As above; {@code progress} hears how many systems are done after each (from the searching threads). */
+  static Result search(ScenarioOptions.Resolved r, ModelSpec m, List<SystemSpec> systems, Costing costing,
+      java.util.function.LongConsumer progress) {
+    java.util.concurrent.atomic.AtomicLong done = new java.util.concurrent.atomic.AtomicLong();
+    List<Searched> all = systems.parallelStream().map(s -> {
+      Searched one = search(r, m, s, costing);
+      progress.accept(done.incrementAndGet());
+      return one;
+    }).toList();
     List<Option> options = new ArrayList<>(all.stream().map(Searched::option).filter(o -> o != null).toList());
     options.sort(Comparator.comparingDouble(Option::rankedCost).thenComparingDouble(Option::seconds)
         .thenComparing(o -> o.system().id()));
@@ -144,16 +167,18 @@ final class Advisor {
       return new Searched(null, new Skipped(s.id(), s.totalDevices(), "cannot run it: " + e.getMessage()), 0, 0, 0);
     }
     boolean microBatchesGiven = given(r, ScenarioKey.MICRO_BATCHES) || given(r, ScenarioKey.GLOBAL_BATCH);
+    List<Task> numerics = numerics(r, base, s);
     Estimator closedForm = new Estimator(Kernels.get());
     long candidates = 0;
     int planned = 0;
     Task best = null;
     double bestRate = 0;
     List<Task> pipelines = new ArrayList<>();
+    for (Task v : numerics) {
     for (int b : given(r, ScenarioKey.BATCH) ? List.of(base.batch()) : BATCHES) {
       for (ParallelPlan p : s.totalDevices() == 1 ? List.of(base.plan()) : PlanSearch.candidates(base, s, m)) {
         candidates++;
-        Task t = base.withBatch(b).withPlan(p);
+        Task t = v.withBatch(b).withPlan(p);
         if (p.pp() > 1 && !microBatchesGiven) {
           t = t.withMicroBatches(MICRO_BATCHES_PER_STAGE * p.pp());
         }
@@ -173,6 +198,7 @@ final class Advisor {
         }
       }
     }
+    }
     List<Task> toSimulate = new ArrayList<>();
     if (best != null) {
       toSimulate.add(best);
@@ -190,7 +216,35 @@ final class Advisor {
       }
     }
     StepResult res = fastest.withJobTokens(r.jobTokens());
-    return new Searched(new Option(res, costing.job(res)), null, candidates, planned, toSimulate.size());
+    return new Searched(new Option(res, costing.job(res), numerics(r.task(), res.task())), null, candidates, planned,
+        toSimulate.size());
+  }
+
+  /**
+   * The numerics tried on {@code s}: the task's own, then, where neither is given, fp8 for training on a device that
+   * runs it natively and int8 and int4 weights for inference.
+   */
+  static List<Task> numerics(ScenarioOptions.Resolved r, Task base, SystemSpec s) {
+    List<Task> out = new ArrayList<>(List.of(base));
+    if (base.kind().training() && !r.precisionGiven() && base.precision() != Precision.FP8
+        && FP8_TRAINING.contains(r.software().id()) && s.device().hasPeak(Precision.FP8)
+        && PrecisionSupport.resolve(s.device(), Precision.FP8, r.software()).warning() == null) {
+      out.add(base.withPrecision(Precision.FP8));
+    }
+    if (!base.kind().training() && !given(r, ScenarioKey.WEIGHTS)) {
+      for (WeightFormat w : List.of(WeightFormat.INT8, WeightFormat.INT4)) {
+        if (w != base.weights()) {
+          out.add(base.withWeights(w));
+        }
+      }
+    }
+    return out;
+  }
+
+  /** ", fp8" or ", weights int4" where an option's numerics differ from the task as asked; "" where they do not. */
+  static String numerics(Task asked, Task chosen) {
+    return (chosen.precision() != asked.precision() ? ", " + chosen.precision().key() : "")
+        + (chosen.weights() != asked.weights() ? ", weights " + chosen.weights().key() : "");
   }
 
   /** Whether the user set {@code k}, by flag or in the scenario file. */

@@ -395,16 +395,23 @@ final class SweepCommand implements ScenarioOptions.GridCommand, Callable<Intege
     final PrintWriter err;
     final long total;
     final boolean on;
+    final String unit;
     final long start = System.nanoTime();
     long lastDraw;
 
     Progress(PrintWriter err, long total, boolean on) {
+      this(err, total, on, "points");
+    }
+
+    /** {@code unit}: what is counted ("points", "systems"). */
+    Progress(PrintWriter err, long total, boolean on, String unit) {
       this.err = err;
       this.total = total;
       this.on = on;
+      this.unit = unit;
     }
 
-    void update(long doneCount) {
+    synchronized void update(long doneCount) {
       long now = System.nanoTime();
       if (!on || now - lastDraw < 200_000_000L && doneCount < total) {
         return;
@@ -414,8 +421,8 @@ final class SweepCommand implements ScenarioOptions.GridCommand, Callable<Intege
       double rate = doneCount / Math.max(secs, 1e-9);
       int width = 30;
       int fill = (int) (width * doneCount / Math.max(1, total));
-      err.printf(Locale.US, "\r[%s%s] %3d%% %,d/%,d  %,.0f points/s  ETA %.0f s ", "#".repeat(fill), " ".repeat(width - fill),
-          100 * doneCount / Math.max(1, total), doneCount, total, rate, (total - doneCount) / Math.max(rate, 1e-9));
+      err.printf(Locale.US, "\r[%s%s] %3d%% %,d/%,d  %,.0f %s/s  ETA %.0f s ", "#".repeat(fill), " ".repeat(width - fill),
+          100 * doneCount / Math.max(1, total), doneCount, total, rate, unit, (total - doneCount) / Math.max(rate, 1e-9));
       err.flush();
     }
 

@@ -53,6 +53,34 @@ class AdviseCommandTest {
   }
 
   @Test
+  void numerics_fp8ForTrainingWhereNative_int8AndInt4WeightsForInference_unlessGiven_andTheAnswerSaysSo()
+      throws IOException {
+    String[] train = {"advise", "--model", "llama-7b", "--task", "train", "--tokens", "100M", "--hardware", "h100-sxm",
+        "--price", "h100-sxm=2usd/h", "--software", "megatron", "--format", "json"};
+    // one GPU, one plan: 5 micro-batches (1-16) x 2 numerics (bf16, and fp8: the H100 runs it natively and
+    // Megatron's Transformer Engine trains in it)
+    JsonNode both = advise(train);
+    assertThat(both.get("candidates").asLong()).isEqualTo(5 * 2);
+    JsonNode asked = advise(train, "--precision", "bf16");
+    assertThat(asked.get("candidates").asLong()).isEqualTo(5);
+    assertThat(asked.at("/options/0/precision").asText()).isEqualTo("bf16");
+    // eager PyTorch trains in 16-bit: no fp8 offered under it
+    String[] eager = train.clone();
+    eager[12] = "pytorch";
+    assertThat(advise(eager).get("candidates").asLong()).isEqualTo(5);
+    if (both.at("/options/0/precision").asText().equals("fp8")) {
+      assertThat(both.get("explanation").asText()).contains("fp8").contains("check its quality");
+      // fp8 GEMMs run at twice the bf16 peak: the fp8 option cannot be slower than the bf16 one
+      assertThat(both.at("/options/0/tokens_per_s").asDouble())
+          .isGreaterThanOrEqualTo(asked.at("/options/0/tokens_per_s").asDouble());
+    }
+    String[] serve = {"advise", "--model", "llama-7b", "--task", "inference", "--requests", "1000", "--hardware",
+        "h100-sxm", "--price", "h100-sxm=2usd/h", "--format", "json"};
+    assertThat(advise(serve).get("candidates").asLong()).isEqualTo(5 * 3); // f16, int8, int4
+    assertThat(advise(serve, "--weights", "f16").get("candidates").asLong()).isEqualTo(5);
+  }
+
+  @Test
   void paretoFront_holdsExactlyTheOptionsNothingBeatsOnTimeAndCost() throws IOException {
     JsonNode a = advise(new String[] {"advise", "--model", "llama-7b", "--task", "finetune-lora", "--tokens", "10M",
         "--hardware", "rtx4090,a100,dgx-a100-8x80gb", "--max-gpus", "4", "--format", "json"});

@@ -155,6 +155,11 @@ public record Task(
         recompute, loraRank, prefixTokens, offload, context, kvCache, gpuLayers, plan, globalBatch, loraTargets);
   }
 
+  public Task withWeights(WeightFormat w) {
+    return new Task(kind, precision, w, batch, seqLen, promptTokens, generateTokens, microBatches,
+        recompute, loraRank, prefixTokens, offload, context, kvCache, gpuLayers, plan, globalBatch, loraTargets);
+  }
+
   public Task withPlan(ParallelPlan p) {
     return new Task(kind, precision, weights, batch, seqLen, promptTokens, generateTokens, microBatches,
         recompute, loraRank, prefixTokens, offload, context, kvCache, gpuLayers, p, globalBatch, loraTargets);
