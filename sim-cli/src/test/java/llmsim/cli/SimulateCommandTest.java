@@ -106,6 +106,10 @@ class SimulateCommandTest {
     assertThat(r.code()).isEqualTo(2);
     assertThat(r.err()).contains("--lora-targets: 'qq' is not a LoRA target: give all, or a comma-separated list of q, k,"
         + " v, o, gate, up, down");
+    CliRunner empty = CliRunner.run("simulate", "--model", "llama-7b", "--hardware", "a100-sxm-80gb", "--task",
+        "finetune-lora", "--lora-targets", ",");
+    assertThat(empty.code()).isEqualTo(2);
+    assertThat(empty.err()).contains("--lora-targets: names no layer");
   }
 
   @Test

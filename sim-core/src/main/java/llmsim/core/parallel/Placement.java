@@ -52,7 +52,7 @@ public final class Placement {
     int tpPp = p.tp() * p.pp();
     if (tpPp > gpus || gpus % tpPp != 0) {
       throw new ScenarioKeyException(p.tp() > 1 ? ScenarioKey.TP : ScenarioKey.PP, "tp x pp = " + tpPp
-          + " does not divide the " + gpus + " GPUs of " + s.id());
+          + " does not divide the " + gpus + (gpus == 1 ? " GPU of " : " GPUs of ") + s.id());
     }
     int dp = p.dp() == 0 ? gpus / tpPp : p.dp();
     if ((long) tpPp * dp != gpus) {

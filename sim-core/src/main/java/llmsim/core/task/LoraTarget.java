@@ -42,6 +42,10 @@ public enum LoraTarget {
       }
       out.add(target);
     }
+    if (out.isEmpty()) {
+      throw new IllegalArgumentException("names no layer: give all, or a comma-separated list of "
+          + String.join(", ", keys()));
+    }
     return java.util.Collections.unmodifiableSet(out);
   }
 
