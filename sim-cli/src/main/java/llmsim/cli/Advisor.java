@@ -216,7 +216,7 @@ final class Advisor {
       }
     }
     StepResult res = fastest.withJobTokens(r.jobTokens());
-    return new Searched(new Option(res, costing.job(res), numerics(r.task(), res.task())), null, candidates, planned,
+    return new Searched(new Option(res, costing.job(res), numericsNote(r.task(), res.task())), null, candidates, planned,
         toSimulate.size());
   }
 
@@ -242,7 +242,7 @@ final class Advisor {
   }
 
   /** ", fp8" or ", weights int4" where an option's numerics differ from the task as asked; "" where they do not. */
-  static String numerics(Task asked, Task chosen) {
+  static String numericsNote(Task asked, Task chosen) {
     return (chosen.precision() != asked.precision() ? ", " + chosen.precision().key() : "")
         + (chosen.weights() != asked.weights() ? ", weights " + chosen.weights().key() : "");
   }

@@ -93,11 +93,10 @@ final class ExplainCommand implements ScenarioOptions.Command, Callable<Integer>
     d.steps.forEach(s -> t.row(List.of(s.quantity(), s.value(), s.how())));
     List<java.util.Map<String, Object>> layer = perLayer ? perLayerRows(r.trace()) : List.of();
     if (output.format != Format.table) {
-      Object json = d.json();
+      java.util.Map<String, Object> json = d.json();
       if (perLayer) {
-        java.util.Map<String, Object> both = new java.util.LinkedHashMap<>(d.json());
-        both.put("per_layer", layer);
-        json = both;
+        json = new java.util.LinkedHashMap<>(json);
+        json.put("per_layer", layer);
       }
       out.print(Output.print(output.format, t, json));
       return;

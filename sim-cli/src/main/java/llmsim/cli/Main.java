@@ -81,11 +81,11 @@ public final class Main implements Runnable {
   private static void addScenarioFlags(CommandLine cl, java.util.Set<Object> done) {
     for (CommandLine sub : cl.getSubcommands().values()) {
       if (sub.getCommand() instanceof ScenarioOptions.Command c && done.add(c)) {
-        ScenarioOptions.addTo(sub.getCommandSpec(), c.scenario(), k -> true);
+        ScenarioOptions.addTo(sub.getCommandSpec(), c.scenario());
       }
       if (sub.getCommand() instanceof ScenarioOptions.GridCommand g && done.add(g)) {
         ScenarioOptions.addAxesTo(sub.getCommandSpec(), g);
-        ScenarioOptions.addTo(sub.getCommandSpec(), g.job(), ScenarioKey::jobKey);
+        ScenarioOptions.addTo(sub.getCommandSpec(), g.job(), ScenarioKey::jobKey, false);
       }
       addScenarioFlags(sub, done);
     }

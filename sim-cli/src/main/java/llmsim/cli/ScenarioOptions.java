@@ -156,8 +156,17 @@ final class ScenarioOptions {
     return List.copyOf(sets);
   }
 
-  /** Add one option per scenario key that {@code keys} takes to {@code spec}, storing into {@code target}. */
-  static void addTo(CommandSpec spec, ScenarioOptions target, java.util.function.Predicate<ScenarioKey> keys) {
+  /** Add one option per scenario key, and --set, to {@code spec}, storing into {@code target}. */
+  static void addTo(CommandSpec spec, ScenarioOptions target) {
+    addTo(spec, target, k -> true, true);
+  }
+
+  /**
+   * Add one option per scenario key that {@code keys} takes to {@code spec}, storing into {@code target}, and
+   * {@code --set} with them when {@code withSet} (a grid command has its own, beside its axes).
+   */
+  static void addTo(CommandSpec spec, ScenarioOptions target, java.util.function.Predicate<ScenarioKey> keys,
+      boolean withSet) {
     CommandSpec mixin = CommandSpec.create();
     for (ScenarioKey k : ScenarioKey.values()) {
       if (!keys.test(k)) {
@@ -184,7 +193,7 @@ final class ScenarioOptions {
       }
       mixin.addOption(b.build());
     }
-    if (spec.findOption("--set") == null) { // a grid command has its own, with its axes
+    if (withSet) {
       mixin.addOption(setOption(target.sets));
     }
     spec.addMixin("scenario", mixin);

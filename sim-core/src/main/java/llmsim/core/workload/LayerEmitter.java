@@ -28,8 +28,11 @@ final class LayerEmitter {
   final boolean flash;
   final double scoreBytesPerElement;
   final int loraRank;
-  /** The layers LoRA adapters attach to (when {@code loraRank > 0}). */
-  final java.util.Set<LoraTarget> loraTargets;
+  /**
+   * Each LoRA target's adapter as this GPU runs it, in x out (column-parallel q, k, v, gate, up split by their
+   * outputs, row-parallel o, down by their inputs); null where the task does not target it or the model lacks it.
+   */
+  private final double[][] adapterShapes = new double[LoraTarget.values().length][];
   /** Bytes per KV-cache element read by attention: the cache format for inference, activations for training. */
   final double kvBytes;
   /** Tensor-parallel degree: q, ffn and heads split over it; KV heads over min(tp, kv_heads). */
@@ -55,21 +58,46 @@ final class LayerEmitter {
     this.flash = flash;
     this.scoreBytesPerElement = scoreBytesPerElement;
     this.loraRank = loraRank;
-    this.loraTargets = loraTargets;
     this.kvBytes = kvBytes;
     this.tp = ctx.collectives.plan.tp();
     this.kvSplit = (int) Math.min(tp, m.kvHeads());
     this.sequenceParallel = tp > 1 && ctx.collectives.plan.sequenceParallel();
+    for (LoraTarget target : loraTargets) {
+      long[] shape = llmsim.core.memory.Footprint.loraShape(m, target);
+      if (loraRank > 0 && shape[0] > 0) {
+        int split = target == LoraTarget.K || target == LoraTarget.V ? kvSplit : tp;
+        boolean rowParallel = target == LoraTarget.O || target == LoraTarget.DOWN;
+        adapterShapes[target.ordinal()] = rowParallel ? new double[] {shape[0] / (double) split, shape[1]}
+            : new double[] {shape[0], shape[1] / (double) split};
+      }
+    }
   }
 
-  /** A forward pass of a layer the CPU computes from host memory (llama.cpp layers beyond -ngl). */
-  int forwardOnCpu(String prefix, long batch, long queries, double keys, int... deps) {
+  /** A forward pass of layer {@code layer} the CPU computes from host memory (llama.cpp layers beyond -ngl). */
+  int forwardOnCpu(int layer, String prefix, long batch, long queries, double keys, int... deps) {
     onCpu = true;
     try {
-      return forward(prefix, batch, queries, keys, false, deps);
+      return forward(layer, prefix, batch, queries, keys, false, deps);
     } finally {
       onCpu = false;
     }
+  }
+
+  /** Forward pass of layer {@code layer}, its ops tagged with it; returns the id of its last op. */
+  int forward(int layer, String prefix, long batch, long queries, double keys, boolean recompute, int... deps) {
+    ctx.sink.layer(layer);
+    int last = forwardOps(prefix, batch, queries, keys, recompute, deps);
+    ctx.sink.layer(-1);
+    return last;
+  }
+
+  /** Backward pass of layer {@code layer}, its ops tagged with it (see {@link #backwardOps}). */
+  int backward(int layer, String prefix, long batch, long seq, double keys, boolean frozen, boolean recomputeAttention,
+      int... deps) {
+    ctx.sink.layer(layer);
+    int last = backwardOps(prefix, batch, seq, keys, frozen, recomputeAttention, deps);
+    ctx.sink.layer(-1);
+    return last;
   }
 
   /** Ops a forward layer emits (used to spread the profile's per-layer launch count). */
@@ -84,8 +112,8 @@ final class LayerEmitter {
     return 7 + m.normsPerLayer() + adapters;
   }
 
-  /** Forward pass of layer {@code l}; returns the id of its last op. {@code first} waits on {@code deps}. */
-  int forward(String prefix, long batch, long queries, double keys, boolean recompute, int... deps) {
+  /** A layer's forward ops; returns the id of the last. The first waits on {@code deps}. */
+  private int forwardOps(String prefix, long batch, long queries, double keys, boolean recompute, int... deps) {
     Pass p = new Pass(prefix, batch * queries, recompute ? 1 : 0, deps);
     double tokens = batch * (double) queries;
     double h = m.hidden();
@@ -141,8 +169,8 @@ final class LayerEmitter {
    * backward, since its scores were not kept; FlashAttention keeps none anyway, and recomputes them in its own
    * backward kernel, so there it adds nothing.
    */
-  int backward(String prefix, long batch, long seq, double keys, boolean frozen, boolean recomputeAttention,
-      int... deps) {
+  private int backwardOps(String prefix, long batch, long seq, double keys, boolean frozen,
+      boolean recomputeAttention, int... deps) {
     Pass p = new Pass(prefix, batch * seq, 0, deps);
     p.backward = true;
     double tokens = batch * (double) seq;
@@ -197,30 +225,14 @@ final class LayerEmitter {
    * the projection is): nothing without LoRA, or for a target this model lacks (a gate without a gated MLP).
    */
   private void adapters(Pass p, boolean backward, LoraTarget... group) {
-    if (loraRank <= 0) {
-      return;
-    }
     for (LoraTarget target : group) {
-      if (!loraTargets.contains(target)) {
-        continue;
-      }
-      long[] shape = llmsim.core.memory.Footprint.loraShape(m, target);
-      if (shape[0] == 0) {
-        continue;
-      }
-      // column-parallel projections split their output, row-parallel ones (o, down) their input
-      int split = target == LoraTarget.K || target == LoraTarget.V ? kvSplit : tp;
-      boolean rowParallel = target == LoraTarget.O || target == LoraTarget.DOWN;
-      double in = rowParallel ? shape[0] / (double) split : shape[0];
-      double out = rowParallel ? shape[1] : shape[1] / (double) split;
-      String name = ADAPTER_NAMES[target.ordinal()][backward ? 1 : 0];
-      if (backward) {
-        p.adapter(name, in, out, 2);
-      } else {
-        p.adapter(name, in, out);
+      double[] shape = adapterShapes[target.ordinal()];
+      if (shape != null) {
+        p.adapter(ADAPTER_NAMES[target.ordinal()][backward ? 1 : 0], shape[0], shape[1], backward ? 2 : 1);
       }
     }
   }
+
 
   /** One pass through a layer: ops chained in order on the compute stream. */
   private final class Pass {
@@ -275,10 +287,6 @@ final class LayerEmitter {
       double bytes = factor * (in * out * wBytes + tokens * (in + out) * actBytes);
       return op(name, kind, ctx.gemmGroup(quantised), factor * 2 * tokens * in * out, bytes, tokens,
           backward ? in : out, backward ? out : in);
-    }
-
-    int adapter(String name, double in, double out) {
-      return adapter(name, in, out, 1);
     }
 
     int adapter(String name, double in, double out, double factor) {

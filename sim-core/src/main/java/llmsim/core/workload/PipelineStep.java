@@ -199,9 +199,7 @@ final class PipelineStep {
     }
     long keys = t.seqLen() + (t.kind() == TaskKind.PTUNING_V2 ? t.prefixTokens() : 0);
     for (int l = firstLayer[vs]; l < firstLayer[vs + 1]; l++) {
-      c.sink.layer(l);
-      prev = le[g].forward(name(vs, mb, "L" + l + "."), t.batch(), t.seqLen(), keys, false, WorkloadBuilder.deps(prev));
-      c.sink.layer(-1);
+      prev = le[g].forward(l, name(vs, mb, "L" + l + "."), t.batch(), t.seqLen(), keys, false, WorkloadBuilder.deps(prev));
     }
     if (vs == virtualStages - 1) {
       prev = w.headAndLoss(c, le[g], name(vs, mb, ""), t.batch() * t.seqLen(), prev);
@@ -224,15 +222,11 @@ final class PipelineStep {
     boolean lastMb = mb == (t.plan().schedule() == PipelineSchedule.GPIPE ? 0 : t.microBatches() - 1);
     for (int l = firstLayer[vs + 1] - 1; l >= firstLayer[vs]; l--) {
       if (t.recompute() == Recompute.FULL) {
-        c.sink.layer(l);
-        prev = le[g].forward(name(vs, mb, "L" + l + ".recompute."), t.batch(), t.seqLen(), keys, true,
+        prev = le[g].forward(l, name(vs, mb, "L" + l + ".recompute."), t.batch(), t.seqLen(), keys, true,
             WorkloadBuilder.deps(prev));
-        c.sink.layer(-1);
       }
-      c.sink.layer(l);
-      prev = le[g].backward(name(vs, mb, "L" + l + "."), t.batch(), t.seqLen(), keys, frozen,
+      prev = le[g].backward(l, name(vs, mb, "L" + l + "."), t.batch(), t.seqLen(), keys, frozen,
           t.recompute() == Recompute.SELECTIVE, WorkloadBuilder.deps(prev));
-      c.sink.layer(-1);
       if (lastMb && w.dp && w.overlapGrads) {
         lastReduction[g] = w.reduceGradients(c, name(vs, mb, "L" + l + ".grads"), prev, lastReduction[g]);
       }

@@ -151,9 +151,7 @@ final class WorkloadBuilder {
       for (int l = 0; l < forwardLayers; l++) {
         int w = streamWeights ? copyIn(layerName(p, l, ".weights"), layerWeightBytes, l >= 2 ? fwdEnd[l - 2] : -1) : -1;
         w = zero >= 3 ? gatherWeights(layerName(p, l, ".zero3_all_gather"), prev) : w;
-        ctx.sink.layer(l);
-        prev = layers.forward(layerName(p, l, "."), b, s, keys, false, deps(prev, w));
-        ctx.sink.layer(-1);
+        prev = layers.forward(l, layerName(p, l, "."), b, s, keys, false, deps(prev, w));
         fwdEnd[l] = prev;
       }
       sink.endRepeat();
@@ -167,15 +165,11 @@ final class WorkloadBuilder {
             back >= 2 ? bwdEnd[l + 2] : fwdEnd[forwardLayers - 1]) : -1;
         w = zero >= 3 ? gatherWeights(layerName(p, l, ".zero3_all_gather.bwd"), prev) : w;
         if (t.recompute() == Recompute.FULL) {
-          ctx.sink.layer(l);
-          prev = layers.forward(layerName(p, l, ".recompute."), b, s, keys, true, deps(prev, w));
-          ctx.sink.layer(-1);
+          prev = layers.forward(l, layerName(p, l, ".recompute."), b, s, keys, true, deps(prev, w));
           w = -1;
         }
-        ctx.sink.layer(l);
-        prev = layers.backward(layerName(p, l, "."), b, s, keys, frozen, t.recompute() == Recompute.SELECTIVE,
+        prev = layers.backward(l, layerName(p, l, "."), b, s, keys, frozen, t.recompute() == Recompute.SELECTIVE,
             deps(prev, w));
-        ctx.sink.layer(-1);
         bwdEnd[l] = prev;
         if (dp && overlapGrads && microBatches == t.microBatches() && mb == microBatches - 1) {
           reduceGradients(layerName(p, l, ".grads"), prev); // overlaps the backward of the layers below
@@ -351,9 +345,7 @@ final class WorkloadBuilder {
     int entry = prev;
     int reps = ctx.sink.repeat(gpuLayers);
     for (int l = 0; l < reps; l++) {
-      ctx.sink.layer(l);
-      prev = layers.forward(layerName(p, l, "."), b, queries, keys, false, deps(prev));
-      ctx.sink.layer(-1);
+      prev = layers.forward(l, layerName(p, l, "."), b, queries, keys, false, deps(prev));
     }
     ctx.sink.endRepeat();
     if (gpuLayers == n) {
@@ -364,9 +356,7 @@ final class WorkloadBuilder {
       prev = gpuLayers > 0 ? copyOut(cat(p, "activations_to_cpu"), activations, prev) : prev;
       reps = ctx.sink.repeat(n - gpuLayers);
       for (int l = gpuLayers; l < gpuLayers + reps; l++) {
-        ctx.sink.layer(l);
-        prev = layers.forwardOnCpu(layerName(p, l, ".cpu."), b, queries, keys, deps(prev));
-        ctx.sink.layer(-1);
+        prev = layers.forwardOnCpu(l, layerName(p, l, ".cpu."), b, queries, keys, deps(prev));
       }
       ctx.sink.endRepeat();
       return copyIn(cat(p, "activations_to_gpu"), activations, prev);
@@ -375,9 +365,7 @@ final class WorkloadBuilder {
     reps = ctx.sink.repeat(n - gpuLayers);
     for (int l = gpuLayers; l < gpuLayers + reps; l++) {
       int w = copyIn(layerName(p, l, ".weights"), layerWeightBytes, l - gpuLayers >= 2 ? ends[l - 2] : entry);
-      ctx.sink.layer(l);
-      prev = layers.forward(layerName(p, l, "."), b, queries, keys, false, deps(prev, w));
-      ctx.sink.layer(-1);
+      prev = layers.forward(l, layerName(p, l, "."), b, queries, keys, false, deps(prev, w));
       ends[l] = prev;
     }
     ctx.sink.endRepeat();
