@@ -1,5 +1,7 @@
 package llmsim.core.workload;
 
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Locale;
 import llmsim.core.engine.Bound;
 import llmsim.core.hw.Device;
@@ -8,6 +10,7 @@ import llmsim.core.hw.PrecisionSupport;
 import llmsim.core.hw.SystemSpec;
 import llmsim.core.memory.MemoryPlan;
 import llmsim.core.task.Offload;
+import llmsim.core.task.ParallelPlan;
 import llmsim.core.util.Units;
 
 /** A sentence or two per result: what bounds it, and what would move it. */
@@ -66,10 +69,8 @@ final class Explainer {
         String link = net ? s.network().map(n -> n.nic().name()).orElse("the network")
             : s.deviceLink().map(l -> l.name()).orElse("the intra-node link");
         var plan = r.task().plan();
-        sb.append(String.format(Locale.US, "Bound by %s (%s of the %s): %s collectives (%s) wait on it. %s would move it.",
-            link, pct, r.task().kind().training() ? "step" : "run",
-            plan.tp() > 1 ? "the tensor-parallel all-reduces on the critical path" + (plan.dp() > 1 ? " and the data-parallel gradient reductions" : "")
-                : "the data-parallel gradient reductions not hidden behind the backward pass",
+        sb.append(String.format(Locale.US, "Bound by %s (%s of the %s): %s (%s) wait on it. %s would move it.",
+            link, pct, r.task().kind().training() ? "step" : "run", collectivesOn(s, plan, net, r.task().kind().training()),
             plan.describe(),
             net ? "More network bandwidth per GPU, tensor parallelism kept inside a node, larger micro-batches or more"
                 + " gradient accumulation"
@@ -148,5 +149,34 @@ final class Explainer {
       }
     }
     return sb.toString();
+  }
+
+  /**
+   * The collectives that can cross the binding link under {@code plan}: tensor-parallel all-reduces cross the network
+   * only when a tensor-parallel group spans nodes; the data-parallel ones by the ZeRO stage (ZeRO-1/2 reduce-scatter
+   * gradients and all-gather weights, ZeRO-3 also gathers weights before each layer); pipeline sends between nodes.
+   */
+  static String collectivesOn(SystemSpec s, ParallelPlan plan, boolean network, boolean training) {
+    List<String> parts = new ArrayList<>();
+    if (plan.tp() > 1 && (!network || plan.tp() > s.deviceCount())) {
+      parts.add("the tensor-parallel all-reduces on the critical path");
+    }
+    if (training && plan.dp() > 1) {
+      parts.add(switch (plan.zero()) {
+        case 0 -> "the data-parallel gradient all-reduces not hidden behind the backward pass";
+        case 1, 2 -> "the data-parallel gradient reduce-scatters and weight all-gathers (ZeRO-" + plan.zero() + ")";
+        default -> "the ZeRO-3 weight all-gathers before each layer and gradient reduce-scatters";
+      });
+    }
+    if (plan.pp() > 1 && (!network || (long) plan.tp() * plan.pp() > s.deviceCount())) {
+      parts.add("the pipeline's activation sends between stages");
+    }
+    if (parts.isEmpty()) {
+      return "its collectives";
+    }
+    if (parts.size() == 1) {
+      return parts.get(0);
+    }
+    return String.join(", ", parts.subList(0, parts.size() - 1)) + " and " + parts.get(parts.size() - 1);
   }
 }

@@ -1,0 +1,43 @@
+package llmsim.core.workload;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import llmsim.core.hw.SystemSpec;
+import llmsim.core.task.ParallelPlan;
+import llmsim.core.testing.Fixtures;
+import org.junit.jupiter.api.Test;
+
+/** Which collectives a communication-bound explanation names: only those whose groups cross the binding link. */
+class ExplainerCollectivesTest {
+  final SystemSpec cluster = Fixtures.cluster(8); // 8 nodes of 8 GPUs
+
+  @Test
+  void tensorParallelInsideANode_isNotBlamedOnTheNetwork_butIsOnTheFabric() {
+    ParallelPlan plan = new ParallelPlan(8, 1, 8, 0);
+    assertThat(Explainer.collectivesOn(cluster, plan, true, true))
+        .isEqualTo("the data-parallel gradient all-reduces not hidden behind the backward pass");
+    assertThat(Explainer.collectivesOn(cluster, plan, false, true))
+        .startsWith("the tensor-parallel all-reduces on the critical path and ");
+  }
+
+  @Test
+  void tensorParallelAcrossNodes_andZero3_areNamed() {
+    ParallelPlan plan = new ParallelPlan(16, 1, 4, 3);
+    assertThat(Explainer.collectivesOn(cluster, plan, true, true)).isEqualTo("the tensor-parallel all-reduces on the"
+        + " critical path and the ZeRO-3 weight all-gathers before each layer and gradient reduce-scatters");
+  }
+
+  @Test
+  void pipelineSendsCrossTheNetwork_onlyWhenStagesSpanNodes() {
+    assertThat(Explainer.collectivesOn(cluster, new ParallelPlan(4, 2, 8, 1), true, true))
+        .doesNotContain("pipeline").contains("ZeRO-1");
+    assertThat(Explainer.collectivesOn(cluster, new ParallelPlan(8, 2, 4, 1), true, true))
+        .endsWith(" and the pipeline's activation sends between stages");
+  }
+
+  @Test
+  void inference_hasNoGradientCollectives() {
+    assertThat(Explainer.collectivesOn(cluster, new ParallelPlan(8, 1, 8, 0), false, false))
+        .isEqualTo("the tensor-parallel all-reduces on the critical path");
+  }
+}
