@@ -72,8 +72,9 @@ final class Explainer {
         sb.append(String.format(Locale.US, "Bound by %s (%s of the %s): %s (%s) wait on it. %s would move it.",
             link, pct, r.task().kind().training() ? "step" : "run", collectivesOn(s, plan, net, r.task().kind().training()),
             plan.describe(),
-            net ? "More network bandwidth per GPU, tensor parallelism kept inside a node, larger micro-batches or more"
-                + " gradient accumulation"
+            net ? "More network bandwidth per GPU" + (plan.tp() > s.deviceCount() ? ", tensor parallelism kept inside a node" : "")
+                + (plan.zero() >= 3 ? ", a lower ZeRO stage where memory allows" : "")
+                + ", larger micro-batches or more gradient accumulation"
                 : "More fabric bandwidth, a smaller tp, larger micro-batches or more gradient accumulation"));
       }
       case OVERHEAD -> {
