@@ -28,8 +28,8 @@ import llmsim.core.task.ParallelPlan;
  * 2-4 GPUs the ring wins). Reduce-scatter and all-gather stay rings.
  *
  * <p>Double binary tree (NCCL 2.4+): an all-reduce phase across N nodes may instead run as two binary trees over the
- * nodes, each reducing half of the data up and broadcasting it down, pipelined: every node sends and receives 2 x S
- * per direction (its share of both trees: NCCL's tuner converts a tree's bus bandwidth to algorithm bandwidth by
+ * nodes, each reducing half of the data up and broadcasting it down, pipelined: a node sends and receives 2 x S per
+ * direction ({@link #treeBytes}; NCCL's tuner likewise converts a tree's bus bandwidth to algorithm bandwidth by
  * 0.5), at {@link #TREE_BANDWIDTH_FRACTION} of the link's bus bandwidth, in 2 x log2(N) network hops instead of the
  * ring's 2(N-1) steps, each hop {@link #TREE_HOP_LATENCY_RATIO} times the link's step latency. The faster of ring
  * and tree is taken per collective from these two terms, as NCCL's tuner does (tree for small and medium messages
@@ -237,7 +237,7 @@ final class Collectives {
           "network double binary tree, 2 x " + levels + " levels", 1, -1, 1, networkPool,
           networkBusBandwidth() * TREE_BANDWIDTH_FRACTION, treeLatencySeconds(n))));
       return ctx.sink.addOp(ctx.sink.keepsNames() ? name : "", OpKind.TRANSFER, stream(purpose, true), group, 0, 0,
-          2 * bytes, deps);
+          treeBytes(n, bytes), deps);
     }
     if (kind == Kind.ALL_REDUCE && !network && nvlsFaster(n, bytes)) {
       Link link = system.deviceLink().orElseThrow();
@@ -269,6 +269,16 @@ final class Collectives {
     return system.network().orElseThrow().bytesPerSecondPerDevice(system.deviceCount());
   }
 
+  /**
+   * Bytes a double binary tree all-reduce of {@code bytes} over {@code n} nodes moves each way through the busiest
+   * node: every tree edge carries half the data up (reduce) and half down (broadcast); a node is interior in one
+   * tree (a parent and two children) and a leaf in the other, 4 edges x S/2 = 2S. With two nodes each tree is one
+   * edge: S, as the ring's 2(n-1)/n x S.
+   */
+  static double treeBytes(int n, double bytes) {
+    return n == 2 ? bytes : 2 * bytes;
+  }
+
   /** A tree all-reduce's latency over {@code n} nodes: 2 x log2(n) network hops (NCCL's tuning.cc, log2i). */
   private double treeLatencySeconds(int n) {
     return 2 * log2Floor(n) * system.network().orElseThrow().nic().latencySeconds() * TREE_HOP_LATENCY_RATIO;
@@ -290,7 +300,7 @@ final class Collectives {
     double bw = networkBusBandwidth();
     double step = system.network().orElseThrow().nic().latencySeconds();
     double ring = 2.0 * (n - 1) / n * bytes / bw + 2 * (n - 1) * step;
-    double tree = 2 * bytes / (bw * TREE_BANDWIDTH_FRACTION) + treeLatencySeconds(n);
+    double tree = treeBytes(n, bytes) / (bw * TREE_BANDWIDTH_FRACTION) + treeLatencySeconds(n);
     return tree < ring;
   }
 

@@ -72,6 +72,10 @@ class CollectiveAlgorithmsTest {
         .isCloseTo(inside(s) + ring + inside(s), within(1e-12));
     assertThat(alone(Fixtures.cluster(nodes), CollectiveAlgorithm.TREE, false, s).makespan())
         .isCloseTo(inside(s) + tree + inside(s), within(1e-12));
+    // two nodes: each of the two trees is one edge, so a node moves the shard once each way, as the ring does
+    double tree2 = s / 8 / TREE_BW + 2 * 1 * TREE_HOP;
+    assertThat(alone(Fixtures.cluster(2), CollectiveAlgorithm.TREE, false, s).makespan())
+        .isCloseTo(inside(s) + tree2 + inside(s), within(1e-12));
     // 4 nodes, a small message: the tree's 2 x 2 hops at 5.0/2.7 of a step do not beat the ring's 6 steps
     double small = 8e3;
     double ring4 = 2.0 * 3 / 4 * small / 8 / NIC + 6 * NIC_STEP;
