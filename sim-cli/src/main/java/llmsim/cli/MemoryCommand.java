@@ -69,6 +69,8 @@ final class MemoryCommand implements ScenarioOptions.Command, Callable<Integer> 
         m.put("task", r.task().kind().key());
         m.put("fits", row.plan().fits());
         m.put("offload", row.plan().offload().key());
+        m.put("gpus", row.system().totalDevices());
+        m.put("plan", row.task().plan().describe());
         m.put("memory", memoryJson(row.plan()));
         m.put("explanation", row.explanation());
         m.put("warnings", row.warnings());
@@ -78,9 +80,13 @@ final class MemoryCommand implements ScenarioOptions.Command, Callable<Integer> 
       out.print(Json.write(json));
       return;
     }
-    List<String> header = new ArrayList<>(List.of("GiB"));
+    boolean several = rows.stream().anyMatch(row -> row.system().totalDevices() > 1);
+    List<String> header = new ArrayList<>(List.of(several ? "GiB per GPU" : "GiB"));
     rows.forEach(row -> header.add(row.system().id()));
     TextTable t = new TextTable(header);
+    if (several) {
+      text(t, "plan", rows, row -> row.task().plan().describe() + " on " + row.system().totalDevices() + " GPUs");
+    }
     line(t, "weights", rows, MemoryPlan::weightsBytes);
     line(t, "gradients", rows, MemoryPlan::gradientsBytes);
     line(t, "optimizer state", rows, MemoryPlan::optimizerBytes);

@@ -103,6 +103,7 @@ final class ResultFormat {
     m.put("pp", p.pp());
     m.put("dp", p.dp());
     m.put("zero", p.zero());
+    m.put("shard", p.zero() == 3 ? (p.hybridShard() ? "hybrid" : "full") : null);
     m.put("virtual_stages", p.virtualStages());
     m.put("sequence_parallel", p.tp() > 1 && p.sequenceParallel());
     return m;

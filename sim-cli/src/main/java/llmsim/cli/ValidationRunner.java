@@ -7,6 +7,7 @@ import llmsim.core.hw.Link;
 import llmsim.core.hw.Precision;
 import llmsim.core.hw.SystemSpec;
 import llmsim.core.parallel.Placement;
+import llmsim.core.workload.CollectiveAlgorithm;
 import llmsim.core.workload.CollectiveBench;
 import llmsim.core.workload.StepResult;
 import llmsim.hw.catalog.Catalog;
@@ -106,7 +107,11 @@ final class ValidationRunner {
       }
       case "all_reduce": {
         SystemSpec s = Placement.size(cat.system(m.hardware(), "hardware"), 0, m.gpus());
-        return CollectiveBench.allReduceBusBandwidth(s, m.bytes(), m.ringOnly());
+        return CollectiveBench.allReduceBusBandwidth(s, m.bytes(), CollectiveAlgorithm.fromKey(m.algorithm()));
+      }
+      case "all_to_all": {
+        SystemSpec s = Placement.size(cat.system(m.hardware(), "hardware"), 0, m.gpus());
+        return CollectiveBench.allToAllBusBandwidth(s, m.bytes());
       }
       case "memory": {
         Device d = cat.system(m.hardware(), "hardware").device();

@@ -196,6 +196,26 @@ class SimulateCommandTest {
   }
 
   @Test
+  void hybridShard_runsOnSeveralNodes_showsItsPerGpuMemory_andIsRefusedWhereItCannotRun() {
+    CliRunner mem = CliRunner.run("memory", "--model", "llama-7b", "--task", "train", "--hardware", "h100-cluster",
+        "--gpus", "32", "--zero", "3", "--shard", "hybrid");
+    assertThat(mem.code()).as(mem.err()).isZero();
+    assertThat(mem.out()).contains("GiB per GPU").contains("ZeRO-3 hybrid shard (within each node) on 32 GPUs");
+    CliRunner sim = CliRunner.run("simulate", "--model", "llama-7b", "--task", "train", "--hardware", "h100-cluster",
+        "--gpus", "16", "--zero", "3", "--shard", "hybrid", "--format", "json");
+    assertThat(sim.code()).as(sim.err()).isZero();
+    assertThat(sim.out()).contains("\"shard\" : \"hybrid\"");
+    CliRunner oneNode = CliRunner.run("simulate", "--model", "llama-7b", "--task", "train", "--hardware", "hgx-h100-8x",
+        "--zero", "3", "--shard", "hybrid");
+    assertThat(oneNode.code()).isEqualTo(2);
+    assertThat(oneNode.err()).contains("--shard:").contains("one node");
+    CliRunner zero1 = CliRunner.run("simulate", "--model", "llama-7b", "--task", "train", "--hardware", "h100-cluster",
+        "--gpus", "16", "--zero", "1", "--shard", "hybrid");
+    assertThat(zero1.code()).isEqualTo(2);
+    assertThat(zero1.err()).contains("--shard:").contains("needs zero 3, was zero 1");
+  }
+
+  @Test
   void tokens_turnAStepIntoTheJobsWallTimeAndGpuHours() throws Exception {
     CliRunner r = CliRunner.run("simulate", "--model", "llama-7b", "--task", "train", "--hardware", "hgx-h100-8x",
         "--zero", "3", "--tokens", "1.5B", "--format", "json");

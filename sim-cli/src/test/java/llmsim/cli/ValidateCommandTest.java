@@ -148,6 +148,32 @@ class ValidateCommandTest {
     assertThat(category.get("skip_reasons").get(0).get("reason").asText()).isEqualTo("needs two GPUs");
   }
 
+  static String collectiveCase(String id, String measure, String hardware, String extra) {
+    return "kind: case\nid: " + id + "\ncategory: E-microbench\nmicrobenchmark:\n  measure: " + measure
+        + "\n  hardware: " + hardware + "\n  bytes: 1073741824\n" + extra + "metric: bus_bandwidth\nmeasured:\n"
+        + "  value: 100\n  unit: \"GB/s\"\nsource: s\nquote: q\nconfidence: high\n";
+  }
+
+  @Test
+  void collectiveMicrobenchmarks_allToAllRuns_treeNeedsSeveralNodes_andAlgorithmIsAnAllReducesKey() throws IOException {
+    // all-to-all on 8 NVLink 4 GPUs: 7 transfers of 1 GiB / 8 at 367.61 GB/s, 2.41 us each (nvlink4's figures)
+    write("a/A1.yaml", collectiveCase("A1", "all_to_all", "hgx-h100-8x", ""));
+    CliRunner r = CliRunner.run("validate", dir.resolve("a").toString(), "--format", "json");
+    assertThat(r.code()).as(r.err()).isZero();
+    double s = 1073741824.0;
+    double seconds = 7 * (s / 8 / 367.61e9 + 2.41e-6);
+    assertThat(readJson(r.out()).get("cases").get(0).get("predicted").asDouble())
+        .isCloseTo(7.0 / 8 * s / seconds / 1e9, org.assertj.core.data.Percentage.withPercentage(1e-6));
+    write("t/T1.yaml", collectiveCase("T1", "all_reduce", "hgx-h100-8x", "  algorithm: tree\n"));
+    write("t/T2.yaml", collectiveCase("T2", "all_to_all", "hgx-h100-8x", "  algorithm: ring\n"));
+    write("t/T3.yaml", collectiveCase("T3", "all_reduce", "h100-cluster", "  gpus: 64\n  algorithm: tree\n"));
+    CliRunner t = CliRunner.run("validate", dir.resolve("t").toString(), "--format", "csv");
+    assertThat(t.code()).isEqualTo(2);
+    assertThat(t.err()).contains("T1.yaml:1:1: algorithm 'tree' is NCCL's double binary tree across nodes")
+        .contains("T2.yaml").contains("'algorithm' applies to an 'all_reduce' microbenchmark");
+    assertThat(t.out()).contains("T3,");
+  }
+
   static JsonNode readJson(String s) throws IOException {
     return new ObjectMapper().readTree(s);
   }

@@ -47,6 +47,14 @@ public record Footprint(
 
   /** {@code promptChunkTokens}: tokens per sequence evaluated at once in prefill (0: the whole prompt). */
   public static Footprint of(ModelSpec m, Task t, boolean flashAttention, int promptChunkTokens) {
+    return of(m, t, flashAttention, promptChunkTokens, 0);
+  }
+
+  /**
+   * As {@link #of(ModelSpec, Task, boolean, int)} on nodes of {@code devicesPerNode} GPUs, which a hybrid-shard plan
+   * needs (its ZeRO-3 shards span one node's replicas); 0 where no plan needs it.
+   */
+  public static Footprint of(ModelSpec m, Task t, boolean flashAttention, int promptChunkTokens, int devicesPerNode) {
     double params = m.parameterCount();
     double weights;
     double trainable;
@@ -83,14 +91,17 @@ public record Footprint(
     trainable /= tp * pp;
     grads /= tp * pp;
     optimizer /= tp * pp;
-    if (zero >= 1) {
-      optimizer /= dp;
+    // the replicas a ZeRO stage shards over: all of them, or under hybrid shard those in one node
+    if (t.plan().hybridShard() && devicesPerNode < 1) {
+      throw new IllegalArgumentException("a hybrid-shard plan's memory needs the GPUs per node");
     }
+    int shards = zero >= 1 ? Math.min(dp, t.plan().shardRanks(devicesPerNode)) : 1;
+    optimizer /= shards;
     if (zero >= 2) {
-      grads /= dp;
+      grads /= shards;
     }
     if (zero >= 3) {
-      weights /= dp;
+      weights /= shards;
     }
     kv /= Math.min(tp, m.kvHeads());
     return new Footprint(weights, grads, optimizer, activations, kv, trainable, layerWeights);

@@ -115,7 +115,7 @@ public final class MemoryPlanner {
 
   private static MemoryPlan placeLayers(SystemSpec system, ModelSpec model, Task task, SoftwareProfile sw, Offload o,
       int gpuLayers) {
-    Footprint f = Footprint.of(model, task, sw.flashAttention(), sw.promptChunkTokens());
+    Footprint f = Footprint.of(model, task, sw.flashAttention(), sw.promptChunkTokens(), system.deviceCount());
     double capacity = system.usableDeviceBytes();
     double hostCapacity = system.unifiedMemory()
         ? system.device().memoryCapacityBytes() - capacity

@@ -98,11 +98,36 @@ public final class Placement {
       throw new ScenarioKeyException(ScenarioKey.ZERO, "'zero' applies to training (it shards optimizer state,"
           + " gradients and weights over data-parallel replicas)");
     }
+    if (p.hybridShard()) {
+      refuseHybridShard(s, p.withDp(dp));
+    }
     if (gpus > 1 && t.offload() != llmsim.core.task.Offload.AUTO && t.offload() != llmsim.core.task.Offload.NONE) {
       throw new ScenarioKeyException(ScenarioKey.OFFLOAD, "offload with several GPUs is not simulated yet;"
           + " use more GPUs, tensor parallelism or ZeRO");
     }
     return t.withPlan(p.withDp(dp));
+  }
+
+  /**
+   * Hybrid shard shards within a node and replicates across nodes: it needs several replicas in a node to shard
+   * over and a data-parallel group that leaves the node (else it is full shard, or nothing).
+   */
+  private static void refuseHybridShard(SystemSpec s, ParallelPlan p) {
+    int perNode = p.replicasPerNode(s.deviceCount());
+    if (s.nodes() == 1) {
+      throw new ScenarioKeyException(ScenarioKey.SHARD, "'shard: hybrid' shards within a node and replicates across"
+          + " nodes, but " + s.id() + " is one node; use shard: full (or more nodes with --nodes)");
+    }
+    if (perNode < 2) {
+      throw new ScenarioKeyException(ScenarioKey.SHARD, "'shard: hybrid' needs several data-parallel replicas in a"
+          + " node to shard over; with tp " + p.tp() + " a node of " + s.deviceCount() + " GPUs holds "
+          + perNode + " (use shard: full)");
+    }
+    if (p.dp() <= perNode) {
+      throw new ScenarioKeyException(ScenarioKey.SHARD, "'shard: hybrid' replicates across nodes, but the " + p.dp()
+          + " data-parallel replicas fit in one node of " + s.deviceCount() + " GPUs; it would be full shard (use"
+          + " shard: full)");
+    }
   }
 
   /**

@@ -66,6 +66,11 @@ public enum ScenarioKey {
   ZERO("zero", null, null, "STAGE", Type.INT, null, 0, 3, "0",
       "ZeRO stage of the data-parallel replicas: 1 shards optimizer state, 2 also gradients, 3 also weights"
           + " (FSDP full shard)."),
+  SHARD("shard", null, null, "SCOPE", Type.CHOICE, () -> List.of("full", "hybrid"), 0, 0, "full",
+      "What ZeRO-3 shards over: full = every data-parallel replica (FSDP FULL_SHARD); hybrid = the replicas inside"
+          + " one node, replicated across nodes (FSDP HYBRID_SHARD): weights gathered and gradients reduce-scattered"
+          + " inside the node, the gradient shards all-reduced across nodes. hybrid needs zero 3 and a data-parallel"
+          + " group spanning nodes with several replicas per node."),
   VIRTUAL_STAGES("virtual_stages", null, null, "V", Type.INT, null, 1, 64, "1",
       "Model chunks per pipeline GPU: above 1, Megatron's interleaved 1F1B (the bubble shrinks about v-fold);"
           + " the micro-batches must be a multiple of pp."),

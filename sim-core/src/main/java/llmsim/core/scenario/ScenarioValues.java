@@ -112,10 +112,16 @@ public final class ScenarioValues {
     boolean overlap = !values.containsKey(ScenarioKey.OVERLAP_GRAD_REDUCE)
         || (Boolean) values.get(ScenarioKey.OVERLAP_GRAD_REDUCE);
     int virtualStages = integer(ScenarioKey.VIRTUAL_STAGES, 1);
+    boolean hybrid = text(ScenarioKey.SHARD, "full").equals("hybrid");
+    int zero = integer(ScenarioKey.ZERO, 0);
+    if (hybrid && zero != 3) {
+      throw new ScenarioKeyException(ScenarioKey.SHARD, "'shard: hybrid' is ZeRO-3 within a node (FSDP hybrid shard);"
+          + " it needs zero 3, was zero " + zero);
+    }
     ParallelPlan plan = new ParallelPlan(integer(ScenarioKey.TP, 1), integer(ScenarioKey.PP, 1),
-        integer(ScenarioKey.DP, 0), integer(ScenarioKey.ZERO, 0), overlap,
+        integer(ScenarioKey.DP, 0), zero, overlap,
         Boolean.TRUE.equals(values.get(ScenarioKey.SEQUENCE_PARALLEL)), virtualStages,
-        Boolean.TRUE.equals(values.get(ScenarioKey.ALL_GPUS)), schedule(virtualStages));
+        Boolean.TRUE.equals(values.get(ScenarioKey.ALL_GPUS)), schedule(virtualStages), hybrid);
     return new Task(kind, p, w, integer(ScenarioKey.BATCH, d.batch()), integer(ScenarioKey.SEQ_LEN, d.seqLen()),
         prompt, generate, microBatches, recompute,
         integer(ScenarioKey.LORA_RANK, d.loraRank()), integer(ScenarioKey.PREFIX_TOKENS, d.prefixTokens()), o,
@@ -307,6 +313,7 @@ public final class ScenarioValues {
     m.put(ScenarioKey.PP, t.plan().pp());
     m.put(ScenarioKey.DP, t.replicas());
     m.put(ScenarioKey.ZERO, t.kind().training() ? t.plan().zero() : null);
+    m.put(ScenarioKey.SHARD, t.kind().training() ? (t.plan().hybridShard() ? "hybrid" : "full") : null);
     m.put(ScenarioKey.SEQUENCE_PARALLEL, t.plan().sequenceParallel());
     m.put(ScenarioKey.VIRTUAL_STAGES, t.plan().virtualStages());
     m.put(ScenarioKey.SCHEDULE, training ? t.plan().schedule().key() : null);

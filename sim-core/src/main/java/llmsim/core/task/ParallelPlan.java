@@ -8,14 +8,19 @@ import llmsim.core.util.Checks;
  * (replicas; 0 = every GPU the other two leave), and the ZeRO stage of the data-parallel replicas
  * (1: optimizer state sharded over dp, 2: also gradients, 3: also weights, as FSDP full shard).
  *
+ * <p>With {@code hybridShard} (FSDP's HYBRID_SHARD, ZeRO-3 only) the state is sharded over the data-parallel
+ * replicas inside one node and replicated across nodes: weights are gathered and gradients reduce-scattered inside
+ * the node, and the gradient shards all-reduced across nodes ({@link #shardRanks(int)}).
+ *
  * @param overlapGradReduce gradients reduced in per-layer buckets during the backward pass (else after it)
  * @param sequenceParallel Megatron's sequence parallelism alongside tp
  * @param virtualStages model chunks per pipeline GPU (Megatron's interleaved schedule when above 1)
  * @param allGpus simulate every GPU rather than one per pipeline stage standing for its peers
  * @param schedule the pipeline's order of passes: interleaved exactly when there are several virtual stages
+ * @param hybridShard ZeRO-3 within each node, replicas across nodes (FSDP hybrid shard); false: over every replica
  */
 public record ParallelPlan(int tp, int pp, int dp, int zero, boolean overlapGradReduce, boolean sequenceParallel,
-    int virtualStages, boolean allGpus, PipelineSchedule schedule) {
+    int virtualStages, boolean allGpus, PipelineSchedule schedule, boolean hybridShard) {
 
   public static final ParallelPlan SINGLE = new ParallelPlan(1, 1, 0, 0);
 
@@ -24,11 +29,20 @@ public record ParallelPlan(int tp, int pp, int dp, int zero, boolean overlapGrad
       throw new IllegalArgumentException("parallel plan needs tp >= 1, pp >= 1, dp >= 0, zero 0-3 and virtual stages"
           + " >= 1, was tp " + tp + ", pp " + pp + ", dp " + dp + ", zero " + zero + ", virtual stages " + virtualStages);
     }
+    if (hybridShard && zero != 3) {
+      throw new IllegalArgumentException("hybrid shard is ZeRO-3 within a node; it needs zero 3, was zero " + zero);
+    }
     Checks.notNull("schedule", schedule);
     if ((schedule == PipelineSchedule.INTERLEAVED) != (virtualStages > 1)) {
       throw new IllegalArgumentException("the interleaved schedule goes with virtual stages > 1 and only with them,"
           + " was " + schedule.key() + " over " + virtualStages + " virtual stages");
     }
+  }
+
+  /** A plan sharding (if at all) over every data-parallel replica. */
+  public ParallelPlan(int tp, int pp, int dp, int zero, boolean overlapGradReduce, boolean sequenceParallel,
+      int virtualStages, boolean allGpus, PipelineSchedule schedule) {
+    this(tp, pp, dp, zero, overlapGradReduce, sequenceParallel, virtualStages, allGpus, schedule, false);
   }
 
   /** A plan with bucketed gradient reductions, one chunk per pipeline GPU, one GPU simulated per stage. */
@@ -38,7 +52,8 @@ public record ParallelPlan(int tp, int pp, int dp, int zero, boolean overlapGrad
 
   /** This plan with another layout (tp, pp, dp, ZeRO stage), its other settings kept. */
   public ParallelPlan withLayout(int t, int p, int d, int z) {
-    return new ParallelPlan(t, p, d, z, overlapGradReduce, sequenceParallel, virtualStages, allGpus, schedule);
+    return new ParallelPlan(t, p, d, z, overlapGradReduce, sequenceParallel, virtualStages, allGpus, schedule,
+        hybridShard && z == 3);
   }
 
   /** This plan with {@code dp} fixed. */
@@ -48,7 +63,7 @@ public record ParallelPlan(int tp, int pp, int dp, int zero, boolean overlapGrad
 
   /** This plan with Megatron's sequence parallelism on or off. */
   public ParallelPlan withSequenceParallel(boolean on) {
-    return new ParallelPlan(tp, pp, dp, zero, overlapGradReduce, on, virtualStages, allGpus, schedule);
+    return new ParallelPlan(tp, pp, dp, zero, overlapGradReduce, on, virtualStages, allGpus, schedule, hybridShard);
   }
 
   /**
@@ -58,17 +73,41 @@ public record ParallelPlan(int tp, int pp, int dp, int zero, boolean overlapGrad
   public ParallelPlan withVirtualStages(int v) {
     PipelineSchedule s = v > 1 ? PipelineSchedule.INTERLEAVED
         : schedule == PipelineSchedule.INTERLEAVED ? PipelineSchedule.ONE_F_ONE_B : schedule;
-    return new ParallelPlan(tp, pp, dp, zero, overlapGradReduce, sequenceParallel, v, allGpus, s);
+    return new ParallelPlan(tp, pp, dp, zero, overlapGradReduce, sequenceParallel, v, allGpus, s, hybridShard);
   }
 
   /** This plan run with GPipe's schedule (one model chunk per GPU). */
   public ParallelPlan withGpipe() {
-    return new ParallelPlan(tp, pp, dp, zero, overlapGradReduce, sequenceParallel, 1, allGpus, PipelineSchedule.GPIPE);
+    return new ParallelPlan(tp, pp, dp, zero, overlapGradReduce, sequenceParallel, 1, allGpus, PipelineSchedule.GPIPE,
+        hybridShard);
   }
 
   /** This plan simulating every GPU (true) or one per pipeline stage standing for its peers (false). */
   public ParallelPlan withAllGpus(boolean all) {
-    return new ParallelPlan(tp, pp, dp, zero, overlapGradReduce, sequenceParallel, virtualStages, all, schedule);
+    return new ParallelPlan(tp, pp, dp, zero, overlapGradReduce, sequenceParallel, virtualStages, all, schedule,
+        hybridShard);
+  }
+
+  /** This plan with ZeRO-3 sharded within each node and replicated across nodes (true), or over every replica. */
+  public ParallelPlan withHybridShard(boolean hybrid) {
+    return new ParallelPlan(tp, pp, dp, zero, overlapGradReduce, sequenceParallel, virtualStages, allGpus, schedule,
+        hybrid);
+  }
+
+  /**
+   * Data-parallel replicas inside one node of {@code devicesPerNode} GPUs: GPUs are numbered tensor-parallel rank
+   * fastest, then data-parallel, so a node holds min(dp, devicesPerNode / tp) replicas (at least 1).
+   */
+  public int replicasPerNode(int devicesPerNode) {
+    return Math.min(Math.max(1, dp), Math.max(1, devicesPerNode / tp));
+  }
+
+  /**
+   * Replicas a ZeRO stage shards its state over: all dp of them, or under hybrid shard those inside one node of
+   * {@code devicesPerNode} GPUs.
+   */
+  public int shardRanks(int devicesPerNode) {
+    return hybridShard ? replicasPerNode(devicesPerNode) : Math.max(1, dp);
   }
 
   /** GPUs that do the same work as one simulated per stage: the tensor- and data-parallel peers. */
@@ -82,6 +121,7 @@ public record ParallelPlan(int tp, int pp, int dp, int zero, boolean overlapGrad
 
   public String describe() {
     return "tp " + tp + ", pp " + pp + ", dp " + dp + (zero > 0 ? ", ZeRO-" + zero : "")
+        + (hybridShard ? " hybrid shard (within each node)" : "")
         + (tp > 1 && sequenceParallel ? ", sequence parallel" : "")
         + (pp > 1 && virtualStages > 1 ? ", interleaved over " + virtualStages + " chunks per GPU" : "")
         + (pp > 1 && schedule == PipelineSchedule.GPIPE ? ", GPipe schedule" : "")

@@ -25,7 +25,20 @@ import llmsim.core.task.ParallelPlan;
  * <p>NVLink SHARP (NVLS): where a node's switch reduces in-network ({@link Link#nvls()}), an all-reduce within the
  * node may instead send S(n+1)/n through each GPU's link (its data to be reduced, then its reduced shard once to
  * be multicast) in two steps at the link's NVLS rate; the faster of the two is taken, as NCCL's tuner chooses (at
- * 2-4 GPUs the ring wins). Reduce-scatter, all-gather and phases across nodes stay rings.
+ * 2-4 GPUs the ring wins). Reduce-scatter and all-gather stay rings.
+ *
+ * <p>Double binary tree (NCCL 2.4+): an all-reduce phase across N nodes may instead run as two binary trees over the
+ * nodes, each reducing half of the data up and broadcasting it down, pipelined: a node sends and receives 2 x S per
+ * direction ({@link #treeBytes}; NCCL's tuner likewise converts a tree's bus bandwidth to algorithm bandwidth by
+ * 0.5), at {@link #TREE_BANDWIDTH_FRACTION} of the link's bus bandwidth, in 2 x log2(N) network hops instead of the
+ * ring's 2(N-1) steps, each hop {@link #TREE_HOP_LATENCY_RATIO} times the link's step latency. The faster of ring
+ * and tree is taken per collective from these two terms, as NCCL's tuner does (tree for small and medium messages
+ * across many nodes, ring for large ones and at 2-4 nodes). The phases inside the node are the same for both (NCCL's
+ * tree chains the node's GPUs in 2(k-1) steps, the hierarchical ring reduce-scatters and all-gathers in as many).
+ *
+ * <p>All-to-all: each rank sends S/n to every other rank as point-to-point transfers, those to the peers in its node
+ * over the fabric and those to other nodes over its share of the NICs, one peer after another on each (NCCL issues
+ * them round by round), each paying one step's latency.
  */
 final class Collectives {
   /** The collectives of a group: which links its phases cross. */
@@ -53,8 +66,21 @@ final class Collectives {
   private final Map<Integer, Integer> groups = new HashMap<>();
   /** The NVLS all-reduce's cost group, -1 until first used. */
   private int nvlsGroup = -1;
-  /** Rings only, as with NCCL_NVLS_ENABLE=0 (nccl-tests' ring figures). */
-  boolean ringOnly;
+  /** The zero-cost op that joins an all-to-all's fabric and network halves, -1 until first used. */
+  private int joinGroup = -1;
+  /** The algorithms an all-reduce may take (NCCL_ALGO); AUTO as NCCL's tuner chooses. */
+  CollectiveAlgorithm algorithm = CollectiveAlgorithm.AUTO;
+
+  /**
+   * A tree's all-reduce bus bandwidth as a fraction of the channels' (NCCL's cost model, src/graph/tuning.cc:
+   * {@code if (a == NCCL_ALGO_TREE && coll == ncclFuncAllReduce) busBw = std::min(busBw*.92, ...)}).
+   */
+  static final double TREE_BANDWIDTH_FRACTION = 0.92;
+  /**
+   * A tree hop over the network against a ring step: NCCL's cost model charges 5.0 us per network hop for Tree and
+   * 2.7 us for Ring with the LL protocol (src/graph/tuning.cc, hwLat NET), the latter being the NICs' step latency.
+   */
+  static final double TREE_HOP_LATENCY_RATIO = 5.0 / 2.7;
 
   Collectives(StepContext ctx, ParallelPlan plan) {
     this.ctx = ctx;
@@ -86,8 +112,12 @@ final class Collectives {
 
   /** Ranks of a data-parallel group inside one node. */
   private int dpIntraRanks() {
-    int perNode = Math.max(1, system.deviceCount() / plan.tp());
-    return Math.min(plan.dp(), perNode);
+    return plan.replicasPerNode(system.deviceCount());
+  }
+
+  /** Replicas a ZeRO stage shards over: every data-parallel replica, or under hybrid shard those in one node. */
+  int shardRanks() {
+    return plan.shardRanks(system.deviceCount());
   }
 
   /** A tensor-parallel collective of {@code bytes} on the critical path; returns its last op. */
@@ -113,6 +143,61 @@ final class Collectives {
       return phase(name, Purpose.DATA, kind, intra, bytes, false, deps);
     }
     return hierarchical(name, Purpose.DATA, kind, intra, inter, bytes, deps);
+  }
+
+  /** ZeRO-3's gather of a layer's weight shards: from every replica, or under hybrid shard from the node's. */
+  int gatherShards(String name, double bytes, int... deps) {
+    if (!plan.hybridShard() || plan.dp() <= 1) {
+      return dataParallel(name, Kind.ALL_GATHER, bytes, deps);
+    }
+    return phase(name, Purpose.DATA, Kind.ALL_GATHER, dpIntraRanks(), bytes, false, deps);
+  }
+
+  /**
+   * ZeRO's reduction of a layer's gradients to the shards that update them: a reduce-scatter over every replica,
+   * or under hybrid shard a reduce-scatter inside the node and an all-reduce of the shard with the other nodes'
+   * replicas holding the same shard.
+   */
+  int reduceToShards(String name, double bytes, int... deps) {
+    if (!plan.hybridShard() || plan.dp() <= 1) {
+      return dataParallel(name, Kind.REDUCE_SCATTER, bytes, deps);
+    }
+    int intra = dpIntraRanks();
+    int last = phase(name + ".intra_rs", Purpose.DATA, Kind.REDUCE_SCATTER, intra, bytes, false, deps);
+    return phase(name + ".inter", Purpose.DATA, Kind.ALL_REDUCE, plan.dp() / intra, bytes / intra, true, last);
+  }
+
+  /**
+   * An all-to-all over the data-parallel group (laid out as an expert-parallel group would be: the node's ranks
+   * first): each rank sends {@code bytes} / n to each of the n - 1 others, one transfer per peer, the node's peers
+   * over the fabric and the rest over the network, the two at once; returns its last op.
+   */
+  int allToAll(String name, double bytes, int... deps) {
+    int n = plan.dp();
+    if (n <= 1) {
+      return deps.length == 0 ? -1 : deps[deps.length - 1];
+    }
+    int intra = dpIntraRanks();
+    double perPeer = bytes / n;
+    boolean names = ctx.sink.keepsNames();
+    int fabricLast = -1;
+    for (int peer = 1; peer < intra; peer++) {
+      fabricLast = ctx.sink.addOp(names ? name + ".peer" + peer : "", OpKind.TRANSFER, stream(Purpose.DATA, false),
+          ringGroup(1, false), 0, 0, perPeer, fabricLast < 0 ? deps : new int[] {fabricLast});
+    }
+    int networkLast = -1;
+    for (int peer = intra; peer < n; peer++) {
+      networkLast = ctx.sink.addOp(names ? name + ".peer" + peer : "", OpKind.TRANSFER, stream(Purpose.DATA, true),
+          ringGroup(1, true), 0, 0, perPeer, networkLast < 0 ? deps : new int[] {networkLast});
+    }
+    if (fabricLast < 0 || networkLast < 0) {
+      return Math.max(fabricLast, networkLast);
+    }
+    if (joinGroup < 0) {
+      joinGroup = ctx.sink.addGroup(new CostGroup("all-to-all join", 1, -1, 1, -1, 1, 0));
+    }
+    return ctx.sink.addOp(names ? name + ".join" : "", OpKind.TRANSFER, stream(Purpose.DATA, false), joinGroup, 0, 0,
+        0, fabricLast, networkLast);
   }
 
   private int hierarchical(String name, Purpose stream, Kind kind, int intra, int inter, double bytes, int... deps) {
@@ -141,8 +226,19 @@ final class Collectives {
     return phase(name, Purpose.PIPELINE, Kind.REDUCE_SCATTER, 2, 2 * bytes, network, deps);
   }
 
-  /** One phase over {@code n} ranks on the fabric or the network: a ring, or an NVLS all-reduce where it is faster. */
+  /**
+   * One phase over {@code n} ranks on the fabric or the network: a ring, an NVLS all-reduce inside the node or a
+   * double binary tree across nodes where the algorithm allows it and it is faster.
+   */
   private int phase(String name, Purpose purpose, Kind kind, int n, double bytes, boolean network, int... deps) {
+    if (kind == Kind.ALL_REDUCE && network && treeTaken(n, bytes)) {
+      int levels = log2Floor(n);
+      int group = groups.computeIfAbsent(-(2 * levels + 1), k -> ctx.sink.addGroup(new CostGroup(
+          "network double binary tree, 2 x " + levels + " levels", 1, -1, 1, networkPool,
+          networkBusBandwidth() * TREE_BANDWIDTH_FRACTION, treeLatencySeconds(n))));
+      return ctx.sink.addOp(ctx.sink.keepsNames() ? name : "", OpKind.TRANSFER, stream(purpose, true), group, 0, 0,
+          treeBytes(n, bytes), deps);
+    }
     if (kind == Kind.ALL_REDUCE && !network && nvlsFaster(n, bytes)) {
       Link link = system.deviceLink().orElseThrow();
       if (nvlsGroup < 0) {
@@ -154,21 +250,65 @@ final class Collectives {
     }
     int steps = kind == Kind.ALL_REDUCE ? 2 * (n - 1) : n - 1;
     double moved = kind == Kind.ALL_REDUCE ? 2.0 * (n - 1) / n * bytes : (double) (n - 1) / n * bytes;
+    return ctx.sink.addOp(ctx.sink.keepsNames() ? name : "", OpKind.TRANSFER, stream(purpose, network),
+        ringGroup(steps, network), 0, 0, moved, deps);
+  }
+
+  /** The cost group of {@code steps} ring steps (or point-to-point rounds) on the fabric or the network. */
+  private int ringGroup(int steps, boolean network) {
     Link link = network ? system.network().orElseThrow().nic() : system.deviceLink().orElseThrow();
-    double bw = network ? system.network().orElseThrow().bytesPerSecondPerDevice(system.deviceCount())
-        : link.measuredBytesPerSecondPerDirection();
+    double bw = network ? networkBusBandwidth() : link.measuredBytesPerSecondPerDirection();
     int pool = network ? networkPool : fabricPool;
-    int group = groups.computeIfAbsent(2 * steps + (network ? 1 : 0), k -> ctx.sink.addGroup(new CostGroup(
+    return groups.computeIfAbsent(2 * steps + (network ? 1 : 0), k -> ctx.sink.addGroup(new CostGroup(
         (network ? "network " : "intra-node ") + "ring, " + steps + " steps", 1, -1, 1, pool, bw,
         steps * link.latencySeconds())));
-    return ctx.sink.addOp(ctx.sink.keepsNames() ? name : "", OpKind.TRANSFER, stream(purpose, network), group, 0, 0,
-        moved, deps);
+  }
+
+  /** This GPU's share of its node's NICs (bytes/s): the network bus bandwidth a ring reaches per GPU. */
+  private double networkBusBandwidth() {
+    return system.network().orElseThrow().bytesPerSecondPerDevice(system.deviceCount());
+  }
+
+  /**
+   * Bytes a double binary tree all-reduce of {@code bytes} over {@code n} nodes moves each way through the busiest
+   * node: every tree edge carries half the data up (reduce) and half down (broadcast); a node is interior in one
+   * tree (a parent and two children) and a leaf in the other, 4 edges x S/2 = 2S. With two nodes each tree is one
+   * edge: S, as the ring's 2(n-1)/n x S.
+   */
+  static double treeBytes(int n, double bytes) {
+    return n == 2 ? bytes : 2 * bytes;
+  }
+
+  /** A tree all-reduce's latency over {@code n} nodes: 2 x log2(n) network hops (NCCL's tuning.cc, log2i). */
+  private double treeLatencySeconds(int n) {
+    return 2 * log2Floor(n) * system.network().orElseThrow().nic().latencySeconds() * TREE_HOP_LATENCY_RATIO;
+  }
+
+  private static int log2Floor(int n) {
+    return 31 - Integer.numberOfLeadingZeros(Math.max(1, n));
+  }
+
+  /**
+   * Whether an all-reduce of {@code bytes} over {@code n} nodes runs as a double binary tree: always with
+   * {@link CollectiveAlgorithm#TREE}, never with RING, and under AUTO where its bandwidth and latency terms beat the
+   * ring's.
+   */
+  private boolean treeTaken(int n, double bytes) {
+    if (algorithm != CollectiveAlgorithm.AUTO || n < 2) {
+      return algorithm == CollectiveAlgorithm.TREE && n >= 2;
+    }
+    double bw = networkBusBandwidth();
+    double step = system.network().orElseThrow().nic().latencySeconds();
+    double ring = 2.0 * (n - 1) / n * bytes / bw + 2 * (n - 1) * step;
+    double tree = treeBytes(n, bytes) / (bw * TREE_BANDWIDTH_FRACTION) + treeLatencySeconds(n);
+    return tree < ring;
   }
 
   /** Whether an all-reduce of {@code bytes} over {@code n} GPUs of this node runs faster with NVLS than as a ring. */
   private boolean nvlsFaster(int n, double bytes) {
     Link link = system.deviceLink().orElse(null);
-    if (ringOnly || link == null || !link.nvls() || system.fabric() != llmsim.core.hw.FabricKind.SWITCH) {
+    if (algorithm != CollectiveAlgorithm.AUTO || link == null || !link.nvls()
+        || system.fabric() != llmsim.core.hw.FabricKind.SWITCH) {
       return false;
     }
     double ring = 2.0 * (n - 1) / n * bytes / link.measuredBytesPerSecondPerDirection()

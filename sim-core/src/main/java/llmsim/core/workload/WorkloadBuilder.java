@@ -200,7 +200,8 @@ final class WorkloadBuilder {
 
   /**
    * Reduce one layer's gradients over the data-parallel replicas: an all-reduce (DDP), or a reduce-scatter
-   * under ZeRO (each replica keeps the shard it updates). Gradients are in the compute precision; trainable
+   * under ZeRO (each replica keeps the shard it updates; under hybrid shard within the node, then the shard
+   * all-reduced across nodes). Gradients are in the compute precision; trainable
    * adapters and prefixes keep fp32 gradients.
    */
   private void reduceGradients(String name, int after) {
@@ -210,8 +211,9 @@ final class WorkloadBuilder {
   /** One layer's gradient reduction on {@code c}'s GPU, after {@code after} and the previous one; returns its op. */
   int reduceGradients(StepContext c, String name, int after, int previous) {
     double bytesPerParam = t.kind().frozenBase() ? 4 : t.precision().bytes();
-    Collectives.Kind kind = zero >= 1 ? Collectives.Kind.REDUCE_SCATTER : Collectives.Kind.ALL_REDUCE;
-    return c.collectives.dataParallel(name, kind, trainableBytesPerLayer(bytesPerParam), deps(after, previous));
+    double bytes = trainableBytesPerLayer(bytesPerParam);
+    return zero >= 1 ? c.collectives.reduceToShards(name, bytes, deps(after, previous))
+        : c.collectives.dataParallel(name, Collectives.Kind.ALL_REDUCE, bytes, deps(after, previous));
   }
 
   /**
@@ -219,7 +221,7 @@ final class WorkloadBuilder {
    * shard), and ZeRO-1/2's gather of the updated weights after it.
    */
   void optimizerForStage(StepContext c, int[] after) {
-    double trainable = trainableParameters() / (zero >= 1 ? c.collectives.plan.dp() : 1); // the stage's share
+    double trainable = trainableParameters() / (zero >= 1 ? c.collectives.shardRanks() : 1); // the stage's share
     int id = c.sink.addOp(c.sink.keepsNames() ? "optimizer.adamw" : "", OpKind.OPTIMIZER, c.compute, c.elementwise,
         ADAM_FLOPS_PER_PARAM * trainable, ADAM_GPU_BYTES_PER_PARAM * trainable, 0, after);
     if (dp && zero >= 1 && zero <= 2) {
@@ -228,9 +230,9 @@ final class WorkloadBuilder {
     }
   }
 
-  /** ZeRO-3: gather a layer's weight shards from the replicas before using them. */
+  /** ZeRO-3: gather a layer's weight shards from the replicas (hybrid shard: the node's) before using them. */
   private int gatherWeights(String name, int after) {
-    return ctx.collectives.dataParallel(name, Collectives.Kind.ALL_GATHER, layerWeightBytes, deps(after));
+    return ctx.collectives.gatherShards(name, layerWeightBytes, deps(after));
   }
 
   /** prefix + name without allocating when the prefix is empty (the closed form keeps no names). */
@@ -261,7 +263,7 @@ final class WorkloadBuilder {
   }
 
   private double trainableParameters() {
-    return Footprint.of(m, t, true).trainableParameters();
+    return Footprint.of(m, t, true, 0, ctx.system.deviceCount()).trainableParameters();
   }
 
   /** One layer's share of this GPU's trainable parameters (a pipeline stage holds layers / pp of them). */

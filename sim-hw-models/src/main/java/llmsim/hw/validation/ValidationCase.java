@@ -44,10 +44,12 @@ public record ValidationCase(
     String model,
     String software) {
 
-  /** A microbenchmark: a GEMM, a memory stream, or a link transfer. */
-  /** A microbenchmark; {@code bytes} and {@code gpus} (0: all of the system) are an all-reduce's payload and size. */
+  /**
+   * A microbenchmark: a GEMM, a memory stream, a link transfer, or a collective; {@code bytes} and {@code gpus} (0:
+   * all of the system) are a collective's payload and size, {@code algorithm} an all-reduce's (auto, ring, tree).
+   */
   public record Micro(String measure, String hardware, String link, String precision, int dies, double bytes, int gpus,
-      boolean ringOnly) {}
+      String algorithm) {}
 
   /** The cases that read, and one or more problems for each file that did not. */
   public record Loaded(List<ValidationCase> cases, List<Problem> problems) {}
@@ -149,12 +151,17 @@ public record ValidationCase(
     if (measure.equals("gemm") && m.get("precision").isEmpty()) {
       throw new InputException(m.problem("a 'gemm' microbenchmark needs 'precision'"));
     }
-    if (measure.equals("all_reduce") && m.get("bytes").isEmpty()) {
-      throw new InputException(m.problem("an 'all_reduce' microbenchmark needs 'bytes' (the payload)"));
+    boolean collective = measure.equals("all_reduce") || measure.equals("all_to_all");
+    if (collective && m.get("bytes").isEmpty()) {
+      throw new InputException(m.problem("an '" + measure + "' microbenchmark needs 'bytes' (the payload)"));
+    }
+    if (!measure.equals("all_reduce") && m.get("algorithm").isPresent()) {
+      throw new InputException(m.require("algorithm").problem("'algorithm' applies to an 'all_reduce' microbenchmark"
+          + " (ring, tree or auto), not to '" + measure + "'"));
     }
     return new Micro(measure, m.optStr("hardware").map(h -> FileRefs.resolve(folder, h)).orElse(null),
         m.optStr("link").orElse(null), m.optStr("precision").orElse(null), m.integer("dies", 0), m.num("bytes", 0),
-        m.integer("gpus", 0), m.optStr("algorithm").orElse("auto").equals("ring"));
+        m.integer("gpus", 0), m.optStr("algorithm").orElse("auto"));
   }
 
   /** The scenario with relative hardware and model files resolved against the case file's folder. */
