@@ -73,7 +73,8 @@ final class Explainer {
             link, pct, r.task().kind().training() ? "step" : "run", collectivesOn(s, plan, net, r.task().kind().training()),
             plan.describe(),
             net ? "More network bandwidth per GPU" + (plan.tp() > s.deviceCount() ? ", tensor parallelism kept inside a node" : "")
-                + (plan.zero() >= 3 ? ", a lower ZeRO stage where memory allows" : "")
+                + (plan.zero() >= 3 && !plan.hybridShard() ? ", hybrid shard (--shard hybrid) or a lower ZeRO stage where"
+                + " memory allows" : "")
                 + ", larger micro-batches or more gradient accumulation"
                 : "More fabric bandwidth, a smaller tp, larger micro-batches or more gradient accumulation"));
       }
@@ -166,7 +167,8 @@ final class Explainer {
       parts.add(switch (plan.zero()) {
         case 0 -> "the data-parallel gradient all-reduces not hidden behind the backward pass";
         case 1, 2 -> "the data-parallel gradient reduce-scatters and weight all-gathers (ZeRO-" + plan.zero() + ")";
-        default -> "the ZeRO-3 weight all-gathers before each layer and gradient reduce-scatters";
+        default -> plan.hybridShard() && network ? "the across-node all-reduces of the gradient shards (hybrid shard)"
+            : "the ZeRO-3 weight all-gathers before each layer and gradient reduce-scatters";
       });
     }
     if (plan.pp() > 1 && (!network || (long) plan.tp() * plan.pp() > s.deviceCount())) {

@@ -28,6 +28,15 @@ class ExplainerCollectivesTest {
   }
 
   @Test
+  void hybridShard_sendsOnlyTheGradientShardsAcrossNodes() {
+    ParallelPlan plan = new ParallelPlan(1, 1, 64, 3, true, false, 1, false, llmsim.core.task.PipelineSchedule.ONE_F_ONE_B,
+        true);
+    assertThat(Explainer.collectivesOn(cluster, plan, true, true))
+        .isEqualTo("the across-node all-reduces of the gradient shards (hybrid shard)");
+    assertThat(Explainer.collectivesOn(cluster, plan, false, true)).contains("ZeRO-3 weight all-gathers");
+  }
+
+  @Test
   void pipelineSendsCrossTheNetwork_onlyWhenStagesSpanNodes() {
     assertThat(Explainer.collectivesOn(cluster, new ParallelPlan(4, 2, 8, 1), true, true))
         .doesNotContain("pipeline").contains("ZeRO-1");
