@@ -96,6 +96,19 @@ public record LlamaCppBuild(LocalDate date, boolean flashAttention) {
     }
   }
 
+  /** The earliest Metal build whose attention path is modelled (#2959, 2023-09-01). */
+  public static final LocalDate EARLIEST_METAL = LocalDate.of(2023, 9, 1);
+
+  /** What a result on {@code b} must say about this build, or null: Metal builds before {@link #EARLIEST_METAL}. */
+  public String warning(Backend b) {
+    if (b != Backend.METAL || !date.isBefore(EARLIEST_METAL)) {
+      return null;
+    }
+    return "llama.cpp Metal builds before " + EARLIEST_METAL + " are not modelled: their attention path was slower"
+        + " (#2951, #2959) and before 2023-08-16 prompts ran on the CPU (#2615); this build is costed as the"
+        + " 2023-09-01 one, so its prefill is optimistic";
+  }
+
   /** Seconds per kernel: CUDA graphs take the launch gap off on NVIDIA GPUs from {@link #CUDA_GRAPHS}. */
   public double launchSeconds(Backend b) {
     return b == Backend.CUDA && !date.isBefore(CUDA_GRAPHS) ? LAUNCH_SECONDS - CUDA_GRAPH_SAVING_SECONDS

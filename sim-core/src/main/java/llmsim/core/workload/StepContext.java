@@ -52,6 +52,8 @@ final class StepContext {
   final int copyOut;
   final int cpuGroup;
   final double peakFlops;
+  /** What a result must say about the software build on this device (a build not modelled), or null. */
+  final String softwareWarning;
   /** How the task's precision runs on this device (native, emulated with a warning). */
   final PrecisionSupport.Resolved precision;
 
@@ -89,6 +91,7 @@ final class StepContext {
     LlamaCppBuild build = sw.llamaCpp();
     LlamaCppBuild.Backend backend = LlamaCppBuild.Backend.of(d.vendor());
     double launchSeconds = build == null ? sw.launchSeconds() : build.launchSeconds(backend);
+    softwareWarning = build == null ? null : build.warning(backend);
     double launch = launchSeconds * sw.kernelsPerLayer() / Math.max(1, opsPerLayer);
     // dense GEMMs tile the device's SMs; block-quantised ones run the framework's own kernels (no tile model),
     // which may spend ALU work dequantising inside the matmul: time = flops / peak x (1 / g + d)

@@ -66,6 +66,16 @@ class LlamaCppKernelsTest {
   }
 
   @Test
+  void metalBuildsBeforeTheEarliestModelled_sayTheirPrefillIsOptimistic() {
+    StepResult early = Simulator.simulate(appleSoc(), llama7b, prefill(WeightFormat.F16, 512),
+        build(LlamaCppBuild.EARLIEST_METAL.minusDays(1)));
+    StepResult modelled = Simulator.simulate(appleSoc(), llama7b, prefill(WeightFormat.F16, 512),
+        build(LlamaCppBuild.EARLIEST_METAL));
+    assertThat(early.warnings()).anySatisfy(w -> assertThat(w).contains("not modelled"));
+    assertThat(modelled.warnings()).isEmpty();
+  }
+
+  @Test
   void metalBuildsBefore3168_runKqAndKqvOnTheSlowerKernel() {
     int prompt = 512;
     double before = Simulator.simulate(appleSoc(), llama7b, prefill(WeightFormat.F16, prompt),
