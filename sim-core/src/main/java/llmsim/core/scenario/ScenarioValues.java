@@ -74,7 +74,7 @@ public final class ScenarioValues {
     boolean fa = Boolean.TRUE.equals(values.get(ScenarioKey.FLASH_ATTENTION));
     if (sw.llamaCpp() == null) {
       if (fa) {
-        throw new ScenarioKeyException(ScenarioKey.FLASH_ATTENTION, "'flash_attention' is llama.cpp's -fa; profile '"
+        throw new ScenarioKeyException(ScenarioKey.FLASH_ATTENTION, "'flash_attention' applies to llama.cpp (its -fa); profile '"
             + sw.id() + "' fixes its own attention kernels (leave flash_attention out, or use software: llama.cpp)");
       }
       return sw;
@@ -88,8 +88,8 @@ public final class ScenarioValues {
       }
     }
     if (fa && date.isBefore(llmsim.core.software.LlamaCppBuild.FLASH_ATTENTION)) {
-      throw new ScenarioKeyException(ScenarioKey.FLASH_ATTENTION, "'flash_attention' (-fa) needs a llama.cpp build"
-          + " from " + llmsim.core.software.LlamaCppBuild.FLASH_ATTENTION + " (ggml-org/llama.cpp#5021); software_date"
+      throw new ScenarioKeyException(ScenarioKey.FLASH_ATTENTION, "'flash_attention' needs a llama.cpp build"
+          + " from " + llmsim.core.software.LlamaCppBuild.FLASH_ATTENTION + " (-fa, ggml-org/llama.cpp#5021); software_date"
           + " is " + date);
     }
     return sw.atBuild(new llmsim.core.software.LlamaCppBuild(date, fa));
