@@ -325,6 +325,8 @@ public final class ScenarioValues {
     m.put(ScenarioKey.PREFIX_TOKENS, t.kind() == TaskKind.PTUNING_V2 ? t.prefixTokens() : null);
     m.put(ScenarioKey.OFFLOAD, t.offload().key());
     m.put(ScenarioKey.SOFTWARE, sw.id());
+    m.put(ScenarioKey.FLASH_ATTENTION, sw.llamaCpp() == null ? null : sw.llamaCpp().flashAttention());
+    m.put(ScenarioKey.SOFTWARE_DATE, sw.llamaCpp() == null ? null : sw.llamaCpp().date().toString());
     m.put(ScenarioKey.TP, t.plan().tp());
     m.put(ScenarioKey.PP, t.plan().pp());
     m.put(ScenarioKey.DP, t.replicas());
