@@ -126,6 +126,7 @@ final class Derivation {
     input("GEMM fraction g", d.id(), "efficiency.gemm", fraction(gemm), d.efficiency().gemmSource());
     formula("software factor s", "software profile " + r.software().id() + ": " + r.software().source(),
         fraction(r.software().gemmScale()));
+    llamaCppBuild(gemm);
     double rate = peak.peakFlops() * gemm * r.software().gemmScale() / (2 * p);
     int tokens = r.task().batch() * r.task().promptTokens();
     if (ttft) {
@@ -140,6 +141,26 @@ final class Derivation {
           + fraction(gemm * r.software().gemmScale()) + " / " + count(2 * p), num(closedForm));
     }
     explainDifference();
+  }
+
+  /** llama.cpp's build-dependent kernels on this device, which the simulation charges and the closed form leaves out. */
+  private void llamaCppBuild(double gemm) {
+    var build = r.software().llamaCpp();
+    if (build == null) {
+      return;
+    }
+    var backend = llmsim.core.software.LlamaCppBuild.Backend.of(r.system().device().vendor());
+    double d = build.dequantPerFlop(backend, r.task().weights());
+    if (d > 0) {
+      formula("llama.cpp dequantisation d", "ALU work per weight-GEMM FLOP for " + r.task().weights().key() + " on "
+          + backend.name().toLowerCase(Locale.ROOT) + " (docs/CALIBRATION.md#llamacpp): quantised GEMMs run at g / (1 + d x g)"
+          + " = " + fraction(gemm / (1 + d * gemm)), fraction(d));
+    }
+    double attention = build.attentionPeakFraction(backend);
+    if (attention > 0) {
+      formula("llama.cpp attention kernel", "KQ and KQV of a " + build.date() + " build run at this fraction of peak"
+          + " (docs/CALIBRATION.md#llamacpp)", fraction(attention));
+    }
   }
 
   private void stepTime() {

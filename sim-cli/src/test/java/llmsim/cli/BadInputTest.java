@@ -132,7 +132,7 @@ class BadInputTest {
   @Test
   void badFlagValue_namesTheFlagAndTheAllowedValues() {
     assertBadInput(CliRunner.run("memory", "--model", "llama-7b", "--hardware", "m2-ultra", "--weights", "q5_k"),
-        "--weights: must be one of f32, f16, bf16, fp8, int8, int4, q8_0, q4_0, nf4, was 'q5_k'");
+        "--weights: must be one of f32, f16, bf16, fp8, int8, int4, q8_0, q4_0, q4_k, nf4, was 'q5_k'");
     assertBadInput(CliRunner.run("memory", "--model", "llama-7b", "--hardware", "m2-ultra", "--format", "xml"),
         "--format", "table, json, csv");
   }

@@ -115,6 +115,9 @@ public enum ScenarioKey {
           + " (ZeRO-Offload; training on a discrete card), weights (streamed over the link)."),
   SOFTWARE("software", null, null, "PROFILE", Type.CHOICE, ScenarioKey::softwareNames, 0, 0, "pytorch",
       "Software profile: how the framework uses the hardware."),
+  FLASH_ATTENTION("flash_attention", null, null, "BOOL", Type.BOOL, () -> List.of("true", "false"), 0, 0, "false",
+      "llama.cpp's -fa: attention as one fused kernel (ggml_flash_attn_ext, llama.cpp builds from 2024-04-30), so no"
+          + " score matrix goes through memory. Other profiles fix their own attention kernels."),
   TOKENS("tokens", null, null, "N", Type.COUNT, null, 1, 10_000_000_000_000_000L, null,
       "Tokens of the whole job (trained on, or generated for inference), such as 1.4T or 50M: turns a step"
           + " into the job's wall time and GPU-hours."),
@@ -147,7 +150,9 @@ public enum ScenarioKey {
       "Period an owned device's purchase price is spread over (s, min, h, d, w, y; a year is 365 days); 3 years is"
           + " a common straight-line depreciation period, not a measurement."),
   SOFTWARE_DATE("software_date", null, null, "YYYY-MM", Type.TEXT, null, 0, 0, null,
-      "When the measured software was built (recorded with the scenario).");
+      "When the software was built. For llama.cpp (YYYY-MM or YYYY-MM-DD) it selects the build's kernels: Metal's"
+          + " attention matmuls before 2023-09-15, CUDA graphs from 2024-05-08 (default: a build with both); for"
+          + " other profiles it is recorded with the scenario.");
 
   /** How a key's value is written and checked. */
   public enum Type { IDS, TEXT, CHOICE, INT, INT_OR_AUTO, BOOL, COUNT, PRICES, RATES, PER_KWH, DURATION }

@@ -69,8 +69,30 @@ public final class ScenarioValues {
 
   public SoftwareProfile software() {
     String id = text(ScenarioKey.SOFTWARE, SoftwareProfiles.PYTORCH.id());
-    return SoftwareProfiles.find(id).orElseThrow(() -> new ScenarioKeyException(ScenarioKey.SOFTWARE,
+    SoftwareProfile sw = SoftwareProfiles.find(id).orElseThrow(() -> new ScenarioKeyException(ScenarioKey.SOFTWARE,
         "'software' must be one of " + String.join(", ", SoftwareProfiles.ids()) + ", was '" + id + "'"));
+    boolean fa = Boolean.TRUE.equals(values.get(ScenarioKey.FLASH_ATTENTION));
+    if (sw.llamaCpp() == null) {
+      if (fa) {
+        throw new ScenarioKeyException(ScenarioKey.FLASH_ATTENTION, "'flash_attention' applies to llama.cpp (its -fa); profile '"
+            + sw.id() + "' fixes its own attention kernels (leave flash_attention out, or use software: llama.cpp)");
+      }
+      return sw;
+    }
+    java.time.LocalDate date = sw.llamaCpp().date();
+    if (has(ScenarioKey.SOFTWARE_DATE)) {
+      try {
+        date = llmsim.core.software.LlamaCppBuild.parseDate(text(ScenarioKey.SOFTWARE_DATE, null));
+      } catch (IllegalArgumentException e) {
+        throw new ScenarioKeyException(ScenarioKey.SOFTWARE_DATE, e.getMessage());
+      }
+    }
+    if (fa && date.isBefore(llmsim.core.software.LlamaCppBuild.FLASH_ATTENTION)) {
+      throw new ScenarioKeyException(ScenarioKey.FLASH_ATTENTION, "'flash_attention' needs a llama.cpp build"
+          + " from " + llmsim.core.software.LlamaCppBuild.FLASH_ATTENTION + " (-fa, ggml-org/llama.cpp#5021); software_date"
+          + " is " + date);
+    }
+    return sw.atBuild(new llmsim.core.software.LlamaCppBuild(date, fa));
   }
 
   /** The task these values describe, each unset key at its default for the task kind. */
@@ -309,6 +331,8 @@ public final class ScenarioValues {
     m.put(ScenarioKey.PREFIX_TOKENS, t.kind() == TaskKind.PTUNING_V2 ? t.prefixTokens() : null);
     m.put(ScenarioKey.OFFLOAD, t.offload().key());
     m.put(ScenarioKey.SOFTWARE, sw.id());
+    m.put(ScenarioKey.FLASH_ATTENTION, sw.llamaCpp() == null ? null : sw.llamaCpp().flashAttention());
+    m.put(ScenarioKey.SOFTWARE_DATE, sw.llamaCpp() == null ? null : sw.llamaCpp().date().toString());
     m.put(ScenarioKey.TP, t.plan().tp());
     m.put(ScenarioKey.PP, t.plan().pp());
     m.put(ScenarioKey.DP, t.replicas());

@@ -28,6 +28,8 @@ import llmsim.core.util.Checks;
  *     element-wise op's gradient and the reduction of a broadcast operand, and gradient accumulation)
  * @param flashAttention2 whether attention runs FlashAttention-2's kernels (PyTorch's SDPA), which reach the
  *     device's FlashAttention-2 fraction rather than its GEMM fraction; false for fused vendor kernels
+ * @param llamaCpp for llama.cpp, the build its kernels come from (by {@code software_date}; {@code -fa}); null for
+ *     every other profile
  */
 public record SoftwareProfile(
     String id,
@@ -45,7 +47,18 @@ public record SoftwareProfile(
     int promptChunkTokens,
     String source,
     int backwardKernelsPerLayer,
-    boolean flashAttention2) {
+    boolean flashAttention2,
+    LlamaCppBuild llamaCpp) {
+
+  /** A profile that is not llama.cpp. */
+  public SoftwareProfile(String id, String description, List<String> aliases, double gemmScale, double streamScale,
+      double launchSeconds, int kernelsPerLayer, boolean flashAttention, double scoreBytesPerElement,
+      double workspaceBytes, double dequantScale, boolean cpuRunsHostLayers, int promptChunkTokens, String source,
+      int backwardKernelsPerLayer, boolean flashAttention2) {
+    this(id, description, aliases, gemmScale, streamScale, launchSeconds, kernelsPerLayer, flashAttention,
+        scoreBytesPerElement, workspaceBytes, dequantScale, cpuRunsHostLayers, promptChunkTokens, source,
+        backwardKernelsPerLayer, flashAttention2, null);
+  }
 
   /** A profile whose attention reaches the GEMM fraction. */
   public SoftwareProfile(String id, String description, List<String> aliases, double gemmScale, double streamScale,
@@ -80,5 +93,18 @@ public record SoftwareProfile(
     if (promptChunkTokens < 0) {
       throw new IllegalArgumentException("prompt chunk (tokens) must be >= 0, was " + promptChunkTokens);
     }
+  }
+
+  /**
+   * This llama.cpp profile as build {@code build} runs: its date's kernels, and with {@code -fa} the attention as
+   * one fused kernel (no score chain in memory).
+   */
+  public SoftwareProfile atBuild(LlamaCppBuild build) {
+    if (llamaCpp == null) {
+      throw new IllegalStateException(id + " is not a llama.cpp profile");
+    }
+    return new SoftwareProfile(id, description, aliases, gemmScale, streamScale, launchSeconds, kernelsPerLayer,
+        build.flashAttention(), scoreBytesPerElement, workspaceBytes, dequantScale, cpuRunsHostLayers,
+        promptChunkTokens, source, backwardKernelsPerLayer, flashAttention2, build);
   }
 }

@@ -38,11 +38,13 @@ public final class SoftwareProfiles {
    * scale+mask+softmax (ggml_soft_max_ext, 2023-12) reads and writes it (8 B), KQV reads it (4 B):
    * 16 bytes per score element. Prompts are evaluated in chunks of n_batch = 512 tokens (common.h default
    * since 2023; n_ubatch = 512 since 2024-03), and layers that do not fit with {@code -ngl} run on the CPU.
+   * Without a {@code software_date} the profile is {@link LlamaCppBuild#LATEST}; {@link LlamaCppBuild} holds what
+   * changes by date and backend (CUDA graphs, Metal's attention kernels, in-kernel dequantisation, {@code -fa}).
    */
   public static final SoftwareProfile LLAMA_CPP = new SoftwareProfile(
       "llama.cpp", "llama.cpp / ggml (Metal or CUDA backend), one kernel launch per graph node",
-      List.of("llamacpp", "ggml"), 1.0, 1.0, 4e-6, 24, false, 16, 0.5 * Units.GIB, 1.0, true, 512,
-      "docs/CALIBRATION.md#llamacpp");
+      List.of("llamacpp", "ggml"), 1.0, 1.0, LlamaCppBuild.LAUNCH_SECONDS, 24, false, 16, 0.5 * Units.GIB, 1.0, true,
+      512, "docs/CALIBRATION.md#llamacpp", 48, false, LlamaCppBuild.LATEST);
 
   /** TensorRT-LLM: fused attention and MLP kernels. */
   public static final SoftwareProfile TENSORRT_LLM = new SoftwareProfile(

@@ -7,7 +7,9 @@ import java.util.stream.Collectors;
 /**
  * How weights are stored. llama.cpp's block formats carry a scale per 32 weights: Q8_0 is
  * 34 bytes / 32 weights = 8.5 bits, Q4_0 is 18 bytes / 32 = 4.5 bits (ggml-common.h block_q8_0,
- * block_q4_0). NF4 with double quantisation costs 4.127 bits (Dettmers et al. 2023, QLoRA, sec. 3).
+ * block_q4_0); Q4_K is 144 bytes / 256 weights = 4.5 bits (block_q4_K: two f16 super-block scales,
+ * 12 bytes of 6-bit sub-block scales and mins, 128 bytes of 4-bit quants). NF4 with double quantisation costs
+ * 4.127 bits (Dettmers et al. 2023, QLoRA, sec. 3).
  */
 public enum WeightFormat {
   F32(32, false),
@@ -18,6 +20,7 @@ public enum WeightFormat {
   INT4(4, true),
   Q8_0(8.5, true),
   Q4_0(4.5, true),
+  Q4_K(4.5, true),
   NF4(4.127, true);
 
   private final double bitsPerWeight;

@@ -79,7 +79,9 @@ final class Explainer {
                 : "More fabric bandwidth, a smaller tp, larger micro-batches or more gradient accumulation"));
       }
       case OVERHEAD -> {
-        double perKernel = r.software().launchSeconds();
+        double perKernel = r.software().llamaCpp() == null ? r.software().launchSeconds()
+            : r.software().llamaCpp().launchSeconds(
+                llmsim.core.software.LlamaCppBuild.Backend.of(r.system().device().vendor()));
         sb.append(String.format(Locale.US, "Bound by launch and dispatch overhead (%s of the %s): %s pays about %.0f us to"
                 + " launch each of its ~%d kernels per layer, and at this size the GPU finishes the work faster than the"
                 + " host can issue it. CUDA graphs, a fused runtime (TensorRT-LLM, or llama.cpp with CUDA graphs) or a"

@@ -7,6 +7,7 @@ import llmsim.core.hw.Device;
 import llmsim.core.hw.Precision;
 import llmsim.core.hw.PrecisionSupport;
 import llmsim.core.hw.SystemSpec;
+import llmsim.core.software.LlamaCppBuild;
 import llmsim.core.software.SoftwareProfile;
 import llmsim.core.task.Task;
 
@@ -51,6 +52,8 @@ final class StepContext {
   final int copyOut;
   final int cpuGroup;
   final double peakFlops;
+  /** What a result must say about the software build on this device (a build not modelled), or null. */
+  final String softwareWarning;
   /** How the task's precision runs on this device (native, emulated with a warning). */
   final PrecisionSupport.Resolved precision;
 
@@ -82,23 +85,33 @@ final class StepContext {
     d2h = unified ? -1 : sink.addStream(label + "D2H copy", Lane.D2H);
     cpu = sink.addStream(label + "CPU", Lane.CPU);
     double memBw = d.memoryBandwidthBytesPerSecond() * d.efficiency().memoryStreaming() * sw.streamScale();
-    double gemmPeak = peakFlops * d.efficiency().gemmAt(precision.gemmPrecision()) * sw.gemmScale();
-    double launch = sw.launchSeconds() * sw.kernelsPerLayer() / Math.max(1, opsPerLayer);
-    // dense GEMMs tile the device's SMs; block-quantised ones run the framework's own kernels (no tile model)
+    double gemmFraction = d.efficiency().gemmAt(precision.gemmPrecision()) * sw.gemmScale();
+    double gemmPeak = peakFlops * gemmFraction;
+    // llama.cpp's build (software_date) and backend decide its launch cost, attention kernels and dequantisation
+    LlamaCppBuild build = sw.llamaCpp();
+    LlamaCppBuild.Backend backend = LlamaCppBuild.Backend.of(d.vendor());
+    double launchSeconds = build == null ? sw.launchSeconds() : build.launchSeconds(backend);
+    softwareWarning = build == null ? null : build.warning(backend);
+    double launch = launchSeconds * sw.kernelsPerLayer() / Math.max(1, opsPerLayer);
+    // dense GEMMs tile the device's SMs; block-quantised ones run the framework's own kernels (no tile model),
+    // which may spend ALU work dequantising inside the matmul: time = flops / peak x (1 / g + d)
+    double dequant = build == null ? 0 : build.dequantPerFlop(backend, task.weights());
     gemm = sink.addGroup(new CostGroup("gemm", gemmPeak, devicePool, memBw, -1, 1, launch, d.computeUnits()));
-    gemmQuantised = sink.addGroup(new CostGroup("gemm (block-quantised weights)", gemmPeak, devicePool,
-        memBw * sw.dequantScale(), -1, 1, launch));
+    gemmQuantised = sink.addGroup(new CostGroup("gemm (block-quantised weights)", gemmPeak / (1 + dequant * gemmFraction),
+        devicePool, memBw * sw.dequantScale(), -1, 1, launch));
     elementwise = sink.addGroup(new CostGroup("element-wise", gemmPeak, devicePool, memBw, -1, 1, launch));
-    double launchBackward = sw.launchSeconds() * sw.backwardKernelsPerLayer() / Math.max(1, backwardOpsPerLayer);
+    double launchBackward = launchSeconds * sw.backwardKernelsPerLayer() / Math.max(1, backwardOpsPerLayer);
     gemmBackward = sink.addGroup(new CostGroup("gemm (backward)", gemmPeak, devicePool, memBw, -1, 1, launchBackward,
         d.computeUnits()));
     elementwiseBackward = sink.addGroup(new CostGroup("element-wise (backward)", gemmPeak, devicePool, memBw, -1, 1,
         launchBackward));
     Precision attentionPrecision = task.kind().training() && precision.gemmPrecision() == Precision.FP8
         ? (d.hasPeak(Precision.BF16) ? Precision.BF16 : Precision.FP16) : precision.gemmPrecision();
+    double attentionFraction = build == null ? -1 : build.attentionPeakFraction(backend);
     double attentionPeak = (attentionPrecision == precision.gemmPrecision() ? peakFlops : d.peakFlops(attentionPrecision))
-        * (sw.flashAttention2() ? d.efficiency().flashAttention() : d.efficiency().gemmAt(attentionPrecision))
-        * sw.gemmScale();
+        * (attentionFraction > 0 ? attentionFraction
+            : (sw.flashAttention2() ? d.efficiency().flashAttention() : d.efficiency().gemmAt(attentionPrecision))
+                * sw.gemmScale());
     attention = sink.addGroup(new CostGroup("attention", attentionPeak, devicePool, memBw, -1, 1, launch));
     attentionBackward = sink.addGroup(new CostGroup("attention (backward)", attentionPeak, devicePool, memBw, -1, 1,
         launchBackward));
