@@ -28,6 +28,10 @@ import llmsim.core.util.Checks;
  *     element-wise op's gradient and the reduction of a broadcast operand, and gradient accumulation)
  * @param flashAttention2 whether attention runs FlashAttention-2's kernels (PyTorch's SDPA), which reach the
  *     device's FlashAttention-2 fraction rather than its GEMM fraction; false for fused vendor kernels
+ * @param decodeKvPerQueryHead whether decode attention loads a sequence's keys and values once per query head
+ *     (one thread block per query head and sequence, as TensorRT-LLM's masked multi-head attention kernel before
+ *     its XQA kernel), so that under grouped- or multi-query attention the KV cache is read heads / kv_heads
+ *     times per step; false where the kernel shares one load among a group's query heads
  */
 public record SoftwareProfile(
     String id,
@@ -45,7 +49,18 @@ public record SoftwareProfile(
     int promptChunkTokens,
     String source,
     int backwardKernelsPerLayer,
-    boolean flashAttention2) {
+    boolean flashAttention2,
+    boolean decodeKvPerQueryHead) {
+
+  /** A profile whose decode attention reads each KV head once per step. */
+  public SoftwareProfile(String id, String description, List<String> aliases, double gemmScale, double streamScale,
+      double launchSeconds, int kernelsPerLayer, boolean flashAttention, double scoreBytesPerElement,
+      double workspaceBytes, double dequantScale, boolean cpuRunsHostLayers, int promptChunkTokens, String source,
+      int backwardKernelsPerLayer, boolean flashAttention2) {
+    this(id, description, aliases, gemmScale, streamScale, launchSeconds, kernelsPerLayer, flashAttention,
+        scoreBytesPerElement, workspaceBytes, dequantScale, cpuRunsHostLayers, promptChunkTokens, source,
+        backwardKernelsPerLayer, flashAttention2, false);
+  }
 
   /** A profile whose attention reaches the GEMM fraction. */
   public SoftwareProfile(String id, String description, List<String> aliases, double gemmScale, double streamScale,
