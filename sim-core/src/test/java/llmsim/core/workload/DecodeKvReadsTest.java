@@ -52,6 +52,7 @@ class DecodeKvReadsTest {
   /** Bytes of every op by name, for a build that keeps names. */
   static final class Recorder implements OpSink {
     final Map<String, Double> bytes = new HashMap<>();
+    final Map<String, Double> transferred = new HashMap<>();
     int next;
 
     @Override
@@ -73,6 +74,7 @@ class DecodeKvReadsTest {
     public int addOp(String name, OpKind kind, int stream, int group, double flops, double memBytes, double linkBytes,
         int... deps) {
       bytes.put(name, memBytes);
+      transferred.put(name, linkBytes);
       return next++;
     }
   }
