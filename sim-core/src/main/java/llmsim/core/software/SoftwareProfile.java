@@ -52,6 +52,18 @@ public record SoftwareProfile(
     boolean flashAttention2,
     boolean decodeKvPerQueryHead) {
 
+  /**
+   * How many times a decode step's attention reads each KV head a GPU holds, under tensor parallelism {@code tp}:
+   * once, or, where the kernel loads keys and values per query head, once for each of the GPU's query heads that
+   * share it: (heads / tp) / (kv_heads / min(tp, kv_heads)) (KV heads are split over at most kv_heads GPUs).
+   */
+  public double decodeKvReads(int heads, int kvHeads, int tp) {
+    if (!decodeKvPerQueryHead) {
+      return 1;
+    }
+    return (heads / (double) tp) / (kvHeads / (double) Math.min(tp, kvHeads));
+  }
+
   /** A profile whose decode attention reads each KV head once per step. */
   public SoftwareProfile(String id, String description, List<String> aliases, double gemmScale, double streamScale,
       double launchSeconds, int kernelsPerLayer, boolean flashAttention, double scoreBytesPerElement,

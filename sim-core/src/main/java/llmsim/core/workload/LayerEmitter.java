@@ -152,25 +152,14 @@ final class LayerEmitter {
     return p.elementwise("residual_2", OpKind.NORM_ELEMENTWISE, 3 * tokens * h * actBytes / sp, tokens * h / sp);
   }
 
-  /**
-   * How many times a decode step's attention reads each KV head of this GPU: once, or, where the profile's kernel
-   * loads keys and values per query head ({@link llmsim.core.software.SoftwareProfile#decodeKvPerQueryHead()}), once
-   * for each of this GPU's query heads that share it: (heads / tp) / (kv_heads / kv_split).
-   */
-  double decodeKvReads() {
-    if (!ctx.software.decodeKvPerQueryHead()) {
-      return 1;
-    }
-    return (m.heads() / (double) tp) / (m.kvHeads() / (double) kvSplit);
-  }
-
   /** The attention core of a forward pass: one fused kernel with FlashAttention, else QK^T, softmax, attention x V. */
   private void attentionCore(Pass p, long batch, long queries, double keys) {
     double tokens = batch * (double) queries;
     double q = m.qDim() / tp;
     double kv = m.kvDim() / kvSplit;
     double attnFlops = 4.0 * batch * queries * keys * q;
-    double kvRead = 2.0 * batch * keys * kv * kvBytes * (queries == 1 ? decodeKvReads() : 1);
+    double kvRead = 2.0 * batch * keys * kv * kvBytes
+        * (queries == 1 ? ctx.software.decodeKvReads(m.heads(), m.kvHeads(), tp) : 1);
     if (flash) {
       p.op("attention", OpKind.ATTENTION, ctx.attention, attnFlops, tokens * q * actBytes * 2 + kvRead);
     } else {
