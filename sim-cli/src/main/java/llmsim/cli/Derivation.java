@@ -90,6 +90,14 @@ final class Derivation {
     double bytes = r.decodeBytesPerToken();
     formula("bytes per decode step B", "W + KV cache read + activations = " + Units.gb(w) + " + " + Units.gb(bytes - w),
         Units.gb(bytes));
+    var m = r.model();
+    if (r.software().decodeKvPerQueryHead() && m.heads() != m.kvHeads()) {
+      double reads = r.software().decodeKvReads(m.heads(), m.kvHeads(), r.task().plan().tp());
+      formula("KV cache reads per step", String.format(Locale.US, "software profile %s loads keys and values once per query"
+          + " head (%d query heads share %d KV heads): each KV head of this GPU is read (heads / tp) / (kv_heads /"
+          + " min(tp, kv_heads)) times, counted in the KV cache read above", r.software().id(), m.heads(), m.kvHeads()),
+          String.format(Locale.US, "%.3g", reads));
+    }
     input("peak bandwidth BW", d.id(), "memory.bandwidth_gb_per_s", Units.bandwidth(d.memoryBandwidthBytesPerSecond()),
         d.memorySource());
     input("streaming fraction e", d.id(), "efficiency.memory_streaming", fraction(d.efficiency().memoryStreaming()),

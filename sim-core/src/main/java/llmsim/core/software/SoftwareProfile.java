@@ -30,6 +30,10 @@ import llmsim.core.util.Checks;
  *     device's FlashAttention-2 fraction rather than its GEMM fraction; false for fused vendor kernels
  * @param llamaCpp for llama.cpp, the build its kernels come from (by {@code software_date}; {@code -fa}); null for
  *     every other profile
+ * @param decodeKvPerQueryHead whether decode attention loads a sequence's keys and values once per query head
+ *     (one thread block per query head and sequence, as TensorRT-LLM's masked multi-head attention kernel before
+ *     its XQA kernel), so that under grouped- or multi-query attention the KV cache is read heads / kv_heads
+ *     times per step; false where the kernel shares one load among a group's query heads
  */
 public record SoftwareProfile(
     String id,
@@ -48,16 +52,29 @@ public record SoftwareProfile(
     String source,
     int backwardKernelsPerLayer,
     boolean flashAttention2,
-    LlamaCppBuild llamaCpp) {
+    LlamaCppBuild llamaCpp,
+    boolean decodeKvPerQueryHead) {
 
-  /** A profile that is not llama.cpp. */
+  /**
+   * How many times a decode step's attention reads each KV head a GPU holds, under tensor parallelism {@code tp}:
+   * once, or, where the kernel loads keys and values per query head, once for each of the GPU's query heads that
+   * share it: (heads / tp) / (kv_heads / min(tp, kv_heads)) (KV heads are split over at most kv_heads GPUs).
+   */
+  public double decodeKvReads(int heads, int kvHeads, int tp) {
+    if (!decodeKvPerQueryHead) {
+      return 1;
+    }
+    return (heads / (double) tp) / (kvHeads / (double) Math.min(tp, kvHeads));
+  }
+
+  /** A profile that is not llama.cpp, whose decode attention reads each KV head once per step. */
   public SoftwareProfile(String id, String description, List<String> aliases, double gemmScale, double streamScale,
       double launchSeconds, int kernelsPerLayer, boolean flashAttention, double scoreBytesPerElement,
       double workspaceBytes, double dequantScale, boolean cpuRunsHostLayers, int promptChunkTokens, String source,
       int backwardKernelsPerLayer, boolean flashAttention2) {
     this(id, description, aliases, gemmScale, streamScale, launchSeconds, kernelsPerLayer, flashAttention,
         scoreBytesPerElement, workspaceBytes, dequantScale, cpuRunsHostLayers, promptChunkTokens, source,
-        backwardKernelsPerLayer, flashAttention2, null);
+        backwardKernelsPerLayer, flashAttention2, null, false);
   }
 
   /** A profile whose attention reaches the GEMM fraction. */
@@ -105,6 +122,23 @@ public record SoftwareProfile(
     }
     return new SoftwareProfile(id, description, aliases, gemmScale, streamScale, launchSeconds, kernelsPerLayer,
         build.flashAttention(), scoreBytesPerElement, workspaceBytes, dequantScale, cpuRunsHostLayers,
-        promptChunkTokens, source, backwardKernelsPerLayer, flashAttention2, build);
+        promptChunkTokens, source, backwardKernelsPerLayer, flashAttention2, build, decodeKvPerQueryHead);
+  }
+
+  /** A llama.cpp profile at {@code build}. */
+  public SoftwareProfile(String id, String description, List<String> aliases, double gemmScale, double streamScale,
+      double launchSeconds, int kernelsPerLayer, boolean flashAttention, double scoreBytesPerElement,
+      double workspaceBytes, double dequantScale, boolean cpuRunsHostLayers, int promptChunkTokens, String source,
+      int backwardKernelsPerLayer, boolean flashAttention2, LlamaCppBuild build) {
+    this(id, description, aliases, gemmScale, streamScale, launchSeconds, kernelsPerLayer, flashAttention,
+        scoreBytesPerElement, workspaceBytes, dequantScale, cpuRunsHostLayers, promptChunkTokens, source,
+        backwardKernelsPerLayer, flashAttention2, build, false);
+  }
+
+  /** This profile with decode attention reading a sequence's keys and values once per query head. */
+  public SoftwareProfile withDecodeKvPerQueryHead() {
+    return new SoftwareProfile(id, description, aliases, gemmScale, streamScale, launchSeconds, kernelsPerLayer,
+        flashAttention, scoreBytesPerElement, workspaceBytes, dequantScale, cpuRunsHostLayers, promptChunkTokens,
+        source, backwardKernelsPerLayer, flashAttention2, llamaCpp, true);
   }
 }

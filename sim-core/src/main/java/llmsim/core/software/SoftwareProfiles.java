@@ -52,6 +52,18 @@ public final class SoftwareProfiles {
       List.of("trt-llm", "tensorrt"), 1.0, 1.0, 4e-6, 10, true, 8, 1.0 * Units.GIB, 1.0, false, 0,
       "docs/CALIBRATION.md#tensorrt-llm");
 
+  /**
+   * TensorRT-LLM v0.5-v0.7 (2023), as its performance.md tables measured it: as {@link #TENSORRT_LLM}, but the
+   * generation phase runs the masked multi-head attention kernel, one thread block per (query head, sequence)
+   * reading its KV head's cache ({@code hi_kv = hi / qhead_per_kv}), so a GQA model's KV cache is read once per
+   * query head. The XQA kernel that shares the load among a group's query heads came with v0.8
+   * (docs/CALIBRATION.md#tensorrt-llm-06).
+   */
+  public static final SoftwareProfile TENSORRT_LLM_0_6 = new SoftwareProfile(
+      "tensorrt-llm-0.6", "NVIDIA TensorRT-LLM v0.5-v0.7 (2023): masked MHA decode kernel, before XQA",
+      List.of("tensorrt-llm-0.5", "tensorrt-llm-0.7", "trt-llm-0.6"), 1.0, 1.0, 4e-6, 10, true, 8, 1.0 * Units.GIB,
+      1.0, false, 0, "docs/CALIBRATION.md#tensorrt-llm-06", 20, false).withDecodeKvPerQueryHead();
+
   /** Megatron-LM / NeMo: fused kernels for large-scale training. */
   public static final SoftwareProfile MEGATRON = new SoftwareProfile(
       "megatron", "Megatron-LM (fused kernels, flash attention)",
@@ -77,7 +89,7 @@ public final class SoftwareProfiles {
       "mlx", "Apple MLX (Metal)", List.of(), 1.0, 1.0, 4e-6, 16, true, 8, 0.5 * Units.GIB, 1.0, false, 0,
       "docs/CALIBRATION.md#mlx");
 
-  public static final List<SoftwareProfile> ALL = List.of(PYTORCH, HF_EAGER, LLAMA_CPP, TENSORRT_LLM, MEGATRON, MEGATRON_CLASSIC, MLX);
+  public static final List<SoftwareProfile> ALL = List.of(PYTORCH, HF_EAGER, LLAMA_CPP, TENSORRT_LLM, TENSORRT_LLM_0_6, MEGATRON, MEGATRON_CLASSIC, MLX);
 
   public static Optional<SoftwareProfile> find(String idOrAlias) {
     for (SoftwareProfile p : ALL) {

@@ -35,6 +35,13 @@ final class LayerEmitter {
   private final double[][] adapterShapes = new double[LoraTarget.values().length][];
   /** Bytes per KV-cache element read by attention: the cache format for inference, activations for training. */
   final double kvBytes;
+  /**
+   * Bytes per element of the tensor-parallel all-reduce (or sequence parallelism's reduce-scatter): the row-parallel
+   * GEMM's output, which stays 16-bit when the GEMMs run in fp8. Fp8 is the GEMMs' input format: TensorRT-LLM's
+   * FP8RowLinear quantises its 16-bit input, runs the fp8 GEMM and reduces the output in the network's dtype
+   * ({@code multiply_reduce}, tensorrt_llm/quantization/layers.py); docs/CALIBRATION.md.
+   */
+  final double reduceBytes;
   /** Tensor-parallel degree: q, ffn and heads split over it; KV heads over min(tp, kv_heads). */
   final int tp;
   final int kvSplit;
@@ -59,6 +66,7 @@ final class LayerEmitter {
     this.scoreBytesPerElement = scoreBytesPerElement;
     this.loraRank = loraRank;
     this.kvBytes = kvBytes;
+    this.reduceBytes = Math.max(actBytes, BF16_BYTES);
     this.tp = ctx.collectives.plan.tp();
     this.kvSplit = (int) Math.min(tp, m.kvHeads());
     this.sequenceParallel = tp > 1 && ctx.collectives.plan.sequenceParallel();
@@ -128,7 +136,7 @@ final class LayerEmitter {
     attentionCore(p, batch, queries, keys);
     p.gemm("o_proj", OpKind.ATTENTION, q, h, 1);
     adapters(p, false, LoraTarget.O);
-    p.allReduce("attn.tp_all_reduce", tokens * h * actBytes);
+    p.allReduce("attn.tp_all_reduce", tokens * h * reduceBytes);
     p.elementwise("residual_1", OpKind.NORM_ELEMENTWISE, 3 * tokens * h * actBytes / sp, tokens * h / sp);
     if (m.normsPerLayer() > 1) {
       p.elementwise("mlp_norm", OpKind.NORM_ELEMENTWISE, 2 * tokens * h * actBytes / sp, 5 * tokens * h / sp);
@@ -140,7 +148,7 @@ final class LayerEmitter {
     p.elementwise(upMatrices == 2 ? "swiglu" : "gelu", OpKind.MLP, (upMatrices + 1) * tokens * f * actBytes, 8 * tokens * f);
     p.gemm(upMatrices == 2 ? "down_proj" : "fc2", OpKind.MLP, f, h, 1);
     adapters(p, false, LoraTarget.DOWN);
-    p.allReduce("mlp.tp_all_reduce", tokens * h * actBytes);
+    p.allReduce("mlp.tp_all_reduce", tokens * h * reduceBytes);
     return p.elementwise("residual_2", OpKind.NORM_ELEMENTWISE, 3 * tokens * h * actBytes / sp, tokens * h / sp);
   }
 
@@ -150,7 +158,8 @@ final class LayerEmitter {
     double q = m.qDim() / tp;
     double kv = m.kvDim() / kvSplit;
     double attnFlops = 4.0 * batch * queries * keys * q;
-    double kvRead = 2.0 * batch * keys * kv * kvBytes;
+    double kvRead = 2.0 * batch * keys * kv * kvBytes
+        * (queries == 1 ? ctx.software.decodeKvReads(m.heads(), m.kvHeads(), tp) : 1);
     if (flash) {
       p.op("attention", OpKind.ATTENTION, ctx.attention, attnFlops, tokens * q * actBytes * 2 + kvRead);
     } else {
@@ -188,7 +197,7 @@ final class LayerEmitter {
     p.elementwise(upMatrices == 2 ? "swiglu.bwd" : "gelu.bwd", OpKind.MLP, 2 * (upMatrices + 1) * tokens * f * actBytes, 16 * tokens * f);
     p.gemm(upMatrices == 2 ? "gate_up_proj.bwd" : "fc1.bwd", OpKind.MLP, h, upMatrices * f, g);
     adapters(p, true, LoraTarget.UP, LoraTarget.GATE);
-    p.allReduce("mlp.bwd.tp_all_reduce", tokens * h * actBytes);
+    p.allReduce("mlp.bwd.tp_all_reduce", tokens * h * reduceBytes);
     if (m.normsPerLayer() > 1) {
       p.elementwise("mlp_norm.bwd", OpKind.NORM_ELEMENTWISE, 4 * tokens * h * actBytes / sp, 10 * tokens * h / sp);
     }
@@ -206,7 +215,7 @@ final class LayerEmitter {
         2 * (tokens * q * actBytes * 2 + 2.0 * batch * keys * kv * actBytes) + scoreBytes);
     adapters(p, true, LoraTarget.V, LoraTarget.K, LoraTarget.Q);
     p.gemm("qkv_proj.bwd", OpKind.ATTENTION, h, q + 2 * kv, g);
-    p.allReduce("attn.bwd.tp_all_reduce", tokens * h * actBytes);
+    p.allReduce("attn.bwd.tp_all_reduce", tokens * h * reduceBytes);
     return p.elementwise("attn_norm.bwd", OpKind.NORM_ELEMENTWISE, 4 * tokens * h * actBytes / sp, 10 * tokens * h / sp);
   }
 
