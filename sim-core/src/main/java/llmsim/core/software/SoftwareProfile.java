@@ -28,6 +28,11 @@ import llmsim.core.util.Checks;
  *     element-wise op's gradient and the reduction of a broadcast operand, and gradient accumulation)
  * @param flashAttention2 whether attention runs FlashAttention-2's kernels (PyTorch's SDPA), which reach the
  *     device's FlashAttention-2 fraction rather than its GEMM fraction; false for fused vendor kernels
+ * @param hostSecondsPerLayerPass 0: the launch cost is paid per kernel on the GPU's stream, in series with the work
+ *     (the figure was measured as the excess of eager over graph-captured runs). Above 0: the host thread issues each
+ *     layer pass (a forward, a recomputed forward, a backward) in this many seconds on its own CPU lane, running
+ *     ahead of the GPU as CUDA's asynchronous launches let it, so a pass takes the longer of its host time and its
+ *     GPU time, not their sum, and the kernels pay no launch of their own (docs/CALIBRATION.md#host-dispatch)
  */
 public record SoftwareProfile(
     String id,
@@ -45,7 +50,30 @@ public record SoftwareProfile(
     int promptChunkTokens,
     String source,
     int backwardKernelsPerLayer,
-    boolean flashAttention2) {
+    boolean flashAttention2,
+    double hostSecondsPerLayerPass) {
+
+  /** A profile whose launches are paid per kernel on the GPU's stream. */
+  public SoftwareProfile(String id, String description, List<String> aliases, double gemmScale, double streamScale,
+      double launchSeconds, int kernelsPerLayer, boolean flashAttention, double scoreBytesPerElement,
+      double workspaceBytes, double dequantScale, boolean cpuRunsHostLayers, int promptChunkTokens, String source,
+      int backwardKernelsPerLayer, boolean flashAttention2) {
+    this(id, description, aliases, gemmScale, streamScale, launchSeconds, kernelsPerLayer, flashAttention,
+        scoreBytesPerElement, workspaceBytes, dequantScale, cpuRunsHostLayers, promptChunkTokens, source,
+        backwardKernelsPerLayer, flashAttention2, 0);
+  }
+
+  /** This profile with its layer passes issued by a host thread running ahead of the GPU (see the record doc). */
+  public SoftwareProfile withHostDispatch(double secondsPerLayerPass) {
+    return new SoftwareProfile(id, description, aliases, gemmScale, streamScale, launchSeconds, kernelsPerLayer,
+        flashAttention, scoreBytesPerElement, workspaceBytes, dequantScale, cpuRunsHostLayers, promptChunkTokens,
+        source, backwardKernelsPerLayer, flashAttention2, secondsPerLayerPass);
+  }
+
+  /** Whether a host thread issues the layer passes ahead of the GPU (their kernels then pay no launch). */
+  public boolean hostDispatch() {
+    return hostSecondsPerLayerPass > 0;
+  }
 
   /** A profile whose attention reaches the GEMM fraction. */
   public SoftwareProfile(String id, String description, List<String> aliases, double gemmScale, double streamScale,
@@ -72,6 +100,7 @@ public record SoftwareProfile(
     Checks.fraction("gemm scale", gemmScale);
     Checks.fraction("stream scale", streamScale);
     Checks.nonNegative("launch overhead (s)", launchSeconds);
+    Checks.nonNegative("host seconds per layer pass", hostSecondsPerLayerPass);
     Checks.positive("kernels per layer", kernelsPerLayer);
     Checks.positive("backward kernels per layer", backwardKernelsPerLayer);
     Checks.nonNegative("workspace (bytes)", workspaceBytes);

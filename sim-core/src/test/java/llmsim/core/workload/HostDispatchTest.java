@@ -1,0 +1,82 @@
+package llmsim.core.workload;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.data.Percentage.withPercentage;
+
+import java.util.List;
+import llmsim.core.engine.OpKind;
+import llmsim.core.engine.Trace;
+import llmsim.core.hw.Precision;
+import llmsim.core.model.ModelSpec;
+import llmsim.core.software.SoftwareProfile;
+import llmsim.core.software.SoftwareProfiles;
+import llmsim.core.task.Offload;
+import llmsim.core.task.Task;
+import llmsim.core.task.TaskKind;
+import llmsim.core.task.WeightFormat;
+import llmsim.core.testing.Fixtures;
+import org.junit.jupiter.api.Test;
+
+/**
+ * A profile whose host thread issues each layer pass ahead of the GPU: a pass takes the longer of its host and GPU
+ * time, not their sum.
+ */
+class HostDispatchTest {
+  final ModelSpec llama7b = Fixtures.llama7b();
+  static final int MICRO_BATCHES = 2;
+
+  /** Full recomputation: a forward, a recomputed forward and a backward per layer and micro-batch. */
+  static Task training(int batch, int seq) {
+    return new Task(TaskKind.TRAIN, Precision.BF16, WeightFormat.BF16, batch, seq, 1, 1, MICRO_BATCHES, true, 8, 128,
+        Offload.NONE);
+  }
+
+  private Trace trace(SoftwareProfile sw, int batch, int seq) {
+    return Simulator.simulate(Fixtures.discrete(), llama7b, training(batch, seq), sw).trace();
+  }
+
+  private static long dispatches(Trace t) {
+    OpKind[] kinds = t.ops().kinds();
+    return java.util.stream.IntStream.range(0, t.size()).filter(i -> kinds[i] == OpKind.DISPATCH).count();
+  }
+
+  @Test
+  void hostBound_theStepIsTheHostsTime_onePassAfterAnother() {
+    double host = 1.0; // a second per pass: the GPU's work at 16 tokens is microseconds
+    Trace t = trace(SimulatorPhysicsTest.IDEAL.withHostDispatch(host), 1, 16);
+    long passes = 3L * llama7b.layers() * MICRO_BATCHES;
+    assertThat(dispatches(t)).isEqualTo(passes);
+    assertThat(t.makespan()).isGreaterThan(passes * host);
+    assertThat(t.makespan()).isCloseTo(passes * host, withPercentage(0.1));
+  }
+
+  @Test
+  void gpuBound_theHostRunsAheadAndAddsNothing() {
+    // 1 ns per pass against milliseconds of GPU work per pass: the host's time hides under the GPU's, only the
+    // first pass's issue (1 ns) is exposed
+    int seq = 2048;
+    double ideal = trace(SimulatorPhysicsTest.IDEAL, 4, seq).makespan();
+    double ahead = trace(SimulatorPhysicsTest.IDEAL.withHostDispatch(1e-9), 4, seq).makespan();
+    assertThat(ahead).isCloseTo(ideal, withPercentage(1e-4));
+  }
+
+  @Test
+  void hostDispatch_replacesThePerKernelLaunch_itIsNotPaidTwice() {
+    SoftwareProfile perKernel = new SoftwareProfile("launch", "test", List.of(), 1, 1, 10e-6, 30, true, 8, 0, 1,
+        false, 0, "test");
+    Trace t = trace(perKernel.withHostDispatch(1e-9), 1, 256);
+    for (int i = 0; i < t.size(); i++) {
+      if (t.lanes().get(t.ops().streams()[i]) == llmsim.core.engine.Lane.COMPUTE) {
+        assertThat(t.costs().launch[i]).as(t.ops().names()[i]).isZero();
+      }
+    }
+  }
+
+  @Test
+  void megatronClassic_issuesEachPassInTheEagerLayersHostTime() {
+    SoftwareProfile sw = SoftwareProfiles.find("megatron-classic").orElseThrow();
+    // 30 tok/s eager against 69 graph-captured (vllm-project/vllm#914): 33.3 ms of host time per token, 32 layers
+    assertThat(sw.hostSecondsPerLayerPass()).isCloseTo(1000.0 / 30 / 32 * 1e-3, withPercentage(0.2));
+    assertThat(SoftwareProfiles.find("pytorch").orElseThrow().hostDispatch()).isFalse();
+  }
+}
