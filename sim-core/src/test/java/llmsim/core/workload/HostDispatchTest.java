@@ -5,6 +5,7 @@ import static org.assertj.core.data.Percentage.withPercentage;
 
 import java.util.List;
 import llmsim.core.engine.OpKind;
+import llmsim.core.engine.Simulation;
 import llmsim.core.engine.Trace;
 import llmsim.core.hw.Precision;
 import llmsim.core.model.ModelSpec;
@@ -70,6 +71,27 @@ class HostDispatchTest {
         assertThat(t.costs().launch[i]).as(t.ops().names()[i]).isZero();
       }
     }
+  }
+
+  @Test
+  void pipeline_theHostWaitsAtEverySendAndReceive_soTheBubbleStaysWhenTheHostIsTheBottleneck() {
+    int p = 2;
+    int m = 4;
+    double host = 1.0; // a second per pass against milliseconds of GPU work
+    Task t = PipelineTest.task(p, m); // no recomputation: a forward and a backward per layer and micro-batch
+    SoftwareProfile sw = SimulatorPhysicsTest.IDEAL.withHostDispatch(host);
+    var system = Fixtures.cluster(1);
+    Simulation sim = new Simulation();
+    var plan = llmsim.core.memory.MemoryPlanner.place(system, PipelineTest.M, t, sw, Offload.NONE);
+    new WorkloadBuilder(system, PipelineTest.M, t, sw, plan, sim).build();
+    Trace trace = sim.run();
+    // a stage's forward (or backward) of one micro-batch is L / p passes of host time; 1F1B takes m + p - 1 such
+    // forward and backward slots on the critical path: the last stage cannot start before the first has sent
+    double slot = PipelineTest.M.layers() / p * host;
+    double withBubble = 2 * (m + p - 1) * slot;
+    assertThat(trace.makespan()).isCloseTo(withBubble, withPercentage(0.5));
+    // a host that ran ahead across the sends would finish in the stage's own 2 m slots
+    assertThat(trace.makespan()).isGreaterThan(2 * m * slot * 1.2);
   }
 
   @Test
