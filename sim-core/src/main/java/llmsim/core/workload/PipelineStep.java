@@ -191,12 +191,16 @@ final class PipelineStep {
     StepContext c = cx[g];
     int prev;
     if (vs == 0) {
+      // Megatron's get_batch broadcasts the batch's sizes and reads them back (sizes_cuda.cpu()): the host waits for
+      // the work queued before it
+      c.hostWaitsFor(name(vs, mb, "get_batch.host_sync"), lastOnGpu[g]);
       int input = w.copyIn(c, name(vs, mb, "input_batch"), t.batch() * t.seqLen() * 8.0, lastOnGpu[g]);
       prev = c.sink.addOp(name(vs, mb, "embedding"), OpKind.OUTPUT, c.compute, c.elementwise, 0,
           t.batch() * t.seqLen() * m.hidden() * 2.0 * t.precision().bytes(), 0, WorkloadBuilder.deps(input));
     } else {
       prev = actSend[vs - 1][mb];
-      c.hostWaitsFor(name(vs, mb, "pp.recv_activations.host_sync"), prev);
+      // torch.cuda.synchronize() after the receive: the transfer and everything queued on this GPU
+      c.hostWaitsFor(name(vs, mb, "pp.recv_activations.host_sync"), prev, lastOnGpu[g]);
     }
     long keys = t.seqLen() + (t.kind() == TaskKind.PTUNING_V2 ? t.prefixTokens() : 0);
     for (int l = firstLayer[vs]; l < firstLayer[vs + 1]; l++) {
@@ -220,7 +224,7 @@ final class PipelineStep {
     int prev = vs == virtualStages - 1 ? w.headAndLossBackward(c, le[g], name(vs, mb, "bwd."),
         t.batch() * t.seqLen(), fEnd[vs][mb], frozen) : gradSend[vs + 1][mb];
     if (vs < virtualStages - 1) {
-      c.hostWaitsFor(name(vs, mb, "pp.recv_gradients.host_sync"), prev);
+      c.hostWaitsFor(name(vs, mb, "pp.recv_gradients.host_sync"), prev, lastOnGpu[g]);
     }
     long keys = t.seqLen() + (t.kind() == TaskKind.PTUNING_V2 ? t.prefixTokens() : 0);
     // the stage's last backward: GPipe runs them in reverse order

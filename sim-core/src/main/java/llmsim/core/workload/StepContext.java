@@ -126,13 +126,17 @@ final class StepContext {
   private final int hostWait;
 
   /**
-   * Where the host issues ahead of the GPU: the host thread stops until {@code op} has completed before it issues
-   * anything more (a {@code torch.cuda.synchronize()}), so the passes it issues next start from there. Nothing
-   * otherwise, or for no op.
+   * Where the host issues ahead of the GPU: the host thread stops until {@code ops} have completed before it issues
+   * anything more (a {@code torch.cuda.synchronize()}, or a device-to-host copy), so the passes it issues next
+   * start from there. Nothing otherwise; ops below 0 are none.
    */
-  void hostWaitsFor(String name, int op) {
-    if (hostDispatch >= 0 && op >= 0) {
-      sink.addOp(sink.keepsNames() ? name : "", llmsim.core.engine.OpKind.DISPATCH, cpu, hostWait, 0, 0, 0, op);
+  void hostWaitsFor(String name, int... ops) {
+    if (hostDispatch < 0) {
+      return;
+    }
+    int[] deps = java.util.Arrays.stream(ops).filter(o -> o >= 0).toArray();
+    if (deps.length > 0) {
+      sink.addOp(sink.keepsNames() ? name : "", llmsim.core.engine.OpKind.DISPATCH, cpu, hostWait, 0, 0, 0, deps);
     }
   }
 
