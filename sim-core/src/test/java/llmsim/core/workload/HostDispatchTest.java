@@ -121,6 +121,23 @@ class HostDispatchTest {
   }
 
   @Test
+  void closedForm_countsTheHostOnlyBeyondTheGpu_asTheSimulationFinds() {
+    Estimator e = new Estimator(llmsim.core.kernel.Kernels.get());
+    var system = Fixtures.discrete();
+    long passes = 3L * llama7b.layers() * MICRO_BATCHES;
+    double gpuPerPass = e.simulated(system, llama7b, training(1, 2048), SimulatorPhysicsTest.IDEAL).stepTimeSeconds()
+        / passes;
+    // host-bound; the host at half the GPU's time, which a sum of the two would overstate by about half; GPU-bound
+    for (double[] c : new double[][] {{1.0, 16}, {gpuPerPass / 2, 2048}, {1e-6, 2048}}) {
+      SoftwareProfile sw = SimulatorPhysicsTest.IDEAL.withHostDispatch(c[0]);
+      Task t = training(1, (int) c[1]);
+      double closed = e.analytic(system, llama7b, t, sw).stepTimeSeconds();
+      double simulated = e.simulated(system, llama7b, t, sw).stepTimeSeconds();
+      assertThat(closed).as("host %s s per pass", c[0]).isCloseTo(simulated, withPercentage(2));
+    }
+  }
+
+  @Test
   void megatronClassic_issuesEachPassInTheEagerLayersHostTime() {
     SoftwareProfile sw = SoftwareProfiles.find("megatron-classic").orElseThrow();
     // 30 tok/s eager against 69 graph-captured (vllm-project/vllm#914): 33.3 ms of host time per token, 32 layers
