@@ -37,6 +37,7 @@ public record ChartStyle(int width, int height, Font title, Font label, Font tic
       case OUTPUT -> new Color(0x9467bd);
       case OPTIMIZER -> new Color(0xd62728);
       case TRANSFER -> new Color(0xff7f0e);
+      case DISPATCH -> new Color(0x7f7f7f);
     };
   }
 

@@ -7,7 +7,9 @@ public enum OpKind {
   NORM_ELEMENTWISE("norms & element-wise"),
   OUTPUT("embedding & LM head"),
   OPTIMIZER("optimizer"),
-  TRANSFER("transfers");
+  TRANSFER("transfers"),
+  /** The host thread issuing a layer pass's kernels (profiles whose launches run ahead of the GPU). */
+  DISPATCH("host dispatch");
 
   private final String label;
 

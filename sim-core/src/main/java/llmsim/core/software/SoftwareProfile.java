@@ -34,6 +34,11 @@ import llmsim.core.util.Checks;
  *     (one thread block per query head and sequence, as TensorRT-LLM's masked multi-head attention kernel before
  *     its XQA kernel), so that under grouped- or multi-query attention the KV cache is read heads / kv_heads
  *     times per step; false where the kernel shares one load among a group's query heads
+ * @param hostSecondsPerLayerPass 0: the launch cost is paid per kernel on the GPU's stream, in series with the work
+ *     (the figure was measured as the excess of eager over graph-captured runs). Above 0: the host thread issues each
+ *     layer pass (a forward, a recomputed forward, a backward) in this many seconds on its own CPU lane, running
+ *     ahead of the GPU as CUDA's asynchronous launches let it, so a pass takes the longer of its host time and its
+ *     GPU time, not their sum, and the kernels pay no launch of their own (docs/CALIBRATION.md#host-dispatch)
  */
 public record SoftwareProfile(
     String id,
@@ -53,7 +58,8 @@ public record SoftwareProfile(
     int backwardKernelsPerLayer,
     boolean flashAttention2,
     LlamaCppBuild llamaCpp,
-    boolean decodeKvPerQueryHead) {
+    boolean decodeKvPerQueryHead,
+    double hostSecondsPerLayerPass) {
 
   /**
    * How many times a decode step's attention reads each KV head a GPU holds, under tensor parallelism {@code tp}:
@@ -74,7 +80,19 @@ public record SoftwareProfile(
       int backwardKernelsPerLayer, boolean flashAttention2) {
     this(id, description, aliases, gemmScale, streamScale, launchSeconds, kernelsPerLayer, flashAttention,
         scoreBytesPerElement, workspaceBytes, dequantScale, cpuRunsHostLayers, promptChunkTokens, source,
-        backwardKernelsPerLayer, flashAttention2, null, false);
+        backwardKernelsPerLayer, flashAttention2, null, false, 0);
+  }
+
+  /** This profile with its layer passes issued by a host thread running ahead of the GPU (see the record doc). */
+  public SoftwareProfile withHostDispatch(double secondsPerLayerPass) {
+    return new SoftwareProfile(id, description, aliases, gemmScale, streamScale, launchSeconds, kernelsPerLayer,
+        flashAttention, scoreBytesPerElement, workspaceBytes, dequantScale, cpuRunsHostLayers, promptChunkTokens,
+        source, backwardKernelsPerLayer, flashAttention2, llamaCpp, decodeKvPerQueryHead, secondsPerLayerPass);
+  }
+
+  /** Whether a host thread issues the layer passes ahead of the GPU (their kernels then pay no launch). */
+  public boolean hostDispatch() {
+    return hostSecondsPerLayerPass > 0;
   }
 
   /** A profile whose attention reaches the GEMM fraction. */
@@ -102,6 +120,7 @@ public record SoftwareProfile(
     Checks.fraction("gemm scale", gemmScale);
     Checks.fraction("stream scale", streamScale);
     Checks.nonNegative("launch overhead (s)", launchSeconds);
+    Checks.nonNegative("host seconds per layer pass", hostSecondsPerLayerPass);
     Checks.positive("kernels per layer", kernelsPerLayer);
     Checks.positive("backward kernels per layer", backwardKernelsPerLayer);
     Checks.nonNegative("workspace (bytes)", workspaceBytes);
@@ -122,7 +141,8 @@ public record SoftwareProfile(
     }
     return new SoftwareProfile(id, description, aliases, gemmScale, streamScale, launchSeconds, kernelsPerLayer,
         build.flashAttention(), scoreBytesPerElement, workspaceBytes, dequantScale, cpuRunsHostLayers,
-        promptChunkTokens, source, backwardKernelsPerLayer, flashAttention2, build, decodeKvPerQueryHead);
+        promptChunkTokens, source, backwardKernelsPerLayer, flashAttention2, build, decodeKvPerQueryHead,
+        hostSecondsPerLayerPass);
   }
 
   /** A llama.cpp profile at {@code build}. */
@@ -132,13 +152,13 @@ public record SoftwareProfile(
       int backwardKernelsPerLayer, boolean flashAttention2, LlamaCppBuild build) {
     this(id, description, aliases, gemmScale, streamScale, launchSeconds, kernelsPerLayer, flashAttention,
         scoreBytesPerElement, workspaceBytes, dequantScale, cpuRunsHostLayers, promptChunkTokens, source,
-        backwardKernelsPerLayer, flashAttention2, build, false);
+        backwardKernelsPerLayer, flashAttention2, build, false, 0);
   }
 
   /** This profile with decode attention reading a sequence's keys and values once per query head. */
   public SoftwareProfile withDecodeKvPerQueryHead() {
     return new SoftwareProfile(id, description, aliases, gemmScale, streamScale, launchSeconds, kernelsPerLayer,
         flashAttention, scoreBytesPerElement, workspaceBytes, dequantScale, cpuRunsHostLayers, promptChunkTokens,
-        source, backwardKernelsPerLayer, flashAttention2, llamaCpp, true);
+        source, backwardKernelsPerLayer, flashAttention2, llamaCpp, true, hostSecondsPerLayerPass);
   }
 }

@@ -71,6 +71,15 @@ public final class SoftwareProfiles {
       "docs/CALIBRATION.md#megatron");
 
   /**
+   * Host time of one eager PyTorch transformer layer pass issued from Python: LLaMA-7B decode in eager Hugging Face
+   * runs at 30 tok/s, 33.3 ms per token over 32 layers, while the same GPU work graph-captured takes 14.5 ms (69
+   * tok/s; Fireworks' measurement quoted in vllm-project/vllm#914), so the eager run is host-bound and its 33.3 ms are
+   * the host's: 1.04 ms per layer forward (the generate loop's own per-token work not separated out, so an upper
+   * bound). docs/CALIBRATION.md#host-dispatch.
+   */
+  static final double EAGER_LAYER_PASS_HOST_SECONDS = 33.3e-3 / 32;
+
+  /**
    * Megatron-DeepSpeed as vTrain measured it (and Megatron-LM before --use-flash-attn): eager PyTorch with
    * Megatron's fused kernels but classic attention. About 15 kernels per GPT layer forward (apex fused
    * layer norm x2, QKV with bias, baddbmm QK^T, fused scale-mask-softmax, dropout, bmm, permute copy, dense,
@@ -82,7 +91,7 @@ public final class SoftwareProfiles {
   public static final SoftwareProfile MEGATRON_CLASSIC = new SoftwareProfile(
       "megatron-classic", "Megatron-LM / Megatron-DeepSpeed before flash attention: eager, fused softmax, classic attention",
       List.of("megatron-deepspeed"), 1.0, 1.0, 12e-6, 15, false, 13, 2.0 * Units.GIB, 1.0, false, 0,
-      "docs/CALIBRATION.md#megatron-classic", 44);
+      "docs/CALIBRATION.md#megatron-classic", 44).withHostDispatch(EAGER_LAYER_PASS_HOST_SECONDS);
 
   /** Apple MLX. */
   public static final SoftwareProfile MLX = new SoftwareProfile(

@@ -98,6 +98,16 @@ final class Explainer {
                   + " layer on the GPU.",
               pct, m.hostLayers(), m.layers(), Units.bandwidth(s.host().memoryBandwidthBytesPerSecond()),
               m.gpuLayers(), m.gpuLayers(), Units.gib(withoutOffload.totalBytes())));
+        } else if (r.software().hostDispatch() && m.offload() == llmsim.core.task.Offload.NONE) {
+          sb.append(String.format(Locale.US, "Bound by the host issuing kernels (%s of the %s): %s's host thread takes"
+                  + " about %.2f ms to issue each layer pass (%s), and at this"
+                  + " size the GPU finishes a pass sooner%s. CUDA graphs, larger micro-batches or fewer, wider layers"
+                  + " would move it; more bandwidth or FLOP/s would not.",
+              pct, r.task().kind().training() ? "step" : "run", r.software().id(),
+              r.software().hostSecondsPerLayerPass() * 1e3,
+              r.task().recompute() == llmsim.core.task.Recompute.FULL ? "a forward, a recomputed forward, a backward"
+                  : r.task().kind().training() ? "a forward, a backward" : "a forward",
+              r.task().plan().pp() > 1 ? "; the host also waits at every pipeline send and receive" : ""));
         } else {
           sb.append(String.format(Locale.US, "Bound by the host (%s of the step): the optimizer step runs on the CPU over"
                   + " %s of host memory bandwidth. A device with %s or more would keep the optimizer on the GPU.",

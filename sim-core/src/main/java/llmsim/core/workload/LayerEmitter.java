@@ -94,7 +94,7 @@ final class LayerEmitter {
   /** Forward pass of layer {@code layer}, its ops tagged with it; returns the id of its last op. */
   int forward(int layer, String prefix, long batch, long queries, double keys, boolean recompute, int... deps) {
     ctx.sink.layer(layer);
-    int last = forwardOps(prefix, batch, queries, keys, recompute, deps);
+    int last = forwardOps(prefix, batch, queries, keys, recompute, issued(prefix, deps));
     ctx.sink.layer(-1);
     return last;
   }
@@ -103,9 +103,29 @@ final class LayerEmitter {
   int backward(int layer, String prefix, long batch, long seq, double keys, boolean frozen, boolean recomputeAttention,
       int... deps) {
     ctx.sink.layer(layer);
-    int last = backwardOps(prefix, batch, seq, keys, frozen, recomputeAttention, deps);
+    int last = backwardOps(prefix, batch, seq, keys, frozen, recomputeAttention, issued(prefix, deps));
     ctx.sink.layer(-1);
     return last;
+  }
+
+  /**
+   * Where the profile's host thread issues each layer pass ahead of the GPU: one op on this GPU's CPU lane, in
+   * program order after the passes issued before it and waiting on nothing the GPU does, which the pass's first
+   * kernel waits for as well as {@code deps}. A pass then takes the longer of its host and GPU time. Else (or for
+   * a pass the CPU computes itself) {@code deps} unchanged.
+   */
+  private int[] issued(String prefix, int[] deps) {
+    if (ctx.hostDispatch < 0 || onCpu) {
+      return deps;
+    }
+    int id = ctx.sink.addOp(ctx.sink.keepsNames() ? prefix + "host_dispatch" : "", OpKind.DISPATCH, ctx.cpu,
+        ctx.hostDispatch, 0, 0, 0);
+    if (id < 0) {
+      return deps;
+    }
+    int[] all = java.util.Arrays.copyOf(deps, deps.length + 1);
+    all[deps.length] = id;
+    return all;
   }
 
   /** Ops a forward layer emits (used to spread the profile's per-layer launch count). */

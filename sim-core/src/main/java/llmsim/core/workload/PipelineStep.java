@@ -191,11 +191,16 @@ final class PipelineStep {
     StepContext c = cx[g];
     int prev;
     if (vs == 0) {
+      // Megatron's get_batch broadcasts the batch's sizes and reads them back (sizes_cuda.cpu()): the host waits for
+      // the work queued before it
+      c.hostWaitsFor(name(vs, mb, "get_batch.host_sync"), lastOnGpu[g]);
       int input = w.copyIn(c, name(vs, mb, "input_batch"), t.batch() * t.seqLen() * 8.0, lastOnGpu[g]);
       prev = c.sink.addOp(name(vs, mb, "embedding"), OpKind.OUTPUT, c.compute, c.elementwise, 0,
           t.batch() * t.seqLen() * m.hidden() * 2.0 * t.precision().bytes(), 0, WorkloadBuilder.deps(input));
     } else {
       prev = actSend[vs - 1][mb];
+      // torch.cuda.synchronize() after the receive: the transfer and everything queued on this GPU
+      c.hostWaitsFor(name(vs, mb, "pp.recv_activations.host_sync"), prev, lastOnGpu[g]);
     }
     long keys = t.seqLen() + (t.kind() == TaskKind.PTUNING_V2 ? t.prefixTokens() : 0);
     for (int l = firstLayer[vs]; l < firstLayer[vs + 1]; l++) {
@@ -205,6 +210,7 @@ final class PipelineStep {
       prev = w.headAndLoss(c, le[g], name(vs, mb, ""), t.batch() * t.seqLen(), prev);
     } else {
       actSend[vs][mb] = c.collectives.pointToPoint(name(vs, mb, "pp.send_activations"), activationBytes(), prev);
+      c.hostWaitsFor(name(vs, mb, "pp.send_activations.host_sync"), actSend[vs][mb]);
     }
     fEnd[vs][mb] = prev;
     fDone[vs][mb] = true;
@@ -217,6 +223,9 @@ final class PipelineStep {
     boolean frozen = t.kind().frozenBase();
     int prev = vs == virtualStages - 1 ? w.headAndLossBackward(c, le[g], name(vs, mb, "bwd."),
         t.batch() * t.seqLen(), fEnd[vs][mb], frozen) : gradSend[vs + 1][mb];
+    if (vs < virtualStages - 1) {
+      c.hostWaitsFor(name(vs, mb, "pp.recv_gradients.host_sync"), prev, lastOnGpu[g]);
+    }
     long keys = t.seqLen() + (t.kind() == TaskKind.PTUNING_V2 ? t.prefixTokens() : 0);
     // the stage's last backward: GPipe runs them in reverse order
     boolean lastMb = mb == (t.plan().schedule() == PipelineSchedule.GPIPE ? 0 : t.microBatches() - 1);
@@ -238,6 +247,7 @@ final class PipelineStep {
     }
     if (vs > 0) {
       gradSend[vs][mb] = c.collectives.pointToPoint(name(vs, mb, "pp.send_gradients"), activationBytes(), prev);
+      c.hostWaitsFor(name(vs, mb, "pp.send_gradients.host_sync"), gradSend[vs][mb]);
     }
     bEnd[vs][mb] = prev;
     bDone[vs][mb] = true;

@@ -10,8 +10,10 @@ import llmsim.core.kernel.RooflineKernel;
 
 /**
  * The closed form: the same ops a simulation would run, each costed through the roofline kernel in
- * bulk and weighted by how often it repeats, summed as if nothing overlapped. Where the engine adds
- * nothing (one stream, no offload) this equals the simulated makespan. Reusable: {@link #reset()}.
+ * bulk and weighted by how often it repeats, summed as if nothing overlapped, except a host issuing
+ * layer passes ahead of the GPU (a host-dispatch profile): in each phase only its time beyond the GPU's compute
+ * lane counts, the longer of the two as the engine finds it in steady state. Where the engine adds nothing (one
+ * stream, no offload) this equals the simulated makespan. Reusable: {@link #reset()}.
  */
 public final class RooflineSum extends ClosedFormSink {
   /**
@@ -34,6 +36,8 @@ public final class RooflineSum extends ClosedFormSink {
   private int[] group = new int[64];
   private int[] stream = new int[64];
   private int[] phase = new int[64];
+  /** Ops of the host issuing ahead of the GPU ({@link OpKind#DISPATCH}). */
+  private boolean[] hostIssue = new boolean[64];
   private int size;
   private int currentPhase;
   // results
@@ -72,7 +76,9 @@ public final class RooflineSum extends ClosedFormSink {
 
   @Override
   public int addOp(String name, OpKind kind, int s, int g, double f, double m, double l, int... deps) {
-    return add(s, g, f, m, l, 0, 0, 0);
+    int id = add(s, g, f, m, l, 0, 0, 0);
+    hostIssue[size - 1] = kind == OpKind.DISPATCH;
+    return id;
   }
 
   @Override
@@ -95,6 +101,7 @@ public final class RooflineSum extends ClosedFormSink {
       group = Arrays.copyOf(group, c);
       stream = Arrays.copyOf(stream, c);
       phase = Arrays.copyOf(phase, c);
+      hostIssue = Arrays.copyOf(hostIssue, c);
     }
     flops[size] = f;
     mem[size] = m;
@@ -106,6 +113,7 @@ public final class RooflineSum extends ClosedFormSink {
     group[size] = g;
     stream[size] = s;
     phase[size] = currentPhase;
+    hostIssue[size] = false;
     size++;
     return -1;
   }
@@ -158,15 +166,30 @@ public final class RooflineSum extends ClosedFormSink {
       kg.evaluate(f, shape, m, l, from, k, RooflineKernel.Coefficients.of(cg.effectivePeakFlops(),
           cg.effectiveMemBandwidth(), cg.effectiveLinkBandwidth(), cg.launchSeconds()), t, a, in, b);
     }
+    double[] issue = new double[phaseSeconds.length];
+    double[] gpu = new double[phaseSeconds.length];
     for (int j = 0; j < k; j++) {
       int i = order[j];
       double seconds = t[j] * weight[i];
+      Lane lane = lanes.get(stream[i]);
+      if (hostIssue[i]) {
+        issue[phase[i]] += seconds;
+        continue;
+      }
+      if (lane == Lane.COMPUTE) {
+        gpu[phase[i]] += seconds;
+      }
       totalSeconds += seconds;
       phaseSeconds[phase[i]] += seconds;
-      Lane lane = lanes.get(stream[i]);
       double overhead = lane == Lane.COMPUTE ? Math.min(t[j], groups.get(group[i]).launchSeconds()) * weight[i] : 0;
       boundSeconds[boundIndex(lane, b[j])] += seconds - overhead;
       boundSeconds[OVERHEAD] += overhead;
+    }
+    for (int p = 0; p < issue.length; p++) {
+      double exposed = Math.max(0, issue[p] - gpu[p]);
+      totalSeconds += exposed;
+      phaseSeconds[p] += exposed;
+      boundSeconds[boundIndex(Lane.CPU, 0)] += exposed;
     }
   }
 

@@ -92,7 +92,8 @@ final class StepContext {
     LlamaCppBuild.Backend backend = LlamaCppBuild.Backend.of(d.vendor());
     double launchSeconds = build == null ? sw.launchSeconds() : build.launchSeconds(backend);
     softwareWarning = build == null ? null : build.warning(backend);
-    double launch = launchSeconds * sw.kernelsPerLayer() / Math.max(1, opsPerLayer);
+    // a profile whose host thread issues the layer passes ahead of the GPU pays its launches there, not per kernel
+    double launch = sw.hostDispatch() ? 0 : launchSeconds * sw.kernelsPerLayer() / Math.max(1, opsPerLayer);
     // dense GEMMs tile the device's SMs; block-quantised ones run the framework's own kernels (no tile model),
     // which may spend ALU work dequantising inside the matmul: time = flops / peak x (1 / g + d)
     double dequant = build == null ? 0 : build.dequantPerFlop(backend, task.weights());
@@ -100,7 +101,8 @@ final class StepContext {
     gemmQuantised = sink.addGroup(new CostGroup("gemm (block-quantised weights)", gemmPeak / (1 + dequant * gemmFraction),
         devicePool, memBw * sw.dequantScale(), -1, 1, launch));
     elementwise = sink.addGroup(new CostGroup("element-wise", gemmPeak, devicePool, memBw, -1, 1, launch));
-    double launchBackward = launchSeconds * sw.backwardKernelsPerLayer() / Math.max(1, backwardOpsPerLayer);
+    double launchBackward = sw.hostDispatch() ? 0
+        : launchSeconds * sw.backwardKernelsPerLayer() / Math.max(1, backwardOpsPerLayer);
     gemmBackward = sink.addGroup(new CostGroup("gemm (backward)", gemmPeak, devicePool, memBw, -1, 1, launchBackward,
         d.computeUnits()));
     elementwiseBackward = sink.addGroup(new CostGroup("element-wise (backward)", gemmPeak, devicePool, memBw, -1, 1,
@@ -123,7 +125,32 @@ final class StepContext {
     double hostBw = system.host().memoryBandwidthBytesPerSecond() * HOST_STREAM_EFFICIENCY / system.deviceCount();
     cpuGroup = sink.addGroup(new CostGroup("CPU", system.host().cpuPeakFlopsFp32() / system.deviceCount(), hostPool,
         hostBw, -1, 1, 0));
+    hostDispatch = sw.hostDispatch()
+        ? sink.addGroup(new CostGroup("host dispatch", 1, -1, 1, -1, 1, sw.hostSecondsPerLayerPass())) : -1;
+    hostWait = sw.hostDispatch() ? sink.addGroup(new CostGroup("host wait", 1, -1, 1, -1, 1, 0)) : -1;
     collectives = new Collectives(this, task.plan());
+  }
+
+  /**
+   * The cost group of one layer pass's host-side issue (its time is the profile's host seconds per layer pass), or
+   * -1 where the profile pays its launches per kernel on the GPU's stream.
+   */
+  final int hostDispatch;
+  private final int hostWait;
+
+  /**
+   * Where the host issues ahead of the GPU: the host thread stops until {@code ops} have completed before it issues
+   * anything more (a {@code torch.cuda.synchronize()}, or a device-to-host copy), so the passes it issues next
+   * start from there. Nothing otherwise; ops below 0 are none.
+   */
+  void hostWaitsFor(String name, int... ops) {
+    if (hostDispatch < 0) {
+      return;
+    }
+    int[] deps = java.util.Arrays.stream(ops).filter(o -> o >= 0).toArray();
+    if (deps.length > 0) {
+      sink.addOp(sink.keepsNames() ? name : "", llmsim.core.engine.OpKind.DISPATCH, cpu, hostWait, 0, 0, 0, deps);
+    }
   }
 
   /** The tensor- and data-parallel collectives of this GPU (nothing when the plan is one GPU). */

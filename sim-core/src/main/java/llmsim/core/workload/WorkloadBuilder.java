@@ -143,6 +143,9 @@ final class WorkloadBuilder {
     int microBatches = sink.repeat(t.microBatches());
     for (int mb = 0; mb < microBatches; mb++) {
       String p = t.microBatches() > 1 && sink.keepsNames() ? "mb" + mb + "." : "";
+      // a host issuing ahead waits here for the previous micro-batch (Megatron's get_batch reads the broadcast batch
+      // sizes back to the host: sizes_cuda.cpu())
+      ctx.hostWaitsFor(cat(p, "get_batch.host_sync"), last);
       int input = copyIn(cat(p, "input_batch"), b * s * 8.0, last);
       int prev = sink.addOp(cat(p, "embedding"), OpKind.OUTPUT, ctx.compute, ctx.elementwise, 0,
           b * s * m.hidden() * 2.0 * t.precision().bytes(), 0, deps(input, last));

@@ -1,0 +1,147 @@
+package llmsim.core.workload;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.data.Percentage.withPercentage;
+
+import java.util.List;
+import llmsim.core.engine.OpKind;
+import llmsim.core.engine.Simulation;
+import llmsim.core.engine.Trace;
+import llmsim.core.hw.Precision;
+import llmsim.core.model.ModelSpec;
+import llmsim.core.software.SoftwareProfile;
+import llmsim.core.software.SoftwareProfiles;
+import llmsim.core.task.Offload;
+import llmsim.core.task.Task;
+import llmsim.core.task.TaskKind;
+import llmsim.core.task.WeightFormat;
+import llmsim.core.testing.Fixtures;
+import org.junit.jupiter.api.Test;
+
+/**
+ * A profile whose host thread issues each layer pass ahead of the GPU: a pass takes the longer of its host and GPU
+ * time, not their sum.
+ */
+class HostDispatchTest {
+  final ModelSpec llama7b = Fixtures.llama7b();
+  static final int MICRO_BATCHES = 2;
+
+  /** Full recomputation: a forward, a recomputed forward and a backward per layer and micro-batch. */
+  static Task training(int batch, int seq) {
+    return new Task(TaskKind.TRAIN, Precision.BF16, WeightFormat.BF16, batch, seq, 1, 1, MICRO_BATCHES, true, 8, 128,
+        Offload.NONE);
+  }
+
+  private Trace trace(SoftwareProfile sw, int batch, int seq) {
+    return Simulator.simulate(Fixtures.discrete(), llama7b, training(batch, seq), sw).trace();
+  }
+
+  private static int op(Trace t, String name) {
+    String[] names = t.ops().names();
+    for (int i = 0; i < names.length; i++) {
+      if (names[i].equals(name)) {
+        return i;
+      }
+    }
+    throw new AssertionError("no op " + name);
+  }
+
+  /** Host ops that issue a pass (the host's waits are host ops of no duration). */
+  private static long dispatches(Trace t) {
+    OpKind[] kinds = t.ops().kinds();
+    return java.util.stream.IntStream.range(0, t.size())
+        .filter(i -> kinds[i] == OpKind.DISPATCH && t.costs().launch[i] > 0).count();
+  }
+
+  @Test
+  void hostBound_theStepIsTheHostsTime_onePassAfterAnother() {
+    double host = 1.0; // a second per pass: the GPU's work at 16 tokens is microseconds
+    Trace t = trace(SimulatorPhysicsTest.IDEAL.withHostDispatch(host), 1, 16);
+    long passes = 3L * llama7b.layers() * MICRO_BATCHES;
+    assertThat(dispatches(t)).isEqualTo(passes);
+    assertThat(t.makespan()).isGreaterThan(passes * host);
+    assertThat(t.makespan()).isCloseTo(passes * host, withPercentage(0.1));
+  }
+
+  @Test
+  void gpuBound_theHostRunsAheadAndAddsNothing() {
+    // 1 ns per pass against milliseconds of GPU work per pass: the host's time hides under the GPU's, only the
+    // first pass's issue (1 ns) is exposed
+    int seq = 2048;
+    double ideal = trace(SimulatorPhysicsTest.IDEAL, 4, seq).makespan();
+    double ahead = trace(SimulatorPhysicsTest.IDEAL.withHostDispatch(1e-9), 4, seq).makespan();
+    assertThat(ahead).isCloseTo(ideal, withPercentage(1e-4));
+  }
+
+  @Test
+  void everyMicroBatch_theHostWaitsForThePreviousOne_soItsFirstPassIsExposed() {
+    // GPU-bound (milliseconds of GPU work per pass against 1 ms of host): only the first pass of each micro-batch
+    // is issued while the GPU idles, since get_batch's read-back makes the host wait for the previous micro-batch
+    double host = 1e-3;
+    int seq = 2048;
+    Trace ideal = trace(SimulatorPhysicsTest.IDEAL, 4, seq);
+    double ahead = trace(SimulatorPhysicsTest.IDEAL.withHostDispatch(host), 4, seq).makespan();
+    // the GPU spends the start of each micro-batch on the batch's copy and the embedding, under the host's issue
+    double preamble = ideal.start()[op(ideal, "mb0.L0.attn_norm")];
+    assertThat(preamble).isLessThan(host / 2);
+    assertThat(ahead - ideal.makespan()).isCloseTo(MICRO_BATCHES * (host - preamble), withPercentage(1));
+  }
+
+  @Test
+  void hostDispatch_replacesThePerKernelLaunch_itIsNotPaidTwice() {
+    SoftwareProfile perKernel = new SoftwareProfile("launch", "test", List.of(), 1, 1, 10e-6, 30, true, 8, 0, 1,
+        false, 0, "test");
+    Trace t = trace(perKernel.withHostDispatch(1e-9), 1, 256);
+    for (int i = 0; i < t.size(); i++) {
+      if (t.lanes().get(t.ops().streams()[i]) == llmsim.core.engine.Lane.COMPUTE) {
+        assertThat(t.costs().launch[i]).as(t.ops().names()[i]).isZero();
+      }
+    }
+  }
+
+  @Test
+  void pipeline_theHostWaitsAtEverySendAndReceive_soTheBubbleStaysWhenTheHostIsTheBottleneck() {
+    int p = 2;
+    int m = 4;
+    double host = 1.0; // a second per pass against milliseconds of GPU work
+    Task t = PipelineTest.task(p, m); // no recomputation: a forward and a backward per layer and micro-batch
+    SoftwareProfile sw = SimulatorPhysicsTest.IDEAL.withHostDispatch(host);
+    var system = Fixtures.cluster(1);
+    Simulation sim = new Simulation();
+    var plan = llmsim.core.memory.MemoryPlanner.place(system, PipelineTest.M, t, sw, Offload.NONE);
+    new WorkloadBuilder(system, PipelineTest.M, t, sw, plan, sim).build();
+    Trace trace = sim.run();
+    // a stage's forward (or backward) of one micro-batch is L / p passes of host time; 1F1B takes m + p - 1 such
+    // forward and backward slots on the critical path: the last stage cannot start before the first has sent
+    double slot = PipelineTest.M.layers() / p * host;
+    double withBubble = 2 * (m + p - 1) * slot;
+    assertThat(trace.makespan()).isCloseTo(withBubble, withPercentage(0.5));
+    // a host that ran ahead across the sends would finish in the stage's own 2 m slots
+    assertThat(trace.makespan()).isGreaterThan(2 * m * slot * 1.2);
+  }
+
+  @Test
+  void closedForm_countsTheHostOnlyBeyondTheGpu_asTheSimulationFinds() {
+    Estimator e = new Estimator(llmsim.core.kernel.Kernels.get());
+    var system = Fixtures.discrete();
+    long passes = 3L * llama7b.layers() * MICRO_BATCHES;
+    double gpuPerPass = e.simulated(system, llama7b, training(1, 2048), SimulatorPhysicsTest.IDEAL).stepTimeSeconds()
+        / passes;
+    // host-bound; the host at half the GPU's time, which a sum of the two would overstate by about half; GPU-bound
+    for (double[] c : new double[][] {{1.0, 16}, {gpuPerPass / 2, 2048}, {1e-6, 2048}}) {
+      SoftwareProfile sw = SimulatorPhysicsTest.IDEAL.withHostDispatch(c[0]);
+      Task t = training(1, (int) c[1]);
+      double closed = e.analytic(system, llama7b, t, sw).stepTimeSeconds();
+      double simulated = e.simulated(system, llama7b, t, sw).stepTimeSeconds();
+      assertThat(closed).as("host %s s per pass", c[0]).isCloseTo(simulated, withPercentage(2));
+    }
+  }
+
+  @Test
+  void megatronClassic_issuesEachPassInTheEagerLayersHostTime() {
+    SoftwareProfile sw = SoftwareProfiles.find("megatron-classic").orElseThrow();
+    // 30 tok/s eager against 69 graph-captured (vllm-project/vllm#914): 33.3 ms of host time per token, 32 layers
+    assertThat(sw.hostSecondsPerLayerPass()).isCloseTo(1000.0 / 30 / 32 * 1e-3, withPercentage(0.2));
+    assertThat(SoftwareProfiles.find("pytorch").orElseThrow().hostDispatch()).isFalse();
+  }
+}
