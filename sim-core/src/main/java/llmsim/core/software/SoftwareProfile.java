@@ -28,6 +28,8 @@ import llmsim.core.util.Checks;
  *     element-wise op's gradient and the reduction of a broadcast operand, and gradient accumulation)
  * @param flashAttention2 whether attention runs FlashAttention-2's kernels (PyTorch's SDPA), which reach the
  *     device's FlashAttention-2 fraction rather than its GEMM fraction; false for fused vendor kernels
+ * @param eagerOps the element-wise work eager module code launches around a LLaMA-family layer's GEMMs and each LoRA
+ *     adapter; null for a profile whose kernels fuse it (one read and write per norm, no separate rotary pass)
  */
 public record SoftwareProfile(
     String id,
@@ -45,7 +47,18 @@ public record SoftwareProfile(
     int promptChunkTokens,
     String source,
     int backwardKernelsPerLayer,
-    boolean flashAttention2) {
+    boolean flashAttention2,
+    EagerOps eagerOps) {
+
+  /** A profile whose kernels fuse the element-wise work around the GEMMs. */
+  public SoftwareProfile(String id, String description, List<String> aliases, double gemmScale, double streamScale,
+      double launchSeconds, int kernelsPerLayer, boolean flashAttention, double scoreBytesPerElement,
+      double workspaceBytes, double dequantScale, boolean cpuRunsHostLayers, int promptChunkTokens, String source,
+      int backwardKernelsPerLayer, boolean flashAttention2) {
+    this(id, description, aliases, gemmScale, streamScale, launchSeconds, kernelsPerLayer, flashAttention,
+        scoreBytesPerElement, workspaceBytes, dequantScale, cpuRunsHostLayers, promptChunkTokens, source,
+        backwardKernelsPerLayer, flashAttention2, null);
+  }
 
   /** A profile whose attention reaches the GEMM fraction. */
   public SoftwareProfile(String id, String description, List<String> aliases, double gemmScale, double streamScale,

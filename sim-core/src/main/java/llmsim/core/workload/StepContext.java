@@ -65,6 +65,16 @@ final class StepContext {
    */
   StepContext(SystemSpec system, Task task, SoftwareProfile sw, OpSink sink, int opsPerLayer, int backwardOpsPerLayer,
       String label) {
+    this(system, task, sw, sink, opsPerLayer, backwardOpsPerLayer, sw.kernelsPerLayer(), sw.backwardKernelsPerLayer(),
+        label);
+  }
+
+  /**
+   * As above, with the kernels a layer launches forward and backward where they differ from the profile's counts (an
+   * eager profile's LoRA adapters launch kernels of their own).
+   */
+  StepContext(SystemSpec system, Task task, SoftwareProfile sw, OpSink sink, int opsPerLayer, int backwardOpsPerLayer,
+      int kernelsPerLayer, int backwardKernelsPerLayer, String label) {
     this.label = label;
     this.sink = sink;
     this.system = system;
@@ -83,13 +93,13 @@ final class StepContext {
     cpu = sink.addStream(label + "CPU", Lane.CPU);
     double memBw = d.memoryBandwidthBytesPerSecond() * d.efficiency().memoryStreaming() * sw.streamScale();
     double gemmPeak = peakFlops * d.efficiency().gemmAt(precision.gemmPrecision()) * sw.gemmScale();
-    double launch = sw.launchSeconds() * sw.kernelsPerLayer() / Math.max(1, opsPerLayer);
+    double launch = sw.launchSeconds() * kernelsPerLayer / Math.max(1, opsPerLayer);
     // dense GEMMs tile the device's SMs; block-quantised ones run the framework's own kernels (no tile model)
     gemm = sink.addGroup(new CostGroup("gemm", gemmPeak, devicePool, memBw, -1, 1, launch, d.computeUnits()));
     gemmQuantised = sink.addGroup(new CostGroup("gemm (block-quantised weights)", gemmPeak, devicePool,
         memBw * sw.dequantScale(), -1, 1, launch));
     elementwise = sink.addGroup(new CostGroup("element-wise", gemmPeak, devicePool, memBw, -1, 1, launch));
-    double launchBackward = sw.launchSeconds() * sw.backwardKernelsPerLayer() / Math.max(1, backwardOpsPerLayer);
+    double launchBackward = sw.launchSeconds() * backwardKernelsPerLayer / Math.max(1, backwardOpsPerLayer);
     gemmBackward = sink.addGroup(new CostGroup("gemm (backward)", gemmPeak, devicePool, memBw, -1, 1, launchBackward,
         d.computeUnits()));
     elementwiseBackward = sink.addGroup(new CostGroup("element-wise (backward)", gemmPeak, devicePool, memBw, -1, 1,

@@ -6,6 +6,7 @@ import llmsim.core.engine.OpSink;
 import llmsim.core.memory.MemoryPlan;
 import llmsim.core.memory.Footprint;
 import llmsim.core.model.ModelSpec;
+import llmsim.core.software.EagerOps;
 import llmsim.core.software.SoftwareProfile;
 import llmsim.core.task.Offload;
 import llmsim.core.task.Recompute;
@@ -77,8 +78,14 @@ final class WorkloadBuilder {
     this.plan = plan;
     boolean lora = t.kind() == TaskKind.FINETUNE_LORA || t.kind() == TaskKind.FINETUNE_QLORA;
     int adapters = lora ? Footprint.loraAdapters(m, t.loraTargets()) : 0;
-    this.ctx = new StepContext(s, t, sw, sink, LayerEmitter.opsPerLayer(m, sw.flashAttention(), adapters),
-        LayerEmitter.backwardOpsPerLayer(m, adapters), t.plan().pp() > 1 && t.kind().training() ? "stage 0 " : "");
+    // an eager profile's adapters launch their own kernels on top of the layer's (docs/CALIBRATION.md)
+    EagerOps eager = sw.eagerOps();
+    int opsPerLayer = LayerEmitter.opsPerLayer(m, sw.flashAttention(), adapters, eager);
+    int backwardOps = LayerEmitter.backwardOpsPerLayer(m, adapters, eager);
+    int kernels = sw.kernelsPerLayer() + (eager == null ? 0 : adapters * eager.loraForwardKernels());
+    int backwardKernels = sw.backwardKernelsPerLayer() + (eager == null ? 0 : adapters * eager.loraBackwardKernels());
+    this.ctx = new StepContext(s, t, sw, sink, opsPerLayer, backwardOps, kernels, backwardKernels,
+        t.plan().pp() > 1 && t.kind().training() ? "stage 0 " : "");
     this.streamWeights = plan.offload() == Offload.WEIGHTS && !ctx.unified;
     this.cpuOptimizer = t.kind().training() && (plan.offload() == Offload.OPTIMIZER || plan.offload() == Offload.WEIGHTS);
     double actBytes = t.precision().bytes();
@@ -89,10 +96,9 @@ final class WorkloadBuilder {
     double weightBytesPerParam = wBytes;
     this.newEmitter = c -> new LayerEmitter(c, m, actBytes, weightBytesPerParam, quantised, nf4, sw.flashAttention(),
         sw.scoreBytesPerElement(), lora ? t.loraRank() : 0, t.loraTargets(),
-        t.kind().training() ? actBytes : t.kvCache().bytesPerElement());
-    int opsPerLayer = LayerEmitter.opsPerLayer(m, sw.flashAttention(), adapters);
-    int backwardOps = LayerEmitter.backwardOpsPerLayer(m, adapters);
-    this.newContext = stage -> new StepContext(s, t, sw, sink, opsPerLayer, backwardOps, "stage " + stage + " ");
+        t.kind().training() ? actBytes : t.kvCache().bytesPerElement(), eager, trainsBase);
+    this.newContext = stage -> new StepContext(s, t, sw, sink, opsPerLayer, backwardOps, kernels, backwardKernels,
+        "stage " + stage + " ");
     this.layers = newEmitter.apply(ctx);
     this.gpuLayers = streamWeights && !t.kind().training() ? plan.gpuLayers() : streamWeights ? 0 : m.layers();
     this.cpuLayers = plan.cpuRunsHostLayers() && !ctx.unified;
