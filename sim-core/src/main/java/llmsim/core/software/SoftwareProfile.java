@@ -30,6 +30,7 @@ import llmsim.core.util.Checks;
  *     device's FlashAttention-2 fraction rather than its GEMM fraction; false for fused vendor kernels
  * @param eagerOps the element-wise work eager module code launches around a LLaMA-family layer's GEMMs and each LoRA
  *     adapter; null for a profile whose kernels fuse it (one read and write per norm, no separate rotary pass)
+ * @param optimizerImpl how its AdamW step is launched on the GPU (fused unless the profile says otherwise)
  */
 public record SoftwareProfile(
     String id,
@@ -48,7 +49,18 @@ public record SoftwareProfile(
     String source,
     int backwardKernelsPerLayer,
     boolean flashAttention2,
-    EagerOps eagerOps) {
+    EagerOps eagerOps,
+    OptimizerImpl optimizerImpl) {
+
+  /** A profile whose AdamW step is one fused kernel. */
+  public SoftwareProfile(String id, String description, List<String> aliases, double gemmScale, double streamScale,
+      double launchSeconds, int kernelsPerLayer, boolean flashAttention, double scoreBytesPerElement,
+      double workspaceBytes, double dequantScale, boolean cpuRunsHostLayers, int promptChunkTokens, String source,
+      int backwardKernelsPerLayer, boolean flashAttention2, EagerOps eagerOps) {
+    this(id, description, aliases, gemmScale, streamScale, launchSeconds, kernelsPerLayer, flashAttention,
+        scoreBytesPerElement, workspaceBytes, dequantScale, cpuRunsHostLayers, promptChunkTokens, source,
+        backwardKernelsPerLayer, flashAttention2, eagerOps, OptimizerImpl.FUSED);
+  }
 
   /** A profile whose kernels fuse the element-wise work around the GEMMs. */
   public SoftwareProfile(String id, String description, List<String> aliases, double gemmScale, double streamScale,
@@ -90,6 +102,7 @@ public record SoftwareProfile(
     Checks.nonNegative("workspace (bytes)", workspaceBytes);
     Checks.positive("score bytes per element", scoreBytesPerElement);
     Checks.fraction("dequant scale", dequantScale);
+    Checks.notNull("optimizer implementation", optimizerImpl);
     if (promptChunkTokens < 0) {
       throw new IllegalArgumentException("prompt chunk (tokens) must be >= 0, was " + promptChunkTokens);
     }

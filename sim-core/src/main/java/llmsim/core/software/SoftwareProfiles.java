@@ -26,12 +26,14 @@ public final class SoftwareProfiles {
    * Hugging Face transformers + PEFT under the Trainer (autocast), eager module code, FlashAttention-2 or SDPA flash
    * attention (transformers >= 4.36's default; LLaMA-Factory's and axolotl's "auto"): as {@link #PYTORCH}, with the
    * element-wise work of LlamaRMSNorm, apply_rotary_pos_emb, LlamaMLP and PEFT's lora.Linear counted from their code
-   * ({@link EagerOps#HF_PEFT}).
+   * ({@link EagerOps#HF_PEFT}). The Trainer's default optimizer ("adamw_torch") is torch.optim.AdamW, foreach on
+   * CUDA.
    */
   public static final SoftwareProfile HF = new SoftwareProfile(
       "hf", "Hugging Face transformers + PEFT (eager modules, autocast), FlashAttention-2 / SDPA flash",
       List.of("transformers", "peft", "hf-fa2", "hf-sdpa", "llama-factory", "llamafactory", "axolotl"), 1.0, 1.0,
-      12e-6, 48, true, 8, 1.0 * Units.GIB, 1.0, false, 0, "docs/CALIBRATION.md#hf", 96, true, EagerOps.HF_PEFT);
+      12e-6, 48, true, 8, 1.0 * Units.GIB, 1.0, false, 0, "docs/CALIBRATION.md#hf", 96, true, EagerOps.HF_PEFT,
+      OptimizerImpl.FOREACH);
 
   /**
    * torchtune's recipes in eager mode (its configs' default, compile: False): PyTorch eager with SDPA flash attention
@@ -71,7 +73,7 @@ public final class SoftwareProfiles {
   public static final SoftwareProfile HF_EAGER = new SoftwareProfile(
       "hf-eager", "PyTorch eager with Hugging Face eager attention (transformers < 4.36, no FlashAttention)",
       List.of("pytorch-eager-attention"), 1.0, 1.0, 12e-6, 48, false, 26, 1.0 * Units.GIB, 1.0, false, 0,
-      "docs/CALIBRATION.md#hf-eager", 96, false, EagerOps.HF_PEFT);
+      "docs/CALIBRATION.md#hf-eager", 96, false, EagerOps.HF_PEFT, OptimizerImpl.FOREACH);
 
   /**
    * llama.cpp (ggml) with the Metal or CUDA backend before CUDA graphs (2024-05) and flash attention

@@ -99,6 +99,8 @@ final class StepContext {
     gemmQuantised = sink.addGroup(new CostGroup("gemm (block-quantised weights)", gemmPeak, devicePool,
         memBw * sw.dequantScale(), -1, 1, launch));
     elementwise = sink.addGroup(new CostGroup("element-wise", gemmPeak, devicePool, memBw, -1, 1, launch));
+    elementwisePeak = gemmPeak;
+    elementwiseBandwidth = memBw;
     double launchBackward = sw.launchSeconds() * backwardKernelsPerLayer / Math.max(1, backwardOpsPerLayer);
     gemmBackward = sink.addGroup(new CostGroup("gemm (backward)", gemmPeak, devicePool, memBw, -1, 1, launchBackward,
         d.computeUnits()));
@@ -122,6 +124,17 @@ final class StepContext {
         hostBw, -1, 1, 0));
     collectives = new Collectives(this, task.plan());
   }
+
+  /**
+   * A cost group of element-wise work (this GPU's memory bandwidth) whose op pays {@code launchSeconds} of launches:
+   * an optimizer step launched as many kernels.
+   */
+  int launchGroup(String name, double launchSeconds) {
+    return sink.addGroup(new CostGroup(name, elementwisePeak, devicePool, elementwiseBandwidth, -1, 1, launchSeconds));
+  }
+
+  private final double elementwisePeak;
+  private final double elementwiseBandwidth;
 
   /** The tensor- and data-parallel collectives of this GPU (nothing when the plan is one GPU). */
   final Collectives collectives;

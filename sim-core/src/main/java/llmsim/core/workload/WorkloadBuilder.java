@@ -7,6 +7,7 @@ import llmsim.core.memory.MemoryPlan;
 import llmsim.core.memory.Footprint;
 import llmsim.core.model.ModelSpec;
 import llmsim.core.software.EagerOps;
+import llmsim.core.software.OptimizerImpl;
 import llmsim.core.software.SoftwareProfile;
 import llmsim.core.task.Offload;
 import llmsim.core.task.Recompute;
@@ -225,9 +226,16 @@ final class WorkloadBuilder {
    * shard), and ZeRO-1/2's gather of the updated weights after it.
    */
   void optimizerForStage(StepContext c, int[] after) {
-    double trainable = trainableParameters() / (zero >= 1 ? c.collectives.plan.dp() : 1); // the stage's share
-    int id = c.sink.addOp(c.sink.keepsNames() ? "optimizer.adamw" : "", OpKind.OPTIMIZER, c.compute, c.elementwise,
-        ADAM_FLOPS_PER_PARAM * trainable, ADAM_GPU_BYTES_PER_PARAM * trainable, 0, after);
+    double shards = zero >= 1 ? c.collectives.plan.dp() : 1;
+    double trainable = trainableParameters() / shards; // the stage's share
+    OptimizerImpl impl = c.software.optimizerImpl();
+    // adapters and prefixes keep fp32 gradients; trained base weights the compute precision's
+    double gradientBytes = t.kind().frozenBase() ? 4 : t.precision().bytes();
+    double kernels = impl.kernels(trainableTensors() / shards, trainable);
+    int group = kernels > 0 ? c.launchGroup("optimizer (" + impl.key() + ")", c.software.launchSeconds() * kernels)
+        : c.elementwise;
+    int id = c.sink.addOp(c.sink.keepsNames() ? "optimizer.adamw" : "", OpKind.OPTIMIZER, c.compute, group,
+        ADAM_FLOPS_PER_PARAM * trainable, impl.bytesPerParameter(gradientBytes) * trainable, 0, after);
     if (dp && zero >= 1 && zero <= 2) {
       c.collectives.dataParallel("zero.all_gather_weights", Collectives.Kind.ALL_GATHER,
           trainableParameters() * t.precision().bytes(), deps(id));
@@ -264,6 +272,23 @@ final class WorkloadBuilder {
       }
     }
     ctx.sink.endRepeat();
+  }
+
+  /**
+   * Trainable tensors: two per adapter, one prefix per layer, or every weight matrix, norm weight and bias of the
+   * layers plus the embedding, the untied head and the final norm.
+   */
+  private double trainableTensors() {
+    int layers = m.layers();
+    if (t.kind() == TaskKind.FINETUNE_LORA || t.kind() == TaskKind.FINETUNE_QLORA) {
+      return 2.0 * Footprint.loraAdapters(m, t.loraTargets()) * layers;
+    }
+    if (t.kind() == TaskKind.PTUNING_V2) {
+      return layers;
+    }
+    int matrices = 4 + m.ffnKind().matrices();
+    int perLayer = matrices + m.normsPerLayer() * m.normKind().paramsPerChannel() + (m.linearBias() ? matrices : 0);
+    return (double) perLayer * layers + 1 + (m.tiedEmbeddings() ? 0 : 1) + m.normKind().paramsPerChannel();
   }
 
   private double trainableParameters() {

@@ -243,4 +243,21 @@ class TrainingOpsTest {
         .mapToDouble(i -> t.costs().launch[i]).sum();
     assertThat(forward).isCloseTo(hf.launchSeconds() * (48 + 2 * 8), withPercentage(1e-9));
   }
+
+  @Test
+  void foreachAdamW_movesEighteenFp32StatePassesAndThreeGradientReads_inEightListOpsPerChunkOfTensors() {
+    double adapters = 32 * 2; // q and v in every layer
+    double params = adapters * 8 * (4096 + 4096);
+    SoftwareProfile hf = SoftwareProfiles.find("hf").orElseThrow();
+    Trace t = Simulator.simulate(Fixtures.discrete(), llama7b, lora(WeightFormat.BF16, 2, 512), hf).trace();
+    int opt = op(t, "optimizer.adamw");
+    // the adapters' gradients are fp32: 18 x 4 B of state and 3 x 4 B of gradient per parameter
+    assertThat(t.ops().memBytes()[opt]).isCloseTo((18 * 4 + 3 * 4) * params, withPercentage(1e-9));
+    // 128 tensors of 4.2M elements in all: two launches of 64 tensors for each of the eight list ops
+    assertThat(t.costs().launch[opt]).isCloseTo(8 * 2 * hf.launchSeconds(), withPercentage(1e-9));
+    // a fused step reads and writes each parameter's state once: 28 B, no launches of its own
+    Trace fused = Simulator.simulate(Fixtures.discrete(), llama7b, lora(WeightFormat.BF16, 2, 512),
+        SoftwareProfiles.find("torch-compile").orElseThrow()).trace();
+    assertThat(fused.ops().memBytes()[op(fused, "optimizer.adamw")]).isCloseTo(28 * params, withPercentage(1e-9));
+  }
 }
