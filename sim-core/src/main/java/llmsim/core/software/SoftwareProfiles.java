@@ -36,6 +36,16 @@ public final class SoftwareProfiles {
       OptimizerImpl.FOREACH);
 
   /**
+   * A Hugging Face model trained under DeepSpeed (the HF Trainer's deepspeed integration, or DeepSpeed's engine on a
+   * transformers model): the same module code as {@link #HF}; DeepSpeed's optimizer is its FusedAdam (multi-tensor
+   * apply, one fused kernel) on the GPU, and DeepSpeedCPUAdam under ZeRO-Offload (the scenario's offload: optimizer).
+   */
+  public static final SoftwareProfile HF_DEEPSPEED = new SoftwareProfile(
+      "hf-deepspeed", "Hugging Face transformers + PEFT under DeepSpeed (ZeRO, FusedAdam / CPU Adam)",
+      List.of("deepspeed"), 1.0, 1.0, 12e-6, 48, true, 8, 1.0 * Units.GIB, 1.0, false, 0,
+      "docs/CALIBRATION.md#hf-deepspeed", 96, true, EagerOps.HF_PEFT, OptimizerImpl.FUSED);
+
+  /**
    * torchtune's recipes in eager mode (its configs' default, compile: False): PyTorch eager with SDPA flash attention
    * and torchtune's module code ({@link EagerOps#TORCHTUNE}).
    */
@@ -118,7 +128,7 @@ public final class SoftwareProfiles {
       "mlx", "Apple MLX (Metal)", List.of(), 1.0, 1.0, 4e-6, 16, true, 8, 0.5 * Units.GIB, 1.0, false, 0,
       "docs/CALIBRATION.md#mlx");
 
-  public static final List<SoftwareProfile> ALL = List.of(PYTORCH, HF, HF_EAGER, TORCHTUNE, TORCH_COMPILE, UNSLOTH,
+  public static final List<SoftwareProfile> ALL = List.of(PYTORCH, HF, HF_EAGER, HF_DEEPSPEED, TORCHTUNE, TORCH_COMPILE, UNSLOTH,
       LLAMA_CPP, TENSORRT_LLM, MEGATRON, MEGATRON_CLASSIC, MLX);
 
   public static Optional<SoftwareProfile> find(String idOrAlias) {
