@@ -39,6 +39,9 @@ import llmsim.core.util.Checks;
  *     layer pass (a forward, a recomputed forward, a backward) in this many seconds on its own CPU lane, running
  *     ahead of the GPU as CUDA's asynchronous launches let it, so a pass takes the longer of its host time and its
  *     GPU time, not their sum, and the kernels pay no launch of their own (docs/CALIBRATION.md#host-dispatch)
+ * @param eagerOps the element-wise work eager module code launches around a LLaMA-family layer's GEMMs and each LoRA
+ *     adapter; null for a profile whose kernels fuse it (one read and write per norm, no separate rotary pass)
+ * @param optimizerImpl how its AdamW step is launched on the GPU (fused unless the profile says otherwise)
  */
 public record SoftwareProfile(
     String id,
@@ -59,7 +62,9 @@ public record SoftwareProfile(
     boolean flashAttention2,
     LlamaCppBuild llamaCpp,
     boolean decodeKvPerQueryHead,
-    double hostSecondsPerLayerPass) {
+    double hostSecondsPerLayerPass,
+    EagerOps eagerOps,
+    OptimizerImpl optimizerImpl) {
 
   /**
    * How many times a decode step's attention reads each KV head a GPU holds, under tensor parallelism {@code tp}:
@@ -73,21 +78,42 @@ public record SoftwareProfile(
     return (heads / (double) tp) / (kvHeads / (double) Math.min(tp, kvHeads));
   }
 
-  /** A profile that is not llama.cpp, whose decode attention reads each KV head once per step. */
+  /** A profile with eager module code {@code eagerOps} and AdamW launched as {@code optimizerImpl}. */
+  public SoftwareProfile(String id, String description, List<String> aliases, double gemmScale, double streamScale,
+      double launchSeconds, int kernelsPerLayer, boolean flashAttention, double scoreBytesPerElement,
+      double workspaceBytes, double dequantScale, boolean cpuRunsHostLayers, int promptChunkTokens, String source,
+      int backwardKernelsPerLayer, boolean flashAttention2, EagerOps eagerOps, OptimizerImpl optimizerImpl) {
+    this(id, description, aliases, gemmScale, streamScale, launchSeconds, kernelsPerLayer, flashAttention,
+        scoreBytesPerElement, workspaceBytes, dequantScale, cpuRunsHostLayers, promptChunkTokens, source,
+        backwardKernelsPerLayer, flashAttention2, null, false, 0, eagerOps, optimizerImpl);
+  }
+
+  /** A profile with eager module code {@code eagerOps} whose AdamW step is one fused kernel. */
+  public SoftwareProfile(String id, String description, List<String> aliases, double gemmScale, double streamScale,
+      double launchSeconds, int kernelsPerLayer, boolean flashAttention, double scoreBytesPerElement,
+      double workspaceBytes, double dequantScale, boolean cpuRunsHostLayers, int promptChunkTokens, String source,
+      int backwardKernelsPerLayer, boolean flashAttention2, EagerOps eagerOps) {
+    this(id, description, aliases, gemmScale, streamScale, launchSeconds, kernelsPerLayer, flashAttention,
+        scoreBytesPerElement, workspaceBytes, dequantScale, cpuRunsHostLayers, promptChunkTokens, source,
+        backwardKernelsPerLayer, flashAttention2, eagerOps, OptimizerImpl.FUSED);
+  }
+
+  /** A profile that is not llama.cpp, with fused kernels, decode reading each KV head once per step. */
   public SoftwareProfile(String id, String description, List<String> aliases, double gemmScale, double streamScale,
       double launchSeconds, int kernelsPerLayer, boolean flashAttention, double scoreBytesPerElement,
       double workspaceBytes, double dequantScale, boolean cpuRunsHostLayers, int promptChunkTokens, String source,
       int backwardKernelsPerLayer, boolean flashAttention2) {
     this(id, description, aliases, gemmScale, streamScale, launchSeconds, kernelsPerLayer, flashAttention,
         scoreBytesPerElement, workspaceBytes, dequantScale, cpuRunsHostLayers, promptChunkTokens, source,
-        backwardKernelsPerLayer, flashAttention2, null, false, 0);
+        backwardKernelsPerLayer, flashAttention2, null, false, 0, null, OptimizerImpl.FUSED);
   }
 
   /** This profile with its layer passes issued by a host thread running ahead of the GPU (see the record doc). */
   public SoftwareProfile withHostDispatch(double secondsPerLayerPass) {
-    return new SoftwareProfile(id, description, aliases, gemmScale, streamScale, launchSeconds, kernelsPerLayer,
-        flashAttention, scoreBytesPerElement, workspaceBytes, dequantScale, cpuRunsHostLayers, promptChunkTokens,
-        source, backwardKernelsPerLayer, flashAttention2, llamaCpp, decodeKvPerQueryHead, secondsPerLayerPass);
+    return new SoftwareProfile(id, description, aliases, gemmScale, streamScale, launchSeconds, kernelsPerLayer, flashAttention,
+        scoreBytesPerElement, workspaceBytes, dequantScale, cpuRunsHostLayers, promptChunkTokens, source,
+        backwardKernelsPerLayer, flashAttention2, llamaCpp, decodeKvPerQueryHead, secondsPerLayerPass, eagerOps,
+        optimizerImpl);
   }
 
   /** Whether a host thread issues the layer passes ahead of the GPU (their kernels then pay no launch). */
@@ -126,6 +152,7 @@ public record SoftwareProfile(
     Checks.nonNegative("workspace (bytes)", workspaceBytes);
     Checks.positive("score bytes per element", scoreBytesPerElement);
     Checks.fraction("dequant scale", dequantScale);
+    Checks.notNull("optimizer implementation", optimizerImpl);
     if (promptChunkTokens < 0) {
       throw new IllegalArgumentException("prompt chunk (tokens) must be >= 0, was " + promptChunkTokens);
     }
@@ -142,7 +169,7 @@ public record SoftwareProfile(
     return new SoftwareProfile(id, description, aliases, gemmScale, streamScale, launchSeconds, kernelsPerLayer,
         build.flashAttention(), scoreBytesPerElement, workspaceBytes, dequantScale, cpuRunsHostLayers,
         promptChunkTokens, source, backwardKernelsPerLayer, flashAttention2, build, decodeKvPerQueryHead,
-        hostSecondsPerLayerPass);
+        hostSecondsPerLayerPass, eagerOps, optimizerImpl);
   }
 
   /** A llama.cpp profile at {@code build}. */
@@ -152,13 +179,14 @@ public record SoftwareProfile(
       int backwardKernelsPerLayer, boolean flashAttention2, LlamaCppBuild build) {
     this(id, description, aliases, gemmScale, streamScale, launchSeconds, kernelsPerLayer, flashAttention,
         scoreBytesPerElement, workspaceBytes, dequantScale, cpuRunsHostLayers, promptChunkTokens, source,
-        backwardKernelsPerLayer, flashAttention2, build, false, 0);
+        backwardKernelsPerLayer, flashAttention2, build, false, 0, null, OptimizerImpl.FUSED);
   }
 
   /** This profile with decode attention reading a sequence's keys and values once per query head. */
   public SoftwareProfile withDecodeKvPerQueryHead() {
     return new SoftwareProfile(id, description, aliases, gemmScale, streamScale, launchSeconds, kernelsPerLayer,
         flashAttention, scoreBytesPerElement, workspaceBytes, dequantScale, cpuRunsHostLayers, promptChunkTokens,
-        source, backwardKernelsPerLayer, flashAttention2, llamaCpp, true, hostSecondsPerLayerPass);
+        source, backwardKernelsPerLayer, flashAttention2, llamaCpp, true, hostSecondsPerLayerPass, eagerOps,
+        optimizerImpl);
   }
 }

@@ -12,15 +12,68 @@ public final class SoftwareProfiles {
   private SoftwareProfiles() {}
 
   /**
-   * PyTorch eager with Hugging Face transformers/PEFT: cuBLAS GEMMs (the GEMM fraction is the device's
-   * mamf-finder figure, which also runs torch.matmul), SDPA flash attention (transformers >= 4.36).
-   * About 48 kernels per LLaMA layer in eager mode, 12 us each of CPU dispatch. SDPA's flash backend runs
-   * FlashAttention-2's kernels.
+   * PyTorch eager, model code not specified: cuBLAS GEMMs (the GEMM fraction is the device's mamf-finder figure,
+   * which also runs torch.matmul), SDPA flash attention. About 48 kernels per LLaMA layer in eager mode, 12 us each
+   * of CPU dispatch. SDPA's flash backend runs FlashAttention-2's kernels. The element-wise work around the GEMMs is
+   * costed as fused kernels (a lower bound for eager module code; {@link #HF} and {@link #TORCHTUNE} count theirs).
    */
   public static final SoftwareProfile PYTORCH = new SoftwareProfile(
-      "pytorch", "PyTorch eager (Hugging Face transformers / PEFT), SDPA flash attention",
-      List.of("hf", "transformers", "peft"), 1.0, 1.0, 12e-6, 48, true, 8, 1.0 * Units.GIB, 1.0, false, 0,
+      "pytorch", "PyTorch eager, SDPA flash attention (element-wise work as fused kernels)",
+      List.of(), 1.0, 1.0, 12e-6, 48, true, 8, 1.0 * Units.GIB, 1.0, false, 0,
       "docs/CALIBRATION.md#pytorch", 96, true);
+
+  /**
+   * Hugging Face transformers + PEFT under the Trainer (autocast), eager module code, FlashAttention-2 or SDPA flash
+   * attention (transformers >= 4.36's default; LLaMA-Factory's and axolotl's "auto"): as {@link #PYTORCH}, with the
+   * element-wise work of LlamaRMSNorm, apply_rotary_pos_emb, LlamaMLP and PEFT's lora.Linear counted from their code
+   * ({@link EagerOps#HF_PEFT}). The Trainer's default optimizer ("adamw_torch") is torch.optim.AdamW, foreach on
+   * CUDA.
+   */
+  public static final SoftwareProfile HF = new SoftwareProfile(
+      "hf", "Hugging Face transformers + PEFT (eager modules, autocast), FlashAttention-2 / SDPA flash",
+      List.of("transformers", "peft", "hf-fa2", "hf-sdpa", "llama-factory", "llamafactory", "axolotl"), 1.0, 1.0,
+      12e-6, 48, true, 8, 1.0 * Units.GIB, 1.0, false, 0, "docs/CALIBRATION.md#hf", 96, true, EagerOps.HF_PEFT,
+      OptimizerImpl.FOREACH);
+
+  /**
+   * A Hugging Face model trained under DeepSpeed (the HF Trainer's deepspeed integration, or DeepSpeed's engine on a
+   * transformers model): the same module code as {@link #HF}; DeepSpeed's optimizer is its FusedAdam (multi-tensor
+   * apply, one fused kernel) on the GPU, and DeepSpeedCPUAdam under ZeRO-Offload (the scenario's offload: optimizer).
+   */
+  public static final SoftwareProfile HF_DEEPSPEED = new SoftwareProfile(
+      "hf-deepspeed", "Hugging Face transformers + PEFT under DeepSpeed (ZeRO, FusedAdam / CPU Adam)",
+      List.of("deepspeed"), 1.0, 1.0, 12e-6, 48, true, 8, 1.0 * Units.GIB, 1.0, false, 0,
+      "docs/CALIBRATION.md#hf-deepspeed", 96, true, EagerOps.HF_PEFT, OptimizerImpl.FUSED);
+
+  /**
+   * torchtune's recipes in eager mode (its configs' default, compile: False): PyTorch eager with SDPA flash attention
+   * and torchtune's module code ({@link EagerOps#TORCHTUNE}).
+   */
+  public static final SoftwareProfile TORCHTUNE = new SoftwareProfile(
+      "torchtune", "torchtune recipes, eager (compile off), SDPA flash attention",
+      List.of("torchtune-eager"), 1.0, 1.0, 12e-6, 48, true, 8, 1.0 * Units.GIB, 1.0, false, 0,
+      "docs/CALIBRATION.md#torchtune", 96, true, EagerOps.TORCHTUNE);
+
+  /**
+   * torch.compile (TorchInductor) over an eager model, as torchtune's published benchmark tables run it
+   * (compile=True): each chain of point-wise and reduction ops between two GEMMs becomes one generated kernel, so
+   * the element-wise work is fused; 14 kernels per LLaMA layer forward (norm, q, k, v, rotary, attention, o, residual
+   * with norm, gate, up, SwiGLU, down, residual, and the attention's layout copy) and twice that backward.
+   */
+  public static final SoftwareProfile TORCH_COMPILE = new SoftwareProfile(
+      "torch-compile", "PyTorch with torch.compile (Inductor-fused element-wise kernels), SDPA flash attention",
+      List.of("inductor", "torchtune-compile", "pytorch-compile"), 1.0, 1.0, 12e-6, 14, true, 8, 1.0 * Units.GIB, 1.0,
+      false, 0, "docs/CALIBRATION.md#torch-compile", 28, true);
+
+  /**
+   * Unsloth: Hugging Face's LLaMA with Unsloth's Triton kernels (RMSNorm, rotary, SwiGLU, cross-entropy) and manual
+   * autograd for the LoRA'd projections ({@link EagerOps#UNSLOTH}), FlashAttention-2. 14 kernels per layer forward
+   * (norm x2, q, k, v, rotary, attention, o, two residual adds, gate, up, SwiGLU, down) before its adapters' own.
+   */
+  public static final SoftwareProfile UNSLOTH = new SoftwareProfile(
+      "unsloth", "Unsloth (Triton RMSNorm/rotary/SwiGLU kernels, manual LoRA autograd), FlashAttention-2",
+      List.of(), 1.0, 1.0, 12e-6, 14, true, 8, 1.0 * Units.GIB, 1.0, false, 0, "docs/CALIBRATION.md#unsloth", 28,
+      true, EagerOps.UNSLOTH);
 
   /**
    * As {@link #PYTORCH}, with the eager attention transformers used before SDPA: QK^T written in bf16 (2 B),
@@ -30,7 +83,7 @@ public final class SoftwareProfiles {
   public static final SoftwareProfile HF_EAGER = new SoftwareProfile(
       "hf-eager", "PyTorch eager with Hugging Face eager attention (transformers < 4.36, no FlashAttention)",
       List.of("pytorch-eager-attention"), 1.0, 1.0, 12e-6, 48, false, 26, 1.0 * Units.GIB, 1.0, false, 0,
-      "docs/CALIBRATION.md#hf-eager");
+      "docs/CALIBRATION.md#hf-eager", 96, false, EagerOps.HF_PEFT, OptimizerImpl.FOREACH);
 
   /**
    * llama.cpp (ggml) with the Metal or CUDA backend before CUDA graphs (2024-05) and flash attention
@@ -98,7 +151,8 @@ public final class SoftwareProfiles {
       "mlx", "Apple MLX (Metal)", List.of(), 1.0, 1.0, 4e-6, 16, true, 8, 0.5 * Units.GIB, 1.0, false, 0,
       "docs/CALIBRATION.md#mlx");
 
-  public static final List<SoftwareProfile> ALL = List.of(PYTORCH, HF_EAGER, LLAMA_CPP, TENSORRT_LLM, TENSORRT_LLM_0_6, MEGATRON, MEGATRON_CLASSIC, MLX);
+  public static final List<SoftwareProfile> ALL = List.of(PYTORCH, HF, HF_EAGER, HF_DEEPSPEED, TORCHTUNE, TORCH_COMPILE, UNSLOTH,
+      LLAMA_CPP, TENSORRT_LLM, TENSORRT_LLM_0_6, MEGATRON, MEGATRON_CLASSIC, MLX);
 
   public static Optional<SoftwareProfile> find(String idOrAlias) {
     for (SoftwareProfile p : ALL) {

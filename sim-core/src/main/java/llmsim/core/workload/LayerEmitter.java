@@ -3,6 +3,8 @@ package llmsim.core.workload;
 import llmsim.core.engine.OpKind;
 import llmsim.core.model.FfnKind;
 import llmsim.core.model.ModelSpec;
+import llmsim.core.model.NormKind;
+import llmsim.core.software.EagerOps;
 import llmsim.core.task.LoraTarget;
 
 /**
@@ -42,6 +44,16 @@ final class LayerEmitter {
    * ({@code multiply_reduce}, tensorrt_llm/quantization/layers.py); docs/CALIBRATION.md.
    */
   final double reduceBytes;
+
+  /**
+   * The eager element-wise work of the profile's module code (null: fused kernels). {@link #llamaEager} applies its
+   * RMSNorm, rotary and unfused-projection terms to LLaMA-family layers (RMSNorm models, all rotary in the catalog);
+   * its SwiGLU terms apply to gated MLPs and its LoRA terms to every adapter.
+   */
+  final EagerOps eager;
+  final boolean llamaEager;
+  /** Whether this task trains the layers' own weights (their norms' weights get gradients). */
+  final boolean trainsBase;
   /** Tensor-parallel degree: q, ffn and heads split over it; KV heads over min(tp, kv_heads). */
   final int tp;
   final int kvSplit;
@@ -56,7 +68,17 @@ final class LayerEmitter {
   LayerEmitter(StepContext ctx, ModelSpec m, double actBytes, double weightBytesPerParam, boolean quantised,
       boolean nf4, boolean flash, double scoreBytesPerElement, int loraRank, java.util.Set<LoraTarget> loraTargets,
       double kvBytes) {
+    this(ctx, m, actBytes, weightBytesPerParam, quantised, nf4, flash, scoreBytesPerElement, loraRank, loraTargets,
+        kvBytes, null, false);
+  }
+
+  LayerEmitter(StepContext ctx, ModelSpec m, double actBytes, double weightBytesPerParam, boolean quantised,
+      boolean nf4, boolean flash, double scoreBytesPerElement, int loraRank, java.util.Set<LoraTarget> loraTargets,
+      double kvBytes, EagerOps eager, boolean trainsBase) {
     this.ctx = ctx;
+    this.eager = eager;
+    this.llamaEager = eager != null && m.normKind() == NormKind.RMSNORM;
+    this.trainsBase = trainsBase;
     this.m = m;
     this.actBytes = actBytes;
     this.weightBytesPerParam = weightBytesPerParam;
@@ -130,14 +152,45 @@ final class LayerEmitter {
 
   /** Ops a forward layer emits (used to spread the profile's per-layer launch count). */
   static int opsPerLayer(ModelSpec m, boolean flash, int adapters) {
+    return opsPerLayer(m, flash, adapters, null);
+  }
+
+  /** As {@link #opsPerLayer(ModelSpec, boolean, int)}, with an eager profile's rotary op and adapter glue ops. */
+  static int opsPerLayer(ModelSpec m, boolean flash, int adapters, EagerOps eager) {
     int norms = m.normsPerLayer();
     int attention = flash ? 1 : 3;
-    return norms + 1 + attention + 1 + 1 + 3 + 1 + adapters;
+    return norms + 1 + attention + 1 + 1 + 3 + 1 + adapters + eagerOps(m, adapters, eager);
   }
 
   /** Ops a backward layer emits: residual, three MLP ops, the norms, o_proj, attention, the adapters, qkv. */
   static int backwardOpsPerLayer(ModelSpec m, int adapters) {
-    return 7 + m.normsPerLayer() + adapters;
+    return backwardOpsPerLayer(m, adapters, null);
+  }
+
+  static int backwardOpsPerLayer(ModelSpec m, int adapters, EagerOps eager) {
+    return 7 + m.normsPerLayer() + adapters + eagerOps(m, adapters, eager);
+  }
+
+  /** The ops an eager profile adds to a layer pass: rotary on LLaMA-family layers, and one glue op per adapter. */
+  private static int eagerOps(ModelSpec m, int adapters, EagerOps eager) {
+    return eager == null ? 0 : (m.normKind() == NormKind.RMSNORM ? 1 : 0) + adapters;
+  }
+
+  /** Bytes of one norm's forward over {@code elements} token x hidden elements. */
+  private double normForward(double elements) {
+    return llamaEager ? eager.normForwardBytes() * elements : 2 * elements * actBytes;
+  }
+
+  /**
+   * Bytes of one norm's backward, with the sums of the input gradients of the {@code projections} separate modules
+   * that read its output (eager LLaMA code: q, k, v; gate, up).
+   */
+  private double normBackward(double elements, int projections) {
+    if (!llamaEager) {
+      return 4 * elements * actBytes;
+    }
+    return (eager.normBackwardBytes() + (trainsBase ? eager.normWeightGradBytes() : 0)
+        + (projections - 1) * eager.projectionGradSumBytes()) * elements;
   }
 
   /** A layer's forward ops; returns the id of the last. The first waits on {@code deps}. */
@@ -149,23 +202,27 @@ final class LayerEmitter {
     double kv = m.kvDim() / kvSplit;
     double f = m.ffnHidden() / tp;
     double sp = sequenceParallel ? tp : 1; // norms and residuals on 1/tp of the tokens under sequence parallelism
-    p.elementwise("attn_norm", OpKind.NORM_ELEMENTWISE, 2 * tokens * h * actBytes / sp, 5 * tokens * h / sp);
+    p.elementwise("attn_norm", OpKind.NORM_ELEMENTWISE, normForward(tokens * h / sp), 5 * tokens * h / sp);
     p.spGather("attn.sp_all_gather", tokens * h * actBytes);
     p.gemm("qkv_proj", OpKind.ATTENTION, h, q + 2 * kv, 1);
     adapters(p, false, LoraTarget.Q, LoraTarget.K, LoraTarget.V);
+    if (llamaEager) {
+      p.elementwise("rope", OpKind.ATTENTION, eager.ropeForwardBytes() * tokens * (q + kv), 6 * tokens * (q + kv));
+    }
     attentionCore(p, batch, queries, keys);
     p.gemm("o_proj", OpKind.ATTENTION, q, h, 1);
     adapters(p, false, LoraTarget.O);
     p.allReduce("attn.tp_all_reduce", tokens * h * reduceBytes);
     p.elementwise("residual_1", OpKind.NORM_ELEMENTWISE, 3 * tokens * h * actBytes / sp, tokens * h / sp);
     if (m.normsPerLayer() > 1) {
-      p.elementwise("mlp_norm", OpKind.NORM_ELEMENTWISE, 2 * tokens * h * actBytes / sp, 5 * tokens * h / sp);
+      p.elementwise("mlp_norm", OpKind.NORM_ELEMENTWISE, normForward(tokens * h / sp), 5 * tokens * h / sp);
     }
     p.spGather("mlp.sp_all_gather", tokens * h * actBytes);
     int upMatrices = m.ffnKind() == FfnKind.SWIGLU ? 2 : 1;
     p.gemm(upMatrices == 2 ? "gate_up_proj" : "fc1", OpKind.MLP, h, upMatrices * f, 1);
     adapters(p, false, LoraTarget.GATE, LoraTarget.UP);
-    p.elementwise(upMatrices == 2 ? "swiglu" : "gelu", OpKind.MLP, (upMatrices + 1) * tokens * f * actBytes, 8 * tokens * f);
+    double gluBytes = upMatrices == 2 && eager != null ? eager.gluForwardBytes() : (upMatrices + 1) * actBytes;
+    p.elementwise(upMatrices == 2 ? "swiglu" : "gelu", OpKind.MLP, gluBytes * tokens * f, 8 * tokens * f);
     p.gemm(upMatrices == 2 ? "down_proj" : "fc2", OpKind.MLP, f, h, 1);
     adapters(p, false, LoraTarget.DOWN);
     p.allReduce("mlp.tp_all_reduce", tokens * h * reduceBytes);
@@ -214,12 +271,14 @@ final class LayerEmitter {
     p.spGather("mlp.bwd.sp_all_gather", tokens * h * actBytes); // the reduce-scatter's transpose
     p.gemm(upMatrices == 2 ? "down_proj.bwd" : "fc2.bwd", OpKind.MLP, f, h, g);
     adapters(p, true, LoraTarget.DOWN);
-    p.elementwise(upMatrices == 2 ? "swiglu.bwd" : "gelu.bwd", OpKind.MLP, 2 * (upMatrices + 1) * tokens * f * actBytes, 16 * tokens * f);
+    double gluBytes = upMatrices == 2 && eager != null ? eager.gluBackwardBytes() : 2 * (upMatrices + 1) * actBytes;
+    p.elementwise(upMatrices == 2 ? "swiglu.bwd" : "gelu.bwd", OpKind.MLP, gluBytes * tokens * f, 16 * tokens * f);
     p.gemm(upMatrices == 2 ? "gate_up_proj.bwd" : "fc1.bwd", OpKind.MLP, h, upMatrices * f, g);
     adapters(p, true, LoraTarget.UP, LoraTarget.GATE);
     p.allReduce("mlp.bwd.tp_all_reduce", tokens * h * reduceBytes);
     if (m.normsPerLayer() > 1) {
-      p.elementwise("mlp_norm.bwd", OpKind.NORM_ELEMENTWISE, 4 * tokens * h * actBytes / sp, 10 * tokens * h / sp);
+      p.elementwise("mlp_norm.bwd", OpKind.NORM_ELEMENTWISE, normBackward(tokens * h / sp, upMatrices),
+          10 * tokens * h / sp);
     }
     p.spGather("attn.bwd.sp_all_gather", tokens * h * actBytes);
     p.gemm("o_proj.bwd", OpKind.ATTENTION, q, h, g);
@@ -233,19 +292,25 @@ final class LayerEmitter {
     double scoreBytes = flash ? 0 : 2 * scoreBytesPerElement * batch * m.heads() / tp * (double) seq * keys;
     p.op("attention.bwd", OpKind.ATTENTION, ctx.attention, attnFlops,
         2 * (tokens * q * actBytes * 2 + 2.0 * batch * keys * kv * actBytes) + scoreBytes);
+    if (llamaEager) {
+      p.elementwise("rope.bwd", OpKind.ATTENTION, eager.ropeBackwardBytes() * tokens * (q + kv), 6 * tokens * (q + kv));
+    }
     adapters(p, true, LoraTarget.V, LoraTarget.K, LoraTarget.Q);
     p.gemm("qkv_proj.bwd", OpKind.ATTENTION, h, q + 2 * kv, g);
     p.allReduce("attn.bwd.tp_all_reduce", tokens * h * reduceBytes);
-    return p.elementwise("attn_norm.bwd", OpKind.NORM_ELEMENTWISE, 4 * tokens * h * actBytes / sp, 10 * tokens * h / sp);
+    return p.elementwise("attn_norm.bwd", OpKind.NORM_ELEMENTWISE, normBackward(tokens * h / sp, 3),
+        10 * tokens * h / sp);
   }
 
   /** Op names of each target's adapter, forward and backward (built once, not per op). */
-  private static final String[][] ADAPTER_NAMES = new String[LoraTarget.values().length][2];
+  private static final String[][] ADAPTER_NAMES = new String[LoraTarget.values().length][4];
 
   static {
     for (LoraTarget t : LoraTarget.values()) {
       ADAPTER_NAMES[t.ordinal()][0] = "lora_" + t.key();
       ADAPTER_NAMES[t.ordinal()][1] = "lora_" + t.key() + ".bwd";
+      ADAPTER_NAMES[t.ordinal()][2] = "lora_" + t.key() + ".glue";
+      ADAPTER_NAMES[t.ordinal()][3] = "lora_" + t.key() + ".glue.bwd";
     }
   }
 
@@ -258,10 +323,26 @@ final class LayerEmitter {
       double[] shape = adapterShapes[target.ordinal()];
       if (shape != null) {
         p.adapter(ADAPTER_NAMES[target.ordinal()][backward ? 1 : 0], shape[0], shape[1], backward ? 2 : 1);
+        if (eager != null) {
+          p.elementwise(ADAPTER_NAMES[target.ordinal()][backward ? 3 : 2], OpKind.ATTENTION,
+              p.tokens * adapterGlueBytes(shape[0], shape[1], backward), p.tokens * shape[1]);
+        }
       }
     }
   }
 
+
+  /**
+   * An eager profile's element-wise work around one adapter, per token, for an adapter of {@code in} x {@code out}:
+   * the input's fp32 round trip (not on a 4-bit base, whose PEFT layer runs the adapter under autocast as it comes),
+   * the scaling and the add into the base output (and the 4-bit base output's clone), or backward their gradients
+   * and the sum of the input gradient into the base layer's.
+   */
+  private double adapterGlueBytes(double in, double out, boolean backward) {
+    double cast = nf4 ? 0 : eager.loraCastBytes() * in;
+    return backward ? cast + eager.loraBackwardInBytes() * in + eager.loraBackwardOutBytes() * out
+        : cast + (eager.loraForwardOutBytes() + (nf4 ? eager.qloraCloneBytes() : 0)) * out;
+  }
 
   /** One pass through a layer: ops chained in order on the compute stream. */
   private final class Pass {

@@ -68,6 +68,16 @@ final class StepContext {
    */
   StepContext(SystemSpec system, Task task, SoftwareProfile sw, OpSink sink, int opsPerLayer, int backwardOpsPerLayer,
       String label) {
+    this(system, task, sw, sink, opsPerLayer, backwardOpsPerLayer, sw.kernelsPerLayer(), sw.backwardKernelsPerLayer(),
+        label);
+  }
+
+  /**
+   * As above, with the kernels a layer launches forward and backward where they differ from the profile's counts (an
+   * eager profile's LoRA adapters launch kernels of their own).
+   */
+  StepContext(SystemSpec system, Task task, SoftwareProfile sw, OpSink sink, int opsPerLayer, int backwardOpsPerLayer,
+      int kernelsPerLayer, int backwardKernelsPerLayer, String label) {
     this.label = label;
     this.sink = sink;
     this.system = system;
@@ -93,7 +103,7 @@ final class StepContext {
     double launchSeconds = build == null ? sw.launchSeconds() : build.launchSeconds(backend);
     softwareWarning = build == null ? null : build.warning(backend);
     // a profile whose host thread issues the layer passes ahead of the GPU pays its launches there, not per kernel
-    double launch = sw.hostDispatch() ? 0 : launchSeconds * sw.kernelsPerLayer() / Math.max(1, opsPerLayer);
+    double launch = sw.hostDispatch() ? 0 : launchSeconds * kernelsPerLayer / Math.max(1, opsPerLayer);
     // dense GEMMs tile the device's SMs; block-quantised ones run the framework's own kernels (no tile model),
     // which may spend ALU work dequantising inside the matmul: time = flops / peak x (1 / g + d)
     double dequant = build == null ? 0 : build.dequantPerFlop(backend, task.weights());
@@ -101,8 +111,10 @@ final class StepContext {
     gemmQuantised = sink.addGroup(new CostGroup("gemm (block-quantised weights)", gemmPeak / (1 + dequant * gemmFraction),
         devicePool, memBw * sw.dequantScale(), -1, 1, launch));
     elementwise = sink.addGroup(new CostGroup("element-wise", gemmPeak, devicePool, memBw, -1, 1, launch));
+    elementwisePeak = gemmPeak;
+    elementwiseBandwidth = memBw;
     double launchBackward = sw.hostDispatch() ? 0
-        : launchSeconds * sw.backwardKernelsPerLayer() / Math.max(1, backwardOpsPerLayer);
+        : launchSeconds * backwardKernelsPerLayer / Math.max(1, backwardOpsPerLayer);
     gemmBackward = sink.addGroup(new CostGroup("gemm (backward)", gemmPeak, devicePool, memBw, -1, 1, launchBackward,
         d.computeUnits()));
     elementwiseBackward = sink.addGroup(new CostGroup("element-wise (backward)", gemmPeak, devicePool, memBw, -1, 1,
@@ -152,6 +164,17 @@ final class StepContext {
       sink.addOp(sink.keepsNames() ? name : "", llmsim.core.engine.OpKind.DISPATCH, cpu, hostWait, 0, 0, 0, deps);
     }
   }
+
+  /**
+   * A cost group of element-wise work (this GPU's memory bandwidth) whose op pays {@code launchSeconds} of launches:
+   * an optimizer step launched as many kernels.
+   */
+  int launchGroup(String name, double launchSeconds) {
+    return sink.addGroup(new CostGroup(name, elementwisePeak, devicePool, elementwiseBandwidth, -1, 1, launchSeconds));
+  }
+
+  private final double elementwisePeak;
+  private final double elementwiseBandwidth;
 
   /** The tensor- and data-parallel collectives of this GPU (nothing when the plan is one GPU). */
   final Collectives collectives;

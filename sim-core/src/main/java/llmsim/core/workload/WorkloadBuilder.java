@@ -6,6 +6,8 @@ import llmsim.core.engine.OpSink;
 import llmsim.core.memory.MemoryPlan;
 import llmsim.core.memory.Footprint;
 import llmsim.core.model.ModelSpec;
+import llmsim.core.software.EagerOps;
+import llmsim.core.software.OptimizerImpl;
 import llmsim.core.software.SoftwareProfile;
 import llmsim.core.task.Offload;
 import llmsim.core.task.Recompute;
@@ -77,8 +79,14 @@ final class WorkloadBuilder {
     this.plan = plan;
     boolean lora = t.kind() == TaskKind.FINETUNE_LORA || t.kind() == TaskKind.FINETUNE_QLORA;
     int adapters = lora ? Footprint.loraAdapters(m, t.loraTargets()) : 0;
-    this.ctx = new StepContext(s, t, sw, sink, LayerEmitter.opsPerLayer(m, sw.flashAttention(), adapters),
-        LayerEmitter.backwardOpsPerLayer(m, adapters), t.plan().pp() > 1 && t.kind().training() ? "stage 0 " : "");
+    // an eager profile's adapters launch their own kernels on top of the layer's (docs/CALIBRATION.md)
+    EagerOps eager = sw.eagerOps();
+    int opsPerLayer = LayerEmitter.opsPerLayer(m, sw.flashAttention(), adapters, eager);
+    int backwardOps = LayerEmitter.backwardOpsPerLayer(m, adapters, eager);
+    int kernels = sw.kernelsPerLayer() + (eager == null ? 0 : adapters * eager.loraForwardKernels());
+    int backwardKernels = sw.backwardKernelsPerLayer() + (eager == null ? 0 : adapters * eager.loraBackwardKernels());
+    this.ctx = new StepContext(s, t, sw, sink, opsPerLayer, backwardOps, kernels, backwardKernels,
+        t.plan().pp() > 1 && t.kind().training() ? "stage 0 " : "");
     this.streamWeights = plan.offload() == Offload.WEIGHTS && !ctx.unified;
     this.cpuOptimizer = t.kind().training() && (plan.offload() == Offload.OPTIMIZER || plan.offload() == Offload.WEIGHTS);
     double actBytes = t.precision().bytes();
@@ -89,10 +97,9 @@ final class WorkloadBuilder {
     double weightBytesPerParam = wBytes;
     this.newEmitter = c -> new LayerEmitter(c, m, actBytes, weightBytesPerParam, quantised, nf4, sw.flashAttention(),
         sw.scoreBytesPerElement(), lora ? t.loraRank() : 0, t.loraTargets(),
-        t.kind().training() ? actBytes : t.kvCache().bytesPerElement());
-    int opsPerLayer = LayerEmitter.opsPerLayer(m, sw.flashAttention(), adapters);
-    int backwardOps = LayerEmitter.backwardOpsPerLayer(m, adapters);
-    this.newContext = stage -> new StepContext(s, t, sw, sink, opsPerLayer, backwardOps, "stage " + stage + " ");
+        t.kind().training() ? actBytes : t.kvCache().bytesPerElement(), eager, trainsBase);
+    this.newContext = stage -> new StepContext(s, t, sw, sink, opsPerLayer, backwardOps, kernels, backwardKernels,
+        "stage " + stage + " ");
     this.layers = newEmitter.apply(ctx);
     this.gpuLayers = streamWeights && !t.kind().training() ? plan.gpuLayers() : streamWeights ? 0 : m.layers();
     this.cpuLayers = plan.cpuRunsHostLayers() && !ctx.unified;
@@ -224,9 +231,16 @@ final class WorkloadBuilder {
    * shard), and ZeRO-1/2's gather of the updated weights after it.
    */
   void optimizerForStage(StepContext c, int[] after) {
-    double trainable = trainableParameters() / (zero >= 1 ? c.collectives.shardRanks() : 1); // the stage's share
-    int id = c.sink.addOp(c.sink.keepsNames() ? "optimizer.adamw" : "", OpKind.OPTIMIZER, c.compute, c.elementwise,
-        ADAM_FLOPS_PER_PARAM * trainable, ADAM_GPU_BYTES_PER_PARAM * trainable, 0, after);
+    double shards = zero >= 1 ? c.collectives.shardRanks() : 1;
+    double trainable = trainableParameters() / shards; // the stage's share
+    OptimizerImpl impl = c.software.optimizerImpl();
+    // adapters and prefixes keep fp32 gradients; trained base weights the compute precision's
+    double gradientBytes = t.kind().frozenBase() ? 4 : t.precision().bytes();
+    double kernels = impl.kernels(trainableTensors() / shards, trainable);
+    int group = kernels > 0 ? c.launchGroup("optimizer (" + impl.key() + ")", c.software.launchSeconds() * kernels)
+        : c.elementwise;
+    int id = c.sink.addOp(c.sink.keepsNames() ? "optimizer.adamw" : "", OpKind.OPTIMIZER, c.compute, group,
+        ADAM_FLOPS_PER_PARAM * trainable, impl.bytesPerParameter(gradientBytes) * trainable, 0, after);
     if (dp && zero >= 1 && zero <= 2) {
       c.collectives.dataParallel("zero.all_gather_weights", Collectives.Kind.ALL_GATHER,
           trainableParameters() * t.precision().bytes(), deps(id));
@@ -263,6 +277,23 @@ final class WorkloadBuilder {
       }
     }
     ctx.sink.endRepeat();
+  }
+
+  /**
+   * Trainable tensors: two per adapter, one prefix per layer, or every weight matrix, norm weight and bias of the
+   * layers plus the embedding, the untied head and the final norm.
+   */
+  private double trainableTensors() {
+    int layers = m.layers();
+    if (t.kind() == TaskKind.FINETUNE_LORA || t.kind() == TaskKind.FINETUNE_QLORA) {
+      return 2.0 * Footprint.loraAdapters(m, t.loraTargets()) * layers;
+    }
+    if (t.kind() == TaskKind.PTUNING_V2) {
+      return layers;
+    }
+    int matrices = 4 + m.ffnKind().matrices();
+    int perLayer = matrices + m.normsPerLayer() * m.normKind().paramsPerChannel() + (m.linearBias() ? matrices : 0);
+    return (double) perLayer * layers + 1 + (m.tiedEmbeddings() ? 0 : 1) + m.normKind().paramsPerChannel();
   }
 
   private double trainableParameters() {

@@ -187,4 +187,77 @@ class TrainingOpsTest {
     double up = 2.0 * s * 4096 * 2 * 11008;
     assertThat(f.costs().time[op(f, "L0.gate_up_proj")]).isCloseTo(up / (2000e12 * 0.7), withPercentage(1e-6));
   }
+
+  private static Task lora(WeightFormat weights, int batch, int seq) {
+    return new Task(weights == WeightFormat.NF4 ? TaskKind.FINETUNE_QLORA : TaskKind.FINETUNE_LORA, Precision.BF16,
+        weights, batch, seq, 1, 1, 1, false, 8, 128, Offload.NONE);
+  }
+
+  @Test
+  void hfEagerModules_moveTheUpcastNormsRotaryAndUnfusedSwiGluBytes_whereFusedKernelsMoveOnePass() {
+    int b = 2;
+    int s = 512;
+    double tokens = b * s;
+    double h = 4096;
+    double ffn = 11008;
+    SoftwareProfile hf = SoftwareProfiles.find("hf").orElseThrow();
+    Trace t = Simulator.simulate(Fixtures.discrete(), llama7b, training(b, s), hf).trace();
+    // LlamaRMSNorm: to(fp32) 2+4, pow 4+4, mean 4, x * rsqrt 4+4, to(bf16) 4+2, weight * x 2+2
+    double normForward = 6 + 8 + 4 + 8 + 6 + 4;
+    assertThat(t.ops().memBytes()[op(t, "L0.attn_norm")]).isCloseTo(normForward * tokens * h, withPercentage(1e-9));
+    // rotary on q and k (k as wide as q in LLaMA-7B): q*cos 4, neg 2, cat 4, *sin 4, add 6
+    assertThat(t.ops().memBytes()[op(t, "L0.rope")]).isCloseTo(20 * tokens * 2 * h, withPercentage(1e-9));
+    // silu 2+2 and the product 2+2+2 per ffn element
+    assertThat(t.ops().memBytes()[op(t, "L0.swiglu")]).isCloseTo(10 * tokens * ffn, withPercentage(1e-9));
+    // backward of a trained norm: 84 B of autograd ops, 8 for its weight's gradient, and the sums of the three
+    // separate projections' input gradients (q, k, v: two of 6 B)
+    assertThat(t.ops().memBytes()[op(t, "L0.attn_norm.bwd")])
+        .isCloseTo((84 + 8 + 2 * 6) * tokens * h, withPercentage(1e-9));
+    // a fused profile: one read and one write per norm, no separate rotary pass
+    Trace fused = Simulator.simulate(Fixtures.discrete(), llama7b, training(b, s),
+        SoftwareProfiles.find("torch-compile").orElseThrow()).trace();
+    assertThat(fused.ops().memBytes()[op(fused, "L0.attn_norm")]).isCloseTo(4 * tokens * h, withPercentage(1e-9));
+    assertThat(java.util.Arrays.stream(fused.ops().names()).filter(n -> n.endsWith("rope"))).isEmpty();
+  }
+
+  @Test
+  void peftAdapters_castTheirInputToFp32AndBack_scaleAndAdd_andLaunchTheirOwnKernels() {
+    int b = 2;
+    int s = 512;
+    double tokens = b * s;
+    double h = 4096;
+    SoftwareProfile hf = SoftwareProfiles.find("hf").orElseThrow();
+    Trace t = Simulator.simulate(Fixtures.discrete(), llama7b, lora(WeightFormat.BF16, b, s), hf).trace();
+    // q's adapter (4096 -> 4096): 12 B per input element (fp32 round trip), 4 + 6 per output (scaling, add)
+    assertThat(t.ops().memBytes()[op(t, "L0.lora_q.glue")]).isCloseTo((12 * h + 10 * h) * tokens, withPercentage(1e-9));
+    // backward: the round trip again, the input gradient's sum (6) and the scaling's backward (4)
+    assertThat(t.ops().memBytes()[op(t, "L0.lora_q.glue.bwd")])
+        .isCloseTo((12 * h + 6 * h + 4 * h) * tokens, withPercentage(1e-9));
+    // on a 4-bit base PEFT runs the adapter under autocast as the input comes, after cloning the base output
+    Trace q = Simulator.simulate(Fixtures.discrete(), llama7b, lora(WeightFormat.NF4, b, s), hf).trace();
+    assertThat(q.ops().memBytes()[op(q, "L0.lora_q.glue")]).isCloseTo((4 + 10) * h * tokens, withPercentage(1e-9));
+    // a forward layer's launches: the profile's 48 kernels and 8 for each of the two default adapters (q, v)
+    double forward = java.util.stream.IntStream.range(0, t.size())
+        .filter(i -> t.ops().names()[i].startsWith("L0.") && !t.ops().names()[i].contains("bwd")
+            && !t.ops().names()[i].contains("recompute"))
+        .mapToDouble(i -> t.costs().launch[i]).sum();
+    assertThat(forward).isCloseTo(hf.launchSeconds() * (48 + 2 * 8), withPercentage(1e-9));
+  }
+
+  @Test
+  void foreachAdamW_movesEighteenFp32StatePassesAndThreeGradientReads_inEightListOpsPerChunkOfTensors() {
+    double adapters = 32 * 2; // q and v in every layer
+    double params = adapters * 8 * (4096 + 4096);
+    SoftwareProfile hf = SoftwareProfiles.find("hf").orElseThrow();
+    Trace t = Simulator.simulate(Fixtures.discrete(), llama7b, lora(WeightFormat.BF16, 2, 512), hf).trace();
+    int opt = op(t, "optimizer.adamw");
+    // the adapters' gradients are fp32: 18 x 4 B of state and 3 x 4 B of gradient per parameter
+    assertThat(t.ops().memBytes()[opt]).isCloseTo((18 * 4 + 3 * 4) * params, withPercentage(1e-9));
+    // 128 tensors of 4.2M elements in all: two launches of 64 tensors for each of the eight list ops
+    assertThat(t.costs().launch[opt]).isCloseTo(8 * 2 * hf.launchSeconds(), withPercentage(1e-9));
+    // a fused step reads and writes each parameter's state once: 28 B, no launches of its own
+    Trace fused = Simulator.simulate(Fixtures.discrete(), llama7b, lora(WeightFormat.BF16, 2, 512),
+        SoftwareProfiles.find("torch-compile").orElseThrow()).trace();
+    assertThat(fused.ops().memBytes()[op(fused, "optimizer.adamw")]).isCloseTo(28 * params, withPercentage(1e-9));
+  }
 }
