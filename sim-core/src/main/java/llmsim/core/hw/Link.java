@@ -11,6 +11,8 @@ import llmsim.core.util.Checks;
  * @param latencySeconds one-way latency of a small transfer
  * @param nvlsBytesPerSecondPerDirection where the switch reduces in-network (NVLink SHARP, "NVLS"): the rate per
  *     direction at which an all-reduce's multimem traffic flows through one GPU's link; 0 where it cannot
+ * @param nvlsLatencySeconds the fixed time of one NVLS all-reduce, whatever its size (the small-message floor
+ *     nccl-tests measures with the NVLS algorithm forced); 0 where the switch does not reduce
  */
 public record Link(
     String id,
@@ -24,14 +26,16 @@ public record Link(
     double latencySeconds,
     String latencySource,
     double nvlsBytesPerSecondPerDirection,
-    String nvlsSource) {
+    String nvlsSource,
+    double nvlsLatencySeconds,
+    String nvlsLatencySource) {
 
   /** A link without in-switch reduction. */
   public Link(String id, String name, List<String> aliases, LinkKind kind, double nominalBytesPerSecondPerDirection,
       String nominalSource, double measuredBytesPerSecondPerDirection, String measuredSource, double latencySeconds,
       String latencySource) {
     this(id, name, aliases, kind, nominalBytesPerSecondPerDirection, nominalSource, measuredBytesPerSecondPerDirection,
-        measuredSource, latencySeconds, latencySource, 0, "");
+        measuredSource, latencySeconds, latencySource, 0, "", 0, "");
   }
 
   public Link {
@@ -41,6 +45,10 @@ public record Link(
     Checks.positive("measured bandwidth (B/s)", measuredBytesPerSecondPerDirection);
     Checks.nonNegative("latency (s)", latencySeconds);
     Checks.nonNegative("NVLS bandwidth (B/s)", nvlsBytesPerSecondPerDirection);
+    Checks.nonNegative("NVLS latency (s)", nvlsLatencySeconds);
+    if (nvlsBytesPerSecondPerDirection > 0 && !(nvlsLatencySeconds > 0)) {
+      throw new IllegalArgumentException("link " + id + ": an NVLS link needs its NVLS all-reduce latency (> 0)");
+    }
     if (nvlsBytesPerSecondPerDirection > nominalBytesPerSecondPerDirection * 1.0001) {
       throw new IllegalArgumentException("link " + id + ": NVLS bandwidth " + nvlsBytesPerSecondPerDirection
           + " B/s exceeds nominal " + nominalBytesPerSecondPerDirection + " B/s");

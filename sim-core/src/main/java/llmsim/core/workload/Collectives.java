@@ -24,8 +24,10 @@ import llmsim.core.task.ParallelPlan;
  *
  * <p>NVLink SHARP (NVLS): where a node's switch reduces in-network ({@link Link#nvls()}), an all-reduce within the
  * node may instead send S(n+1)/n through each GPU's link (its data to be reduced, then its reduced shard once to
- * be multicast) in two steps at the link's NVLS rate; the faster of the two is taken, as NCCL's tuner chooses (at
- * 2-4 GPUs the ring wins). Reduce-scatter and all-gather stay rings.
+ * be multicast) at the link's NVLS rate, plus the link's measured NVLS latency (a fixed cost per all-reduce, the
+ * small-message floor of nccl-tests with the NVLS algorithm); the faster of the two is taken, as NCCL's tuner
+ * chooses (at 2-4 GPUs the ring wins, and at 8 GPUs for messages up to about 1 MB). Reduce-scatter and all-gather
+ * stay rings.
  *
  * <p>Double binary tree (NCCL 2.4+): an all-reduce phase across N nodes may instead run as two binary trees over the
  * nodes, each reducing half of the data up and broadcasting it down, pipelined: a node sends and receives 2 x S per
@@ -242,8 +244,8 @@ final class Collectives {
     if (kind == Kind.ALL_REDUCE && !network && nvlsFaster(n, bytes)) {
       Link link = system.deviceLink().orElseThrow();
       if (nvlsGroup < 0) {
-        nvlsGroup = ctx.sink.addGroup(new CostGroup("intra-node NVLS all-reduce, 2 steps", 1, -1, 1, fabricPool,
-            link.nvlsBytesPerSecondPerDirection(), 2 * link.latencySeconds()));
+        nvlsGroup = ctx.sink.addGroup(new CostGroup("intra-node NVLS all-reduce", 1, -1, 1, fabricPool,
+            link.nvlsBytesPerSecondPerDirection(), link.nvlsLatencySeconds()));
       }
       return ctx.sink.addOp(ctx.sink.keepsNames() ? name : "", OpKind.TRANSFER, stream(purpose, false), nvlsGroup, 0,
           0, bytes * (n + 1) / n, deps);
@@ -313,7 +315,7 @@ final class Collectives {
     }
     double ring = 2.0 * (n - 1) / n * bytes / link.measuredBytesPerSecondPerDirection()
         + 2 * (n - 1) * link.latencySeconds();
-    double nvls = bytes * (n + 1) / n / link.nvlsBytesPerSecondPerDirection() + 2 * link.latencySeconds();
+    double nvls = bytes * (n + 1) / n / link.nvlsBytesPerSecondPerDirection() + link.nvlsLatencySeconds();
     return nvls < ring;
   }
 }

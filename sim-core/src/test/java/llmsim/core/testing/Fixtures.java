@@ -74,11 +74,17 @@ public final class Fixtures {
     return cluster(nodes, 0);
   }
 
-  /** As {@link #cluster(int)}, the switch reducing in-network (NVLS) at {@code nvls} B/s per direction (0: not). */
+  /** The fixed time of one NVLS all-reduce on {@link #cluster(int, double)}'s fabric. */
+  public static final double NVLS_LATENCY = 20e-6;
+
+  /**
+   * As {@link #cluster(int)}, the switch reducing in-network (NVLS) at {@code nvls} B/s per direction (0: not), each
+   * NVLS all-reduce costing {@link #NVLS_LATENCY} besides its bytes.
+   */
   public static SystemSpec cluster(int nodes, double nvls) {
     SystemSpec one = discrete();
     Link fabric = new Link("fabric", "Test fabric", List.of(), LinkKind.NVLINK, 300e9, "test", 200e9, "test", 2e-6, "test",
-        nvls, nvls > 0 ? "test" : "");
+        nvls, nvls > 0 ? "test" : "", nvls > 0 ? NVLS_LATENCY : 0, nvls > 0 ? "test" : "");
     Link nic = new Link("nic", "Test NIC", List.of(), LinkKind.INFINIBAND, 25e9, "test", 20e9, "test", 5e-6, "test");
     return new SystemSpec("cluster", "Test cluster", List.of(), one.host(), one.device(), 8, one.hostLink(),
         Optional.of(fabric), 1.0, "test", Optional.empty(), nodes, llmsim.core.hw.FabricKind.SWITCH,

@@ -61,8 +61,8 @@ class CollectivesTest {
     double s = 1e9;
     double nvls = 170e9;
     int n = 8;
-    // NVLS: S(n+1)/n through each link in two steps; the ring: 2(n-1)/n x S in 2(n-1) steps
-    double viaNvls = s * (n + 1) / n / nvls + 2 * FABRIC_STEP;
+    // NVLS: S(n+1)/n through each link plus its fixed latency; the ring: 2(n-1)/n x S in 2(n-1) steps
+    double viaNvls = s * (n + 1) / n / nvls + Fixtures.NVLS_LATENCY;
     double viaRing = 2.0 * (n - 1) / n * s / FABRIC + 2 * (n - 1) * FABRIC_STEP;
     assertThat(viaNvls).isLessThan(viaRing);
     assertThat(alone(Fixtures.cluster(1, nvls), new ParallelPlan(1, 1, n, 0), Collectives.Kind.ALL_REDUCE, s))
@@ -75,6 +75,21 @@ class CollectivesTest {
     double half = (double) (n - 1) / n * s / FABRIC + (n - 1) * FABRIC_STEP;
     assertThat(alone(Fixtures.cluster(1, nvls), new ParallelPlan(1, 1, n, 0), Collectives.Kind.REDUCE_SCATTER, s))
         .isCloseTo(half, within(1e-12));
+  }
+
+  @Test
+  void nvlsAllReduce_paysItsFixedLatency_soAtFourGpusTheRingTakesSmallMessagesAndNvlsLargeOnes() {
+    double nvls = 170e9;
+    int n = 4;
+    ParallelPlan plan = new ParallelPlan(1, 1, n, 0);
+    for (double s : new double[] {1e6, 1e9}) {
+      double viaNvls = s * (n + 1) / n / nvls + Fixtures.NVLS_LATENCY;
+      double viaRing = 2.0 * (n - 1) / n * s / FABRIC + 2 * (n - 1) * FABRIC_STEP;
+      double got = alone(Fixtures.cluster(1, nvls), plan, Collectives.Kind.ALL_REDUCE, s);
+      assertThat(got).isCloseTo(Math.min(viaNvls, viaRing), within(1e-12));
+      // 1 MB: 6 ring steps (12 us) cost less than NVLS's 20 us; 1 GB: NVLS's fewer bytes per link win
+      assertThat(got).isCloseTo(s < 1e8 ? viaRing : viaNvls, within(1e-12));
+    }
   }
 
   @Test

@@ -108,7 +108,9 @@ final class Binder {
         n.num("measured_gb_per_s_per_direction") * Units.GB, n.str("measured_source"),
         n.num("latency_us") * 1e-6, n.str("latency_source"),
         n.get("nvls_gb_per_s_per_direction").isPresent() ? n.num("nvls_gb_per_s_per_direction") * Units.GB : 0,
-        n.optStr("nvls_source").orElse("")));
+        n.optStr("nvls_source").orElse(""),
+        n.get("nvls_latency_us").isPresent() ? n.num("nvls_latency_us") * 1e-6 : 0,
+        n.optStr("nvls_latency_source").orElse("")));
   }
 
   /** The computed parameter count may differ from the published one by this fraction at most. */
