@@ -74,6 +74,15 @@ class SchemaTest {
   }
 
   @Test
+  void nvlsLink_needsItsNvlsLatencyWithASource() {
+    String nvls = GOOD_LINK.replace("type: pcie", "type: nvlink")
+        + "nvls_gb_per_s_per_direction: 20\nnvls_source: measured\n";
+    assertThat(problems(nvls)).extracting(Problem::message).anySatisfy(m -> assertThat(m).contains("nvls_latency_us"));
+    assertThat(problems(nvls + "nvls_latency_us: 25\nnvls_latency_source: measured\n")).isEmpty();
+    assertThat(problems(nvls + "nvls_latency_us: 0\nnvls_latency_source: measured\n")).isNotEmpty();
+  }
+
+  @Test
   void everyErrorIsReportedAtOnce() {
     String bad = GOOD_LINK.replace("31.5", "0").replace("type: pcie", "type: pci").replace("name: My link\n", "");
     assertThat(problems(bad)).hasSize(3);
