@@ -76,22 +76,33 @@ public final class Simulation implements OpSink {
 
   private int add(String name, OpKind kind, int stream, int group, double flops, double memBytes, double linkBytes,
       double m, double n, double k, int... deps) {
-    if (stream < 0 || stream >= streamNames.size()) {
+    return addCopies(name, kind, stream, group, flops, memBytes, linkBytes, m, n, k, 1, deps);
+  }
+
+  /**
+   * Add an op that runs as {@code copies} identical copies, copy j on stream {@code stream + j} charged to group
+   * {@code group + j} (whose pools must be the first group's plus j: {@link ReplicatedSink} makes them so); returns
+   * the first copy's id, the others following it. Dependencies name first copies; see {@link OpTable} for how
+   * copies depend on copies. A GEMM has {@code m > 0}.
+   */
+  int addCopies(String name, OpKind kind, int stream, int group, double flops, double memBytes, double linkBytes,
+      double m, double n, double k, int copies, int... deps) {
+    if (stream < 0 || stream + copies > streamNames.size()) {
       throw new IllegalArgumentException("op " + name + ": unknown stream " + stream);
     }
-    if (group < 0 || group >= groups.size()) {
+    if (group < 0 || group + copies > groups.size()) {
       throw new IllegalArgumentException("op " + name + ": unknown cost group " + group);
     }
     if (!(flops >= 0) || !(memBytes >= 0) || !(linkBytes >= 0)) {
       throw new IllegalArgumentException("op " + name + ": flops and bytes must be >= 0");
     }
-    int id = ops.add(name, kind, stream, group, flops, memBytes, linkBytes, m, n, k, deps);
     for (int d : deps) {
-      if (d < 0 || d >= id) {
-        throw new IllegalArgumentException("op " + name + ": dependency " + d + " is not an earlier op");
+      String bad = ops.badDependency(d, copies);
+      if (bad != null) {
+        throw new IllegalArgumentException("op " + name + ": " + bad);
       }
     }
-    return id;
+    return ops.add(name, kind, stream, group, flops, memBytes, linkBytes, m, n, k, copies, deps);
   }
 
   @Override
@@ -109,8 +120,9 @@ public final class Simulation implements OpSink {
     Costs costs = Costs.evaluate(kernel, ops, groups);
     Runner r = new Runner(n, costs);
     r.start();
-    return new Trace(List.copyOf(streamNames), List.copyOf(streamLanes), List.copyOf(poolNames), ops.freeze(),
-        costs, r.start, r.end, r.now, kernel.name(), r.events, r.order);
+    double[] byBound = r.sweep.finish(r.now);
+    return new Trace(List.copyOf(streamNames), List.copyOf(streamLanes), List.copyOf(poolNames), ops, costs, r.start,
+        r.end, r.now, kernel.name(), r.events, byBound);
   }
 
   /**
@@ -133,7 +145,10 @@ public final class Simulation implements OpSink {
     final double[] start;
     final double[] end;
     final long[] state;
+    /** Per row (see {@link Costs}). */
     final double[] launch;
+    final double[] rowBound;
+    final Lane[] lane;
     final int[] pendingDeps;
     final int[] dependentsStart;
     final int[] dependents;
@@ -142,8 +157,7 @@ public final class Simulation implements OpSink {
     final boolean[] streamBusy;
     final int[][] poolActive;
     final int[] poolSize;
-    final int[] order;
-    int logged;
+    final BoundSweep sweep;
     double now;
     long events;
 
@@ -152,24 +166,40 @@ public final class Simulation implements OpSink {
       start = new double[n];
       end = new double[n];
       state = new long[8 * n];
-      for (int op = 0; op < n; op++) {
-        int o = 8 * op;
-        put(o, DUE, Double.NaN);
-        put(o, T_COMPUTE, c.tCompute[op]);
-        put(o, T_MEMORY, c.tMemory[op]);
-        put(o, T_LINK, c.tLink[op]);
-        state[o + POOLS] = (long) c.memPool(op) << 32 | (c.linkPool(op) & 0xffffffffL);
+      for (int row = 0; row < ops.rows(); row++) {
+        int mp = c.memPool(row);
+        int lp = c.linkPool(row);
+        for (int j = 0, op = ops.first(row); j < ops.copies(row); j++, op++) {
+          int o = 8 * op;
+          put(o, DUE, Double.NaN);
+          put(o, T_COMPUTE, c.tCompute[row]);
+          put(o, T_MEMORY, c.tMemory[row]);
+          put(o, T_LINK, c.tLink[row]);
+          state[o + POOLS] = (long) (mp < 0 ? -1 : mp + j) << 32 | ((lp < 0 ? -1 : lp + j) & 0xffffffffL);
+        }
       }
       launch = c.launch;
+      rowBound = c.bound;
+      lane = streamLanes.toArray(new Lane[0]);
       pendingDeps = ops.depCounts();
-      dependentsStart = new int[n + 1];
+      dependentsStart = new int[ops.rows() + 1];
       dependents = ops.dependents(dependentsStart);
       streamQueue = ops.streamQueues(streamNames.size());
       streamHead = new int[streamNames.size()];
       streamBusy = new boolean[streamNames.size()];
       poolActive = new int[poolNames.size()][4];
       poolSize = new int[poolNames.size()];
-      order = new int[3 * n];
+      sweep = new BoundSweep(n, new BoundSweep.Lanes() {
+        @Override
+        public Lane lane(int op) {
+          return lane[ops.stream(op)];
+        }
+
+        @Override
+        public Bound bound(int op) {
+          return Trace.opBound(lane[ops.stream(op)], rowBound[ops.row(op)]);
+        }
+      });
     }
 
     private double get(int o, int field) {
@@ -225,10 +255,11 @@ public final class Simulation implements OpSink {
       }
       streamBusy[s] = true;
       start[op] = now;
-      order[logged++] = op << 2 | Trace.START;
       put(8 * op, REMAINING, 1.0);
-      if (launch[op] > 0) {
-        queue.push(now + launch[op], FLOW, (op << 1) | FLOW);
+      double l = launch[ops.row(op)];
+      sweep.start(op, now, now + l);
+      if (l > 0) {
+        queue.push(now + l, FLOW, (op << 1) | FLOW);
       } else {
         beginFlow(op);
       }
@@ -236,7 +267,7 @@ public final class Simulation implements OpSink {
 
     void beginFlow(int op) {
       put(8 * op, LAST, now);
-      order[logged++] = op << 2 | Trace.FLOW;
+      sweep.work(op, now, now > start[op]);
       int mp = memPool(op);
       int lp = linkPool(op);
       if (mp >= 0) {
@@ -252,7 +283,7 @@ public final class Simulation implements OpSink {
       put(8 * op, REMAINING, 0);
       put(8 * op, DUE, Double.NaN);
       end[op] = now;
-      order[logged++] = op << 2 | Trace.END;
+      sweep.end(op, now);
       int mp = memPool(op);
       int lp = linkPool(op);
       if (mp >= 0) {
@@ -265,13 +296,32 @@ public final class Simulation implements OpSink {
       int s = ops.stream(op);
       streamBusy[s] = false;
       streamHead[s]++;
-      for (int j = dependentsStart[op]; j < dependentsStart[op + 1]; j++) {
-        int d = dependents[j];
-        if (--pendingDeps[d] == 0) {
-          tryStart(ops.stream(d));
+      // copy j of a row reaches copy j of a dependent of as many copies, the one copy of a dependent of one, and
+      // every copy of a dependent when it is the one copy of its row (OpTable): in id order
+      int row = ops.row(op);
+      int copy = op - ops.first(row);
+      boolean single = ops.copies(row) == 1;
+      for (int k = dependentsStart[row]; k < dependentsStart[row + 1]; k++) {
+        int dr = dependents[k];
+        int d = ops.first(dr);
+        int copies = ops.copies(dr);
+        if (copies == 1) {
+          release(d);
+        } else if (single) {
+          for (int j = 0; j < copies; j++) {
+            release(d + j);
+          }
+        } else {
+          release(d + copy);
         }
       }
       tryStart(s);
+    }
+
+    private void release(int d) {
+      if (--pendingDeps[d] == 0) {
+        tryStart(ops.stream(d));
+      }
     }
 
     /**
