@@ -141,7 +141,7 @@ public final class Simulation implements OpSink {
     /** The memory pool in the high 32 bits, the link pool in the low ones (-1: none). */
     private static final int POOLS = 7;
 
-    final EventQueue queue;
+    final CoalescedQueue queue;
     final double[] start;
     final double[] end;
     final long[] state;
@@ -162,7 +162,7 @@ public final class Simulation implements OpSink {
     long events;
 
     Runner(int n, Costs c) {
-      queue = new EventQueue(Math.max(16, streamNames.size() * 4));
+      queue = new CoalescedQueue(Math.max(16, streamNames.size() * 4));
       start = new double[n];
       end = new double[n];
       state = new long[8 * n];
