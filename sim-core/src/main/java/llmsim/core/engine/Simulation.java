@@ -128,23 +128,33 @@ public final class Simulation implements OpSink {
   /**
    * The event loop and run-time state. What re-rating an op reads and writes is packed per op in one cache line,
    * {@code state[8 * op + ...]}: seven doubles (as their bits) and the op's two pools. One re-share touches ops far
-   * apart in id, and one cache line per op costs far less than one per field.
+   * apart in id, and one cache line per op costs far less than one per field. When ops are replicated
+   * ({@link OpTable}), what is the same for every copy (the three standalone times and the first copy's pools) is
+   * kept once per row, {@code rows[4 * row + ...]}, and each op keeps only the four fields a run changes,
+   * {@code state[4 * op + ...]}: the copies of a row run side by side, so their row stays in cache.
    */
   private final class Runner {
     private static final int REMAINING = 0;
     private static final int RATE = 1;
     private static final int LAST = 2;
     private static final int DUE = 3;
-    private static final int T_COMPUTE = 4;
-    private static final int T_MEMORY = 5;
-    private static final int T_LINK = 6;
-    /** The memory pool in the high 32 bits, the link pool in the low ones (-1: none). */
-    private static final int POOLS = 7;
+    /** Offsets from {@link #fixed}: the standalone times, and the pools. */
+    private static final int T_COMPUTE = 0;
+    private static final int T_MEMORY = 1;
+    private static final int T_LINK = 2;
+    /** The memory pool in the high 32 bits, the link pool in the low ones (-1: none); a copy's are the row's plus j. */
+    private static final int POOLS = 3;
 
     final CoalescedQueue queue;
     final double[] start;
     final double[] end;
     final long[] state;
+    /** Whether every op holds its fixed fields in its own line (no replicated rows). */
+    final boolean packed;
+    /** Fields per op in {@link #state}: 8 packed, else 4. */
+    final int stride;
+    /** Where the fixed fields are: {@link #state} when packed, else one line of 4 per row. */
+    final long[] rows;
     /** Per row (see {@link Costs}). */
     final double[] launch;
     final double[] rowBound;
@@ -165,17 +175,18 @@ public final class Simulation implements OpSink {
       queue = new CoalescedQueue(Math.max(16, streamNames.size() * 4));
       start = new double[n];
       end = new double[n];
-      state = new long[8 * n];
+      packed = !ops.replicated();
+      stride = packed ? 8 : 4;
+      state = new long[stride * n];
+      rows = packed ? state : new long[4 * ops.rows()];
       for (int row = 0; row < ops.rows(); row++) {
-        int mp = c.memPool(row);
-        int lp = c.linkPool(row);
-        for (int j = 0, op = ops.first(row); j < ops.copies(row); j++, op++) {
-          int o = 8 * op;
-          put(o, DUE, Double.NaN);
-          put(o, T_COMPUTE, c.tCompute[row]);
-          put(o, T_MEMORY, c.tMemory[row]);
-          put(o, T_LINK, c.tLink[row]);
-          state[o + POOLS] = (long) (mp < 0 ? -1 : mp + j) << 32 | ((lp < 0 ? -1 : lp + j) & 0xffffffffL);
+        int f = packed ? 8 * row + 4 : 4 * row;
+        rows[f + T_COMPUTE] = Double.doubleToRawLongBits(c.tCompute[row]);
+        rows[f + T_MEMORY] = Double.doubleToRawLongBits(c.tMemory[row]);
+        rows[f + T_LINK] = Double.doubleToRawLongBits(c.tLink[row]);
+        rows[f + POOLS] = (long) c.memPool(row) << 32 | (c.linkPool(row) & 0xffffffffL);
+        for (int op = ops.first(row); op < ops.first(row) + ops.copies(row); op++) {
+          put(stride * op, DUE, Double.NaN);
         }
       }
       launch = c.launch;
@@ -210,12 +221,28 @@ public final class Simulation implements OpSink {
       state[o + field] = Double.doubleToRawLongBits(v);
     }
 
+    /** Where op {@code op}'s fixed fields start in {@link #rows}. */
+    private int fixed(int op) {
+      return packed ? 8 * op + 4 : 4 * ops.row(op);
+    }
+
+    /** The copy of its row op {@code op} is (0 when packed). */
+    private int copy(int op) {
+      return packed ? 0 : op - ops.first(ops.row(op));
+    }
+
+    private double fixedTime(int f, int field) {
+      return Double.longBitsToDouble(rows[f + field]);
+    }
+
     private int memPool(int op) {
-      return (int) (state[8 * op + POOLS] >> 32);
+      int p = (int) (rows[fixed(op) + POOLS] >> 32);
+      return p < 0 ? p : p + copy(op);
     }
 
     private int linkPool(int op) {
-      return (int) state[8 * op + POOLS];
+      int p = (int) rows[fixed(op) + POOLS];
+      return p < 0 ? p : p + copy(op);
     }
 
     void start() {
@@ -232,7 +259,7 @@ public final class Simulation implements OpSink {
         if ((payload & 1) == FLOW) {
           now = t;
           beginFlow(op);
-        } else if (get(8 * op, DUE) == t) {
+        } else if (get(stride * op, DUE) == t) {
           now = t;
           complete(op);
         }
@@ -255,7 +282,7 @@ public final class Simulation implements OpSink {
       }
       streamBusy[s] = true;
       start[op] = now;
-      put(8 * op, REMAINING, 1.0);
+      put(stride * op, REMAINING, 1.0);
       double l = launch[ops.row(op)];
       sweep.start(op, now, now + l);
       if (l > 0) {
@@ -266,7 +293,7 @@ public final class Simulation implements OpSink {
     }
 
     void beginFlow(int op) {
-      put(8 * op, LAST, now);
+      put(stride * op, LAST, now);
       sweep.work(op, now, now > start[op]);
       int mp = memPool(op);
       int lp = linkPool(op);
@@ -280,8 +307,8 @@ public final class Simulation implements OpSink {
     }
 
     void complete(int op) {
-      put(8 * op, REMAINING, 0);
-      put(8 * op, DUE, Double.NaN);
+      put(stride * op, REMAINING, 0);
+      put(stride * op, DUE, Double.NaN);
       end[op] = now;
       sweep.end(op, now);
       int mp = memPool(op);
@@ -369,14 +396,15 @@ public final class Simulation implements OpSink {
     }
 
     void rerate(int op) {
-      int o = 8 * op;
+      int o = stride * op;
+      int f = fixed(op);
       double remaining = Math.max(0, get(o, REMAINING) - get(o, RATE) * (now - get(o, LAST)));
       put(o, REMAINING, remaining);
       put(o, LAST, now);
       int mp = memPool(op);
       int lp = linkPool(op);
-      double t = Math.max(get(o, T_COMPUTE), Math.max(get(o, T_MEMORY) * (mp >= 0 ? poolSize[mp] : 1),
-          get(o, T_LINK) * (lp >= 0 ? poolSize[lp] : 1)));
+      double t = Math.max(fixedTime(f, T_COMPUTE), Math.max(fixedTime(f, T_MEMORY) * (mp >= 0 ? poolSize[mp] : 1),
+          fixedTime(f, T_LINK) * (lp >= 0 ? poolSize[lp] : 1)));
       double when;
       if (t <= 0) {
         put(o, RATE, 0);
