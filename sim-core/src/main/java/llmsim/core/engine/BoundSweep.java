@@ -19,7 +19,7 @@ final class BoundSweep {
   private static final byte WORKING = 2;
   private static final byte ENDED = 3;
 
-  private final Lanes lanes;
+  private final Bounds bounds;
   private final double[] sum = new double[Bound.values().length];
   /** Per op: how far it has got. */
   private final byte[] phase;
@@ -31,16 +31,13 @@ final class BoundSweep {
   private boolean deferred;
   private double deferredFrom;
 
-  /** What the sweep needs to know of an op. */
-  interface Lanes {
-    Lane lane(int op);
-
-    /** The bound of the op's work: its lane's for a transfer or CPU op, its roofline bound for a GPU op. */
+  /** The bound of an op's work: its lane's for a transfer or CPU op, its roofline bound for a GPU op. */
+  interface Bounds {
     Bound bound(int op);
   }
 
-  BoundSweep(int ops, Lanes lanes) {
-    this.lanes = lanes;
+  BoundSweep(int ops, Bounds bounds) {
+    this.bounds = bounds;
     this.phase = new byte[ops];
   }
 
@@ -74,20 +71,19 @@ final class BoundSweep {
   private int holding() {
     int op = gpu.top(phase);
     if (op >= 0) {
-      return (op & 1) == 0 ? Bound.OVERHEAD.ordinal() : lanes.bound(op >>> 1).ordinal();
+      return (op & 1) == 0 ? Bound.OVERHEAD.ordinal() : bounds.bound(op >>> 1).ordinal();
     }
     op = link.top(phase);
     if (op >= 0) {
-      return lanes.bound(op >>> 1).ordinal();
+      return bounds.bound(op >>> 1).ordinal();
     }
     return cpu.top(phase) >= 0 ? Bound.HOST.ordinal() : Bound.OVERHEAD.ordinal();
   }
 
-  /** Op {@code op} starts at {@code t}; a GPU op whose work starts later ({@code workStart > t}) is in its launch. */
-  void start(int op, double t, double workStart) {
+  /** Op {@code op}, on a stream of {@code lane}, starts at {@code t}; a GPU op whose work starts later ({@code workStart > t}) is in its launch. */
+  void start(int op, Lane lane, double t, double workStart) {
     reach(t);
     phase[op] = STARTED;
-    Lane lane = lanes.lane(op);
     if (lane == Lane.CPU) {
       cpu.push(op << 1, t);
     } else if (lane != Lane.COMPUTE) {
@@ -98,8 +94,8 @@ final class BoundSweep {
   }
 
   /** Op {@code op}'s work starts at {@code t} (after its launch, or with its start when it has none). */
-  void work(int op, double t, boolean launched) {
-    if (lanes.lane(op) == Lane.COMPUTE) {
+  void work(int op, Lane lane, double t, boolean launched) {
+    if (lane == Lane.COMPUTE) {
       if (launched) {
         reach(t);
       }

@@ -138,7 +138,7 @@ public final class Simulation implements OpSink {
     private static final int RATE = 1;
     private static final int LAST = 2;
     private static final int DUE = 3;
-    /** Offsets from {@link #fixed}: the standalone times, and the pools. */
+    /** Offsets in an op's or a row's fixed fields (see {@link #rows}): the standalone times, and the pools. */
     private static final int T_COMPUTE = 0;
     private static final int T_MEMORY = 1;
     private static final int T_LINK = 2;
@@ -200,17 +200,7 @@ public final class Simulation implements OpSink {
       streamBusy = new boolean[streamNames.size()];
       poolActive = new int[poolNames.size()][4];
       poolSize = new int[poolNames.size()];
-      sweep = new BoundSweep(n, new BoundSweep.Lanes() {
-        @Override
-        public Lane lane(int op) {
-          return lane[ops.stream(op)];
-        }
-
-        @Override
-        public Bound bound(int op) {
-          return Trace.opBound(lane[ops.stream(op)], rowBound[ops.row(op)]);
-        }
-      });
+      sweep = new BoundSweep(n, op -> Trace.opBound(lane[ops.stream(op)], rowBound[ops.row(op)]));
     }
 
     private double get(int o, int field) {
@@ -221,28 +211,23 @@ public final class Simulation implements OpSink {
       state[o + field] = Double.doubleToRawLongBits(v);
     }
 
-    /** Where op {@code op}'s fixed fields start in {@link #rows}. */
-    private int fixed(int op) {
-      return packed ? 8 * op + 4 : 4 * ops.row(op);
-    }
-
-    /** The copy of its row op {@code op} is (0 when packed). */
-    private int copy(int op) {
-      return packed ? 0 : op - ops.first(ops.row(op));
-    }
-
     private double fixedTime(int f, int field) {
       return Double.longBitsToDouble(rows[f + field]);
     }
 
-    private int memPool(int op) {
-      int p = (int) (rows[fixed(op) + POOLS] >> 32);
-      return p < 0 ? p : p + copy(op);
+    /** Op {@code op}'s pools, packed as in {@link #POOLS}: its row's, plus its copy. */
+    private long pools(int op) {
+      if (packed) {
+        return state[8 * op + 4 + POOLS];
+      }
+      int r = ops.row(op);
+      return ofCopy(rows[4 * r + POOLS], op - ops.first(r));
     }
 
-    private int linkPool(int op) {
-      int p = (int) rows[fixed(op) + POOLS];
-      return p < 0 ? p : p + copy(op);
+    private static long ofCopy(long pools, int j) {
+      int mp = (int) (pools >> 32);
+      int lp = (int) pools;
+      return (long) (mp < 0 ? mp : mp + j) << 32 | ((lp < 0 ? lp : lp + j) & 0xffffffffL);
     }
 
     void start() {
@@ -284,7 +269,7 @@ public final class Simulation implements OpSink {
       start[op] = now;
       put(stride * op, REMAINING, 1.0);
       double l = launch[ops.row(op)];
-      sweep.start(op, now, now + l);
+      sweep.start(op, lane[s], now, now + l);
       if (l > 0) {
         queue.push(now + l, FLOW, (op << 1) | FLOW);
       } else {
@@ -294,9 +279,10 @@ public final class Simulation implements OpSink {
 
     void beginFlow(int op) {
       put(stride * op, LAST, now);
-      sweep.work(op, now, now > start[op]);
-      int mp = memPool(op);
-      int lp = linkPool(op);
+      sweep.work(op, lane[ops.stream(op)], now, now > start[op]);
+      long p = pools(op);
+      int mp = (int) (p >> 32);
+      int lp = (int) p;
       if (mp >= 0) {
         join(mp, op);
       }
@@ -311,8 +297,9 @@ public final class Simulation implements OpSink {
       put(stride * op, DUE, Double.NaN);
       end[op] = now;
       sweep.end(op, now);
-      int mp = memPool(op);
-      int lp = linkPool(op);
+      long p = pools(op);
+      int mp = (int) (p >> 32);
+      int lp = (int) p;
       if (mp >= 0) {
         leave(mp, op);
       }
@@ -374,7 +361,7 @@ public final class Simulation implements OpSink {
         int[] active = poolActive[lp];
         for (int i = 0; i < poolSize[lp]; i++) {
           int o = active[i];
-          if (o != op && (mp < 0 || memPool(o) != mp && linkPool(o) != mp) && !listedBefore(active, i)) {
+          if (o != op && (mp < 0 || !onPool(o, mp)) && !listedBefore(active, i)) {
             rerate(o);
           }
         }
@@ -384,7 +371,8 @@ public final class Simulation implements OpSink {
     /** Whether {@code active[i]}, if its memory and link pool are one, is listed before {@code i} too. */
     private boolean listedBefore(int[] active, int i) {
       int o = active[i];
-      if (memPool(o) != linkPool(o)) {
+      long p = pools(o);
+      if ((int) (p >> 32) != (int) p) {
         return false;
       }
       for (int j = 0; j < i; j++) {
@@ -395,14 +383,29 @@ public final class Simulation implements OpSink {
       return false;
     }
 
+    /** Whether {@code pool} is op {@code o}'s memory or link pool. */
+    private boolean onPool(int o, int pool) {
+      long p = pools(o);
+      return (int) (p >> 32) == pool || (int) p == pool;
+    }
+
     void rerate(int op) {
       int o = stride * op;
-      int f = fixed(op);
+      int f;
+      long p;
+      if (packed) {
+        f = 8 * op + 4;
+        p = state[f + POOLS];
+      } else {
+        int r = ops.row(op);
+        f = 4 * r;
+        p = ofCopy(rows[f + POOLS], op - ops.first(r));
+      }
       double remaining = Math.max(0, get(o, REMAINING) - get(o, RATE) * (now - get(o, LAST)));
       put(o, REMAINING, remaining);
       put(o, LAST, now);
-      int mp = memPool(op);
-      int lp = linkPool(op);
+      int mp = (int) (p >> 32);
+      int lp = (int) p;
       double t = Math.max(fixedTime(f, T_COMPUTE), Math.max(fixedTime(f, T_MEMORY) * (mp >= 0 ? poolSize[mp] : 1),
           fixedTime(f, T_LINK) * (lp >= 0 ? poolSize[lp] : 1)));
       double when;
