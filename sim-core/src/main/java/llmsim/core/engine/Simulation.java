@@ -145,7 +145,9 @@ public final class Simulation implements OpSink {
     /** The memory pool in the high 32 bits, the link pool in the low ones (-1: none); a copy's are the row's plus j. */
     private static final int POOLS = 3;
 
-    final CoalescedQueue queue;
+    /** The queue: equal instants coalesced when ops are replicated (their copies act together), else plain. */
+    final CoalescedQueue runs;
+    final EventQueue plain;
     final double[] start;
     final double[] end;
     final long[] state;
@@ -172,7 +174,8 @@ public final class Simulation implements OpSink {
     long events;
 
     Runner(int n, Costs c) {
-      queue = new CoalescedQueue(Math.max(16, streamNames.size() * 4));
+      runs = ops.replicated() ? new CoalescedQueue(Math.max(16, streamNames.size() * 4)) : null;
+      plain = runs == null ? new EventQueue(Math.max(16, streamNames.size() * 4)) : null;
       start = new double[n];
       end = new double[n];
       packed = !ops.replicated();
@@ -200,7 +203,24 @@ public final class Simulation implements OpSink {
       streamBusy = new boolean[streamNames.size()];
       poolActive = new int[poolNames.size()][4];
       poolSize = new int[poolNames.size()];
-      sweep = new BoundSweep(n, op -> Trace.opBound(lane[ops.stream(op)], rowBound[ops.row(op)]));
+      sweep = new BoundSweep(new BoundSweep.Ops() {
+        @Override
+        public Bound bound(int op) {
+          return Trace.opBound(lane[ops.stream(op)], rowBound[ops.row(op)]);
+        }
+
+        // a started op's progress, read from its state: 1 remaining and no completion due in its launch; a
+        // completion due once it flows; none due and nothing remaining once ended
+        @Override
+        public boolean working(int op) {
+          return !Double.isNaN(get(stride * op, DUE)) || ended(op);
+        }
+
+        @Override
+        public boolean ended(int op) {
+          return Double.isNaN(get(stride * op, DUE)) && get(stride * op, REMAINING) == 0;
+        }
+      });
     }
 
     private double get(int o, int field) {
@@ -234,9 +254,9 @@ public final class Simulation implements OpSink {
       for (int s = 0; s < streamNames.size(); s++) {
         tryStart(s);
       }
-      while (!queue.isEmpty()) {
-        double t = queue.peekTime();
-        int payload = queue.pop();
+      while (runs != null ? !runs.isEmpty() : !plain.isEmpty()) {
+        double t = runs != null ? runs.peekTime() : plain.peekTime();
+        int payload = runs != null ? runs.pop() : plain.pop();
         events++;
         int op = payload >>> 1;
         // a completion superseded by a re-rating is dropped without moving the clock: the makespan is the last
@@ -257,6 +277,14 @@ public final class Simulation implements OpSink {
       }
     }
 
+    private void push(double t, int priority, int payload) {
+      if (runs != null) {
+        runs.push(t, priority, payload);
+      } else {
+        plain.push(t, priority, payload);
+      }
+    }
+
     void tryStart(int s) {
       if (streamBusy[s] || streamHead[s] >= streamQueue[s].length) {
         return;
@@ -271,7 +299,7 @@ public final class Simulation implements OpSink {
       double l = launch[ops.row(op)];
       sweep.start(op, lane[s], now, now + l);
       if (l > 0) {
-        queue.push(now + l, FLOW, (op << 1) | FLOW);
+        push(now + l, FLOW, (op << 1) | FLOW);
       } else {
         beginFlow(op);
       }
@@ -293,10 +321,10 @@ public final class Simulation implements OpSink {
     }
 
     void complete(int op) {
+      sweep.end(now); // before the op's state says it ended: the span up to now is charged as it stood
       put(stride * op, REMAINING, 0);
       put(stride * op, DUE, Double.NaN);
       end[op] = now;
-      sweep.end(op, now);
       long p = pools(op);
       int mp = (int) (p >> 32);
       int lp = (int) p;
@@ -417,7 +445,7 @@ public final class Simulation implements OpSink {
         when = now + remaining * t;
       }
       put(o, DUE, when);
-      queue.push(when, COMPLETE, (op << 1) | COMPLETE);
+      push(when, COMPLETE, (op << 1) | COMPLETE);
     }
 
     void join(int pool, int op) {
