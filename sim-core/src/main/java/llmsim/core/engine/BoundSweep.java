@@ -15,8 +15,14 @@ import java.util.Arrays;
  * sorting every instant and interval after the run.
  */
 final class BoundSweep {
-  private final Ops ops;
+  private static final byte STARTED = 1;
+  private static final byte WORKING = 2;
+  private static final byte ENDED = 3;
+
+  private final Bounds bounds;
   private final double[] sum = new double[Bound.values().length];
+  /** Per op: how far it has got. */
+  private final byte[] phase;
   private final Stack gpu = new Stack(true);
   private final Stack link = new Stack(false);
   private final Stack cpu = new Stack(false);
@@ -25,19 +31,14 @@ final class BoundSweep {
   private boolean deferred;
   private double deferredFrom;
 
-  /** What the sweep asks of the run about an op it has seen start. */
-  interface Ops {
-    /** The bound of the op's work: its lane's for a transfer or CPU op, its roofline bound for a GPU op. */
+  /** The bound of an op's work: its lane's for a transfer or CPU op, its roofline bound for a GPU op. */
+  interface Bounds {
     Bound bound(int op);
-
-    /** Whether the op's work (after its launch) has started. */
-    boolean working(int op);
-
-    boolean ended(int op);
   }
 
-  BoundSweep(Ops ops) {
-    this.ops = ops;
+  BoundSweep(int ops, Bounds bounds) {
+    this.bounds = bounds;
+    this.phase = new byte[ops];
   }
 
   /** The clock reaches {@code t}, where something starts or ends: the span since the last such instant is charged. */
@@ -68,20 +69,21 @@ final class BoundSweep {
   }
 
   private int holding() {
-    int op = gpu.top(ops);
+    int op = gpu.top(phase);
     if (op >= 0) {
-      return (op & 1) == 0 ? Bound.OVERHEAD.ordinal() : ops.bound(op >>> 1).ordinal();
+      return (op & 1) == 0 ? Bound.OVERHEAD.ordinal() : bounds.bound(op >>> 1).ordinal();
     }
-    op = link.top(ops);
+    op = link.top(phase);
     if (op >= 0) {
-      return ops.bound(op >>> 1).ordinal();
+      return bounds.bound(op >>> 1).ordinal();
     }
-    return cpu.top(ops) >= 0 ? Bound.HOST.ordinal() : Bound.OVERHEAD.ordinal();
+    return cpu.top(phase) >= 0 ? Bound.HOST.ordinal() : Bound.OVERHEAD.ordinal();
   }
 
   /** Op {@code op}, on a stream of {@code lane}, starts at {@code t}; a GPU op whose work starts later ({@code workStart > t}) is in its launch. */
   void start(int op, Lane lane, double t, double workStart) {
     reach(t);
+    phase[op] = STARTED;
     if (lane == Lane.CPU) {
       cpu.push(op << 1, t);
     } else if (lane != Lane.COMPUTE) {
@@ -99,10 +101,12 @@ final class BoundSweep {
       }
       gpu.push(op << 1 | 1, t);
     }
+    phase[op] = WORKING;
   }
 
-  void end(double t) {
+  void end(int op, double t) {
     reach(t);
+    phase[op] = ENDED;
   }
 
   /** The sums, by bound ordinal, once the run has ended at {@code makespan}. */
@@ -157,13 +161,14 @@ final class BoundSweep {
     }
 
     /** The latest interval still open, or -1: a GPU op's launch is over once its work started, anything at its end. */
-    int top(Ops ops) {
+    int top(byte[] phase) {
       if (unsorted) {
         sortLast();
       }
       while (top > 0) {
         int n = name[top - 1];
-        if (launches && (n & 1) == 0 ? !ops.working(n >>> 1) : !ops.ended(n >>> 1)) {
+        byte p = phase[n >>> 1];
+        if (launches && (n & 1) == 0 ? p == STARTED : p < ENDED) {
           return n;
         }
         top--;

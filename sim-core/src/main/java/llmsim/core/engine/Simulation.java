@@ -203,24 +203,7 @@ public final class Simulation implements OpSink {
       streamBusy = new boolean[streamNames.size()];
       poolActive = new int[poolNames.size()][4];
       poolSize = new int[poolNames.size()];
-      sweep = new BoundSweep(new BoundSweep.Ops() {
-        @Override
-        public Bound bound(int op) {
-          return Trace.opBound(lane[ops.stream(op)], rowBound[ops.row(op)]);
-        }
-
-        // a started op's progress, read from its state: 1 remaining and no completion due in its launch; a
-        // completion due once it flows; none due and nothing remaining once ended
-        @Override
-        public boolean working(int op) {
-          return !Double.isNaN(get(stride * op, DUE)) || ended(op);
-        }
-
-        @Override
-        public boolean ended(int op) {
-          return Double.isNaN(get(stride * op, DUE)) && get(stride * op, REMAINING) == 0;
-        }
-      });
+      sweep = new BoundSweep(n, op -> Trace.opBound(lane[ops.stream(op)], rowBound[ops.row(op)]));
     }
 
     private double get(int o, int field) {
@@ -321,10 +304,10 @@ public final class Simulation implements OpSink {
     }
 
     void complete(int op) {
-      sweep.end(now); // before the op's state says it ended: the span up to now is charged as it stood
       put(stride * op, REMAINING, 0);
       put(stride * op, DUE, Double.NaN);
       end[op] = now;
+      sweep.end(op, now);
       long p = pools(op);
       int mp = (int) (p >> 32);
       int lp = (int) p;
