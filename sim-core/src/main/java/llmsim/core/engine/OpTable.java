@@ -32,8 +32,13 @@ final class OpTable {
   /** Per row: how many copies run, and the id of the first. */
   private int[] copies = new int[64];
   private int[] first = new int[64];
-  /** Per op: its row; null while every row has one copy (an op's row is then its id). */
+  /**
+   * Per op: its row, made once the table is complete ({@link #index}); null before, or when every row has one copy
+   * (an op's row is then its id).
+   */
   private int[] rowOf;
+  /** Whether a row has more than one copy. */
+  private boolean replicated;
   /** The layer the builder is emitting (see {@link OpSink#layer}). */
   private int currentLayer = -1;
   private int rows;
@@ -71,18 +76,10 @@ final class OpTable {
       throw new IllegalArgumentException("op " + name + ": more than 2^30 ops");
     }
     int id = size;
-    if (c > 1 && rowOf == null) {
-      rowOf = new int[Math.max(64, 2 * (size + c))];
-      for (int i = 0; i < size; i++) {
-        rowOf[i] = i;
-      }
-    }
     if (rowOf != null) {
-      if (size + c > rowOf.length) {
-        rowOf = Arrays.copyOf(rowOf, Math.max(2 * rowOf.length, size + c));
-      }
-      Arrays.fill(rowOf, size, size + c, rows);
+      throw new IllegalStateException("op " + name + ": the op table is complete");
     }
+    replicated |= c > 1;
     names[rows] = name;
     kinds[rows] = kind;
     streams[rows] = stream;
@@ -127,11 +124,39 @@ final class OpTable {
   }
 
   boolean replicated() {
-    return rowOf != null;
+    return replicated;
+  }
+
+  /** The table is complete: index every op's row (one array, sized once, rather than grown op by op). */
+  void index() {
+    if (replicated && rowOf == null) {
+      int[] r = new int[size];
+      for (int i = 0; i < rows; i++) {
+        Arrays.fill(r, first[i], first[i] + copies[i], i);
+      }
+      rowOf = r;
+    }
   }
 
   int row(int op) {
-    return rowOf == null ? op : rowOf[op];
+    if (!replicated) {
+      return op;
+    }
+    if (rowOf != null) {
+      return rowOf[op];
+    }
+    // while the table is built: the last row whose first copy is at or before op
+    int lo = 0;
+    int hi = rows - 1;
+    while (lo < hi) {
+      int mid = (lo + hi + 1) >>> 1;
+      if (first[mid] <= op) {
+        lo = mid;
+      } else {
+        hi = mid - 1;
+      }
+    }
+    return lo;
   }
 
   int copies(int row) {
@@ -220,7 +245,7 @@ final class OpTable {
 
   /** Immutable per-op view for the trace: every copy its own entry (built on demand for a replicated table). */
   Ops freeze() {
-    if (rowOf == null) {
+    if (!replicated) {
       return new Ops(Arrays.copyOf(names, size), Arrays.copyOf(kinds, size), Arrays.copyOf(streams, size),
           Arrays.copyOf(groups, size), Arrays.copyOf(flops, size), Arrays.copyOf(memBytes, size),
           Arrays.copyOf(linkBytes, size), Arrays.copyOf(layers, size));
@@ -234,7 +259,7 @@ final class OpTable {
     double[] lb = new double[size];
     int[] ly = new int[size];
     for (int i = 0; i < size; i++) {
-      int r = rowOf[i];
+      int r = row(i);
       int j = i - first[r];
       nm[i] = j == 0 ? names[r] : "peer " + j + " " + names[r];
       kd[i] = kinds[r];

@@ -117,6 +117,7 @@ public final class Simulation implements OpSink {
   /** Run to completion and return the trace. */
   public Trace run() {
     int n = ops.size();
+    ops.index();
     Costs costs = Costs.evaluate(kernel, ops, groups);
     Runner r = new Runner(n, costs);
     r.start();
