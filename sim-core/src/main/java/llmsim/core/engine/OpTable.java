@@ -175,11 +175,17 @@ final class OpTable {
   }
 
   int stream(int op) {
+    if (!replicated) {
+      return streams[op];
+    }
     int r = row(op);
     return streams[r] + op - first[r];
   }
 
   int group(int op) {
+    if (!replicated) {
+      return groups[op];
+    }
     int r = row(op);
     return groups[r] + op - first[r];
   }

@@ -324,6 +324,13 @@ public final class Simulation implements OpSink {
       streamHead[s]++;
       // copy j of a row reaches copy j of a dependent of as many copies, the one copy of a dependent of one, and
       // every copy of a dependent when it is the one copy of its row (OpTable): in id order
+      if (packed) {
+        for (int k = dependentsStart[op]; k < dependentsStart[op + 1]; k++) {
+          release(dependents[k]);
+        }
+        tryStart(s);
+        return;
+      }
       int row = ops.row(op);
       int copy = op - ops.first(row);
       boolean single = ops.copies(row) == 1;
