@@ -11,7 +11,8 @@ import llmsim.core.engine.Trace;
  * left out. Prints each run after {@code warm-up} untimed ones.
  *
  * <p>Run: {@code java --add-modules jdk.incubator.vector -Xmx6g -cp sim-bench/target/benchmarks.jar
- * llmsim.bench.CpuTimes [runs]}
+ * llmsim.bench.CpuTimes [runs]}; {@code CpuTimes RUNS every-gpu} times ClusterBench's step with every GPU
+ * simulated instead (default heap: leave out -Xmx).
  */
 public final class CpuTimes {
   private CpuTimes() {}
@@ -19,6 +20,23 @@ public final class CpuTimes {
   public static void main(String[] args) {
     int runs = args.length > 0 ? Integer.parseInt(args[0]) : 6;
     ThreadMXBean mx = ManagementFactory.getThreadMXBean();
+    if (args.length > 1 && args[1].equals("every-gpu")) {
+      // ClusterBench's step with every GPU simulated: one untimed run, then each run's CPU time and wall time
+      ClusterBench cluster = new ClusterBench();
+      cluster.setUp();
+      for (int i = 0; i < runs + 1; i++) {
+        long c0 = mx.getCurrentThreadCpuTime();
+        long w0 = System.nanoTime();
+        cluster.llama65bOn2048A100EveryGpu();
+        long cpu = mx.getCurrentThreadCpuTime() - c0;
+        long wall = System.nanoTime() - w0;
+        if (i >= 1) {
+          System.out.printf(Locale.ROOT, "ClusterBench, every GPU: %.2f s of CPU, %.2f s wall per step%n", cpu / 1e9,
+              wall / 1e9);
+        }
+      }
+      return;
+    }
     EngineBench engine = new EngineBench();
     engine.streams = 100_000;
     engine.setUp();

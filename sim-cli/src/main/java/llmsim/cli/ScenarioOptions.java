@@ -287,20 +287,28 @@ final class ScenarioOptions {
      */
     void checkSimulable(ModelSpec m, List<SystemSpec> systems, boolean reports) {
       long ops = 0;
+      double bytes = 0;
+      double bare = 0;
       for (SystemSpec s : systems) {
-        ops = saturatedAdd(ops, OpBudget.ops(s, m, taskOn(s, m).task(), software));
+        Task t = taskOn(s, m).task();
+        long n = OpBudget.ops(s, m, t, software);
+        ops = saturatedAdd(ops, n);
+        bytes += (double) n * OpBudget.bytesPerOp(t, reports);
+        bare += (double) n * OpBudget.bytesPerOp(t, false);
       }
       long heap = Runtime.getRuntime().maxMemory();
       long all = ops;
+      // bytes per op over the systems (each system's plan decides whether its GPUs' copies share rows)
+      long perOp = ops == 0 ? OpBudget.BYTES_PER_OP : (long) Math.ceil(bytes / ops);
+      long barePerOp = ops == 0 ? OpBudget.BYTES_PER_OP : (long) Math.ceil(bare / ops);
       located(() -> {
         try {
-          OpBudget.check(all, reports ? OpBudget.REPORT_BYTES_PER_OP : OpBudget.BYTES_PER_OP, systems.size(), "systems",
-              task, heap);
+          OpBudget.check(all, perOp, systems.size(), "systems", task, heap);
         } catch (ScenarioKeyException withReports) {
           if (!reports) {
             throw withReports;
           }
-          OpBudget.check(all, OpBudget.BYTES_PER_OP, systems.size(), "systems", task, heap);
+          OpBudget.check(all, barePerOp, systems.size(), "systems", task, heap);
           throw new ScenarioKeyException(withReports.key(), withReports.getMessage()
               + "; it is the reports --out writes that do not fit: without --out the run fits");
         }

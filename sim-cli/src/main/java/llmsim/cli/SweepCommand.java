@@ -237,7 +237,8 @@ final class SweepCommand implements ScenarioOptions.GridCommand, Callable<Intege
       long ops = OpBudget.ops(p.system(), p.model(), p.task(), p.software());
       total = total > Long.MAX_VALUE - ops ? Long.MAX_VALUE : total + ops;
       try {
-        OpBudget.check(ops > Long.MAX_VALUE / workers ? Long.MAX_VALUE : ops * workers, OpBudget.BYTES_PER_OP, workers,
+        OpBudget.check(ops > Long.MAX_VALUE / workers ? Long.MAX_VALUE : ops * workers, OpBudget.bytesPerOp(p.task(),
+            false), workers,
             "sweep threads",
             p.task(), heap);
       } catch (ScenarioKeyException e) {

@@ -7,6 +7,11 @@ import llmsim.core.kernel.RooflineKernel;
  * Every op's standalone roofline cost, evaluated in bulk by the kernel, one call per cost group over
  * the group's ops gathered into contiguous arrays. The components (compute, memory and link time
  * without launch) are what the engine scales when a pool is shared.
+ *
+ * <p>Costs are evaluated per row of the {@link OpTable}: the copies of a replicated op have the same cost (their
+ * groups differ only in the pools they name, copy j's pools being the first copy's plus j), so each is costed once,
+ * at the position in its group the first copy has among the first copies' ops. {@link #perOp} spreads them over
+ * every copy.
  */
 public final class Costs {
   final double[] tCompute;
@@ -46,8 +51,33 @@ public final class Costs {
     return linkPool[op];
   }
 
-  static Costs evaluate(RooflineKernel kernel, OpTable ops, List<CostGroup> groups) {
+  /** The same costs with one entry per op, every copy of a row its own (pools offset by the copy). */
+  Costs perOp(OpTable ops) {
+    if (!ops.replicated()) {
+      return this;
+    }
     int n = ops.size();
+    Costs c = new Costs(n);
+    for (int i = 0; i < n; i++) {
+      int r = ops.row(i);
+      int j = i - ops.first(r);
+      c.tCompute[i] = tCompute[r];
+      c.tMemory[i] = tMemory[r];
+      c.tLink[i] = tLink[r];
+      c.time[i] = time[r];
+      c.launch[i] = launch[r];
+      c.attained[i] = attained[r];
+      c.intensity[i] = intensity[r];
+      c.bound[i] = bound[r];
+      c.memPool[i] = memPool[r] < 0 ? -1 : memPool[r] + j;
+      c.linkPool[i] = linkPool[r] < 0 ? -1 : linkPool[r] + j;
+    }
+    return c;
+  }
+
+  /** Costs per row of {@code ops} (an op's are its row's, see the class comment). */
+  static Costs evaluate(RooflineKernel kernel, OpTable ops, List<CostGroup> groups) {
+    int n = ops.rows();
     Costs c = new Costs(n);
     int g = groups.size();
     int[] start = new int[g + 1];

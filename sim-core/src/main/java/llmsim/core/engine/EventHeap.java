@@ -51,6 +51,10 @@ final class EventHeap {
     return keys[0];
   }
 
+  int peekPayload() {
+    return payloads[0];
+  }
+
   int pop() {
     int top = payloads[0];
     int last = --size;

@@ -115,6 +115,12 @@ public final class EventQueue {
     return Double.longBitsToDouble(near.peekTimeBits());
   }
 
+  /** The earliest event's payload, left in the queue. */
+  public int peek() {
+    refill();
+    return near.peekPayload();
+  }
+
   /** Remove the earliest event and return its payload. */
   public int pop() {
     refill();

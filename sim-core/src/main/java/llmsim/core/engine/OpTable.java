@@ -2,7 +2,17 @@ package llmsim.core.engine;
 
 import java.util.Arrays;
 
-/** Ops in structure-of-arrays form, growable while a simulation is built. */
+/**
+ * Ops in structure-of-arrays form, growable while a simulation is built. A row is one op as the builder described
+ * it, held once however many identical copies of it run: copy {@code j} of a row of {@code c} copies is op
+ * {@code first + j}, on stream {@code stream + j} and charged to group {@code group + j} (each GPU of a symmetric
+ * group has its own streams, groups and pools, numbered consecutively; see {@link ReplicatedSink}). Names, columns
+ * and costs are kept per row; only what a run changes is kept per op.
+ *
+ * <p>A dependency names a row by the id of its first copy. Between rows of equal copies, copy j depends on copy j;
+ * a row of one copy depends on every copy of a replicated row (a synchronisation), and every copy of a replicated
+ * row on a row of one copy.
+ */
 final class OpTable {
   private String[] names = new String[64];
   private OpKind[] kinds = new OpKind[64];
@@ -15,11 +25,23 @@ final class OpTable {
   private double[] gemmM = new double[64];
   private double[] gemmN = new double[64];
   private double[] gemmK = new double[64];
+  /** Per row: the first-copy ids of the rows it depends on. */
   private int[][] deps = new int[64][];
   /** The transformer layer an op belongs to, -1 for one outside the layers (embedding, head, optimizer). */
   private int[] layers = new int[64];
+  /** Per row: how many copies run, and the id of the first. */
+  private int[] copies = new int[64];
+  private int[] first = new int[64];
+  /**
+   * Per op: its row, made once the table is complete ({@link #index}); null before, or when every row has one copy
+   * (an op's row is then its id).
+   */
+  private int[] rowOf;
+  /** Whether a row has more than one copy. */
+  private boolean replicated;
   /** The layer the builder is emitting (see {@link OpSink#layer}). */
   private int currentLayer = -1;
+  private int rows;
   private int size;
 
   void layer(int index) {
@@ -27,83 +49,180 @@ final class OpTable {
   }
 
   int add(String name, OpKind kind, int stream, int group, double f, double mb, double lb, int[] d) {
-    return add(name, kind, stream, group, f, mb, lb, 0, 0, 0, d);
+    return add(name, kind, stream, group, f, mb, lb, 0, 0, 0, 1, d);
   }
 
+  /** Add a row of {@code c} copies; returns the id of its first copy. */
   int add(String name, OpKind kind, int stream, int group, double f, double mb, double lb, double m, double n,
-      double k, int[] d) {
-    if (size == names.length) {
-      int c = size * 2;
-      names = Arrays.copyOf(names, c);
-      kinds = Arrays.copyOf(kinds, c);
-      streams = Arrays.copyOf(streams, c);
-      groups = Arrays.copyOf(groups, c);
-      flops = Arrays.copyOf(flops, c);
-      memBytes = Arrays.copyOf(memBytes, c);
-      linkBytes = Arrays.copyOf(linkBytes, c);
-      gemmM = Arrays.copyOf(gemmM, c);
-      gemmN = Arrays.copyOf(gemmN, c);
-      gemmK = Arrays.copyOf(gemmK, c);
-      deps = Arrays.copyOf(deps, c);
-      layers = Arrays.copyOf(layers, c);
+      double k, int c, int[] d) {
+    if (rows == names.length) {
+      int cap = rows * 2;
+      names = Arrays.copyOf(names, cap);
+      kinds = Arrays.copyOf(kinds, cap);
+      streams = Arrays.copyOf(streams, cap);
+      groups = Arrays.copyOf(groups, cap);
+      flops = Arrays.copyOf(flops, cap);
+      memBytes = Arrays.copyOf(memBytes, cap);
+      linkBytes = Arrays.copyOf(linkBytes, cap);
+      gemmM = Arrays.copyOf(gemmM, cap);
+      gemmN = Arrays.copyOf(gemmN, cap);
+      gemmK = Arrays.copyOf(gemmK, cap);
+      deps = Arrays.copyOf(deps, cap);
+      layers = Arrays.copyOf(layers, cap);
+      copies = Arrays.copyOf(copies, cap);
+      first = Arrays.copyOf(first, cap);
     }
-    names[size] = name;
-    kinds[size] = kind;
-    streams[size] = stream;
-    groups[size] = group;
-    flops[size] = f;
-    memBytes[size] = mb;
-    linkBytes[size] = lb;
-    gemmM[size] = m;
-    gemmN[size] = n;
-    gemmK[size] = k;
-    deps[size] = d.length == 0 ? d : d.clone();
-    layers[size] = currentLayer;
-    return size++;
+    if ((long) size + c > 1 << 30) {
+      throw new IllegalArgumentException("op " + name + ": more than 2^30 ops");
+    }
+    int id = size;
+    if (rowOf != null) {
+      throw new IllegalStateException("op " + name + ": the op table is complete");
+    }
+    replicated |= c > 1;
+    names[rows] = name;
+    kinds[rows] = kind;
+    streams[rows] = stream;
+    groups[rows] = group;
+    flops[rows] = f;
+    memBytes[rows] = mb;
+    linkBytes[rows] = lb;
+    gemmM[rows] = m;
+    gemmN[rows] = n;
+    gemmK[rows] = k;
+    deps[rows] = d.length == 0 ? d : d.clone();
+    layers[rows] = currentLayer;
+    copies[rows] = c;
+    first[rows] = id;
+    rows++;
+    size += c;
+    return id;
   }
 
+  /** Why op {@code dep} cannot be a dependency of a row of {@code c} copies added next, or null when it can. */
+  String badDependency(int dep, int c) {
+    if (dep < 0 || dep >= size) {
+      return "dependency " + dep + " is not an earlier op";
+    }
+    int r = row(dep);
+    if (copies[r] > 1 && first[r] != dep) {
+      return "dependency " + dep + " is a copy other than the first of a replicated op";
+    }
+    if (c > 1 && copies[r] > 1 && copies[r] != c) {
+      return "dependency " + dep + " has " + copies[r] + " copies, this op " + c;
+    }
+    return null;
+  }
+
+  /** Ops, every copy counted. */
   int size() {
     return size;
   }
 
-  String name(int i) {
-    return names[i];
+  int rows() {
+    return rows;
   }
 
-  int stream(int i) {
-    return streams[i];
+  boolean replicated() {
+    return replicated;
   }
 
-  int group(int i) {
-    return groups[i];
+  /** The table is complete: index every op's row (one array, sized once, rather than grown op by op). */
+  void index() {
+    if (replicated && rowOf == null) {
+      int[] r = new int[size];
+      for (int i = 0; i < rows; i++) {
+        Arrays.fill(r, first[i], first[i] + copies[i], i);
+      }
+      rowOf = r;
+    }
   }
 
+  int row(int op) {
+    if (!replicated) {
+      return op;
+    }
+    if (rowOf != null) {
+      return rowOf[op];
+    }
+    // while the table is built: the last row whose first copy is at or before op
+    int lo = 0;
+    int hi = rows - 1;
+    while (lo < hi) {
+      int mid = (lo + hi + 1) >>> 1;
+      if (first[mid] <= op) {
+        lo = mid;
+      } else {
+        hi = mid - 1;
+      }
+    }
+    return lo;
+  }
+
+  int copies(int row) {
+    return copies[row];
+  }
+
+  int first(int row) {
+    return first[row];
+  }
+
+  /** The name of op {@code op}: its row's, prefixed "peer j " for copy j > 0. */
+  String name(int op) {
+    int r = row(op);
+    int j = op - first[r];
+    return j == 0 ? names[r] : "peer " + j + " " + names[r];
+  }
+
+  int stream(int op) {
+    if (!replicated) {
+      return streams[op];
+    }
+    int r = row(op);
+    return streams[r] + op - first[r];
+  }
+
+  int group(int op) {
+    if (!replicated) {
+      return groups[op];
+    }
+    int r = row(op);
+    return groups[r] + op - first[r];
+  }
+
+  /** How many dependencies each op waits for. */
   int[] depCounts() {
     int[] c = new int[size];
-    for (int i = 0; i < size; i++) {
-      c[i] = deps[i].length;
+    for (int r = 0; r < rows; r++) {
+      int n = 0;
+      for (int d : deps[r]) {
+        n += copies[r] == 1 ? copies[row(d)] : 1;
+      }
+      Arrays.fill(c, first[r], first[r] + copies[r], n);
     }
     return c;
   }
 
   /**
-   * The ops that depend on each op, in id order: those of op {@code i} are {@code list[start[i]..start[i + 1])}, with
-   * {@code start} filled in here ({@code size() + 1} long) and the list returned.
+   * The rows that depend on each row, in row order (once per time they name it): those of row {@code r} are
+   * {@code list[start[r]..start[r + 1])}, with {@code start} filled in here ({@code rows() + 1} long) and the list
+   * returned. Copy j of a row reaches copy j of a dependent row of as many copies, the one copy of a row of one, and
+   * every copy of any row when it is itself the one copy of its row: in id order, as each op's dependents go.
    */
   int[] dependents(int[] start) {
-    for (int i = 0; i < size; i++) {
+    for (int i = 0; i < rows; i++) {
       for (int d : deps[i]) {
-        start[d + 1]++;
+        start[row(d) + 1]++;
       }
     }
-    for (int i = 0; i < size; i++) {
+    for (int i = 0; i < rows; i++) {
       start[i + 1] += start[i];
     }
-    int[] list = new int[start[size]];
-    int[] fill = Arrays.copyOf(start, size);
-    for (int i = 0; i < size; i++) {
+    int[] list = new int[start[rows]];
+    int[] fill = Arrays.copyOf(start, rows);
+    for (int i = 0; i < rows; i++) {
       for (int d : deps[i]) {
-        list[fill[d]++] = i;
+        list[fill[row(d)]++] = i;
       }
     }
     return list;
@@ -111,27 +230,56 @@ final class OpTable {
 
   int[][] streamQueues(int streamCount) {
     int[] count = new int[streamCount];
-    for (int i = 0; i < size; i++) {
-      count[streams[i]]++;
+    for (int r = 0; r < rows; r++) {
+      for (int j = 0; j < copies[r]; j++) {
+        count[streams[r] + j]++;
+      }
     }
     int[][] q = new int[streamCount][];
     for (int s = 0; s < streamCount; s++) {
       q[s] = new int[count[s]];
     }
     int[] fill = new int[streamCount];
-    for (int i = 0; i < size; i++) {
-      q[streams[i]][fill[streams[i]]++] = i;
+    for (int r = 0; r < rows; r++) {
+      for (int j = 0; j < copies[r]; j++) {
+        int s = streams[r] + j;
+        q[s][fill[s]++] = first[r] + j;
+      }
     }
     return q;
   }
 
-  /** Immutable view for the trace. */
+  /** Immutable per-op view for the trace: every copy its own entry (built on demand for a replicated table). */
   Ops freeze() {
-    return new Ops(Arrays.copyOf(names, size), Arrays.copyOf(kinds, size), Arrays.copyOf(streams, size),
-        Arrays.copyOf(groups, size), Arrays.copyOf(flops, size), Arrays.copyOf(memBytes, size),
-        Arrays.copyOf(linkBytes, size), Arrays.copyOf(layers, size));
+    if (!replicated) {
+      return new Ops(Arrays.copyOf(names, size), Arrays.copyOf(kinds, size), Arrays.copyOf(streams, size),
+          Arrays.copyOf(groups, size), Arrays.copyOf(flops, size), Arrays.copyOf(memBytes, size),
+          Arrays.copyOf(linkBytes, size), Arrays.copyOf(layers, size));
+    }
+    String[] nm = new String[size];
+    OpKind[] kd = new OpKind[size];
+    int[] st = new int[size];
+    int[] gr = new int[size];
+    double[] fl = new double[size];
+    double[] mb = new double[size];
+    double[] lb = new double[size];
+    int[] ly = new int[size];
+    for (int i = 0; i < size; i++) {
+      int r = row(i);
+      int j = i - first[r];
+      nm[i] = j == 0 ? names[r] : "peer " + j + " " + names[r];
+      kd[i] = kinds[r];
+      st[i] = streams[r] + j;
+      gr[i] = groups[r] + j;
+      fl[i] = flops[r];
+      mb[i] = memBytes[r];
+      lb[i] = linkBytes[r];
+      ly[i] = layers[r];
+    }
+    return new Ops(nm, kd, st, gr, fl, mb, lb, ly);
   }
 
+  /** Per-row columns (the first {@link #rows()} entries). */
   double[] flops() {
     return flops;
   }
@@ -142,6 +290,14 @@ final class OpTable {
 
   double[] linkBytes() {
     return linkBytes;
+  }
+
+  double memBytes(int op) {
+    return memBytes[row(op)];
+  }
+
+  double linkBytes(int op) {
+    return linkBytes[row(op)];
   }
 
   double[] gemmM() {
@@ -156,6 +312,7 @@ final class OpTable {
     return gemmK;
   }
 
+  /** Per row: the group of its first copy. */
   int[] groups() {
     return groups;
   }

@@ -11,6 +11,10 @@ import java.util.Map;
  * ops. A transfer on the fabric or the network is part of a collective the peers run together: after the peers'
  * copies a zero-cost synchronisation op waits for all of them, and whatever followed the transfer waits for it.
  * Peer 0 keeps the builder's names and its ids are the ones returned, so a trace reads as before.
+ *
+ * <p>Into a {@link Simulation} the peers' copies of an op go as one row of the op table ({@link OpTable}): names,
+ * columns and costs are held and costed once, and each copy gets the ids, streams, groups and pools it would have
+ * got one by one (the peers' resources are numbered consecutively), so the run is the same event for event.
  */
 public final class ReplicatedSink implements OpSink {
   private final OpSink inner;
@@ -22,6 +26,8 @@ public final class ReplicatedSink implements OpSink {
   private final List<int[]> ops = new ArrayList<>();
   private final Map<Integer, Integer> opIndex = new HashMap<>();
   private int syncGroup = -1;
+  /** The simulation the copies go to as rows, or null to add them one by one. */
+  private final Simulation rows;
 
   public ReplicatedSink(OpSink inner, int peers) {
     if (peers < 1) {
@@ -29,6 +35,16 @@ public final class ReplicatedSink implements OpSink {
     }
     this.inner = inner;
     this.peers = peers;
+    this.rows = inner instanceof Simulation sim ? sim : null;
+  }
+
+  /** Peers' copies numbered consecutively, as {@link Simulation#addCopies} takes them. */
+  private static void checkConsecutive(String what, int[] ids) {
+    for (int j = 1; j < ids.length; j++) {
+      if (ids[j] != ids[0] + j) {
+        throw new IllegalStateException(what + ": peers' copies not numbered consecutively");
+      }
+    }
   }
 
   public int peers() {
@@ -45,6 +61,7 @@ public final class ReplicatedSink implements OpSink {
     for (int j = 0; j < peers; j++) {
       ids[j] = inner.addPool(peerName(j, name));
     }
+    checkConsecutive("pool " + name, ids);
     pools.put(ids[0], ids);
     return ids[0];
   }
@@ -55,6 +72,7 @@ public final class ReplicatedSink implements OpSink {
     for (int j = 0; j < peers; j++) {
       ids[j] = inner.addStream(peerName(j, name), lane);
     }
+    checkConsecutive("stream " + name, ids);
     streams.put(ids[0], ids);
     lanes.put(ids[0], lane);
     return ids[0];
@@ -69,6 +87,7 @@ public final class ReplicatedSink implements OpSink {
       ids[j] = inner.addGroup(new CostGroup(g.name(), g.effectivePeakFlops(), mem, g.effectiveMemBandwidth(), link,
           g.effectiveLinkBandwidth(), g.launchSeconds(), g.computeUnits()));
     }
+    checkConsecutive("group " + g.name(), ids);
     groups.put(ids[0], ids);
     return ids[0];
   }
@@ -88,6 +107,9 @@ public final class ReplicatedSink implements OpSink {
   /** One op on every peer; {@code shape} (m, n, k) for a GEMM, else null. */
   private int add(String name, OpKind kind, int stream, int group, double flops, double memBytes, double linkBytes,
       double[] shape, int... deps) {
+    if (rows != null) {
+      return addRow(name, kind, stream, group, flops, memBytes, linkBytes, shape, deps);
+    }
     int[] ids = new int[peers];
     for (int j = 0; j < peers; j++) {
       int[] mapped = new int[deps.length];
@@ -114,6 +136,34 @@ public final class ReplicatedSink implements OpSink {
     opIndex.put(result, ops.size());
     ops.add(ids);
     return result;
+  }
+
+  /**
+   * The peers' copies as one row; a transfer's synchronisation is a row of one copy depending on all of them. The
+   * ids the builder holds are first copies and synchronisations, which is what a row's dependencies name.
+   */
+  private int addRow(String name, OpKind kind, int stream, int group, double flops, double memBytes,
+      double linkBytes, double[] shape, int... deps) {
+    int[] s = streams.get(stream);
+    int[] g = groups.get(group);
+    if (s == null || g == null) {
+      throw new IllegalArgumentException("op " + name + ": unknown stream " + stream + " or cost group " + group);
+    }
+    if (shape != null) {
+      llmsim.core.kernel.GemmTiles.checkShape(name, shape[0], shape[1], shape[2]);
+    }
+    int id = shape == null
+        ? rows.addCopies(name, kind, s[0], g[0], flops, memBytes, linkBytes, 0, 0, 0, peers, deps)
+        : rows.addCopies(name, kind, s[0], g[0], flops, memBytes, 0, shape[0], shape[1], shape[2], peers, deps);
+    Lane lane = lanes.get(stream);
+    if (peers > 1 && (lane == Lane.FABRIC || lane == Lane.NETWORK)) {
+      if (syncGroup < 0) {
+        syncGroup = inner.addGroup(new CostGroup("peer sync", 1, -1, 1, -1, 1, 0));
+      }
+      return rows.addCopies(inner.keepsNames() ? name + ".sync" : name, OpKind.TRANSFER, s[0], syncGroup, 0, 0, 0,
+          0, 0, 0, 1, id);
+    }
+    return id;
   }
 
   @Override

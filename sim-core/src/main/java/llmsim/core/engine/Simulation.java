@@ -76,22 +76,33 @@ public final class Simulation implements OpSink {
 
   private int add(String name, OpKind kind, int stream, int group, double flops, double memBytes, double linkBytes,
       double m, double n, double k, int... deps) {
-    if (stream < 0 || stream >= streamNames.size()) {
+    return addCopies(name, kind, stream, group, flops, memBytes, linkBytes, m, n, k, 1, deps);
+  }
+
+  /**
+   * Add an op that runs as {@code copies} identical copies, copy j on stream {@code stream + j} charged to group
+   * {@code group + j} (whose pools must be the first group's plus j: {@link ReplicatedSink} makes them so); returns
+   * the first copy's id, the others following it. Dependencies name first copies; see {@link OpTable} for how
+   * copies depend on copies. A GEMM has {@code m > 0}.
+   */
+  int addCopies(String name, OpKind kind, int stream, int group, double flops, double memBytes, double linkBytes,
+      double m, double n, double k, int copies, int... deps) {
+    if (stream < 0 || stream + copies > streamNames.size()) {
       throw new IllegalArgumentException("op " + name + ": unknown stream " + stream);
     }
-    if (group < 0 || group >= groups.size()) {
+    if (group < 0 || group + copies > groups.size()) {
       throw new IllegalArgumentException("op " + name + ": unknown cost group " + group);
     }
     if (!(flops >= 0) || !(memBytes >= 0) || !(linkBytes >= 0)) {
       throw new IllegalArgumentException("op " + name + ": flops and bytes must be >= 0");
     }
-    int id = ops.add(name, kind, stream, group, flops, memBytes, linkBytes, m, n, k, deps);
     for (int d : deps) {
-      if (d < 0 || d >= id) {
-        throw new IllegalArgumentException("op " + name + ": dependency " + d + " is not an earlier op");
+      String bad = ops.badDependency(d, copies);
+      if (bad != null) {
+        throw new IllegalArgumentException("op " + name + ": " + bad);
       }
     }
-    return id;
+    return ops.add(name, kind, stream, group, flops, memBytes, linkBytes, m, n, k, copies, deps);
   }
 
   @Override
@@ -106,34 +117,51 @@ public final class Simulation implements OpSink {
   /** Run to completion and return the trace. */
   public Trace run() {
     int n = ops.size();
+    ops.index();
     Costs costs = Costs.evaluate(kernel, ops, groups);
     Runner r = new Runner(n, costs);
     r.start();
-    return new Trace(List.copyOf(streamNames), List.copyOf(streamLanes), List.copyOf(poolNames), ops.freeze(),
-        costs, r.start, r.end, r.now, kernel.name(), r.events, r.order);
+    double[] byBound = r.sweep.finish(r.now);
+    return new Trace(List.copyOf(streamNames), List.copyOf(streamLanes), List.copyOf(poolNames), ops, costs, r.start,
+        r.end, r.now, kernel.name(), r.events, byBound);
   }
 
   /**
    * The event loop and run-time state. What re-rating an op reads and writes is packed per op in one cache line,
    * {@code state[8 * op + ...]}: seven doubles (as their bits) and the op's two pools. One re-share touches ops far
-   * apart in id, and one cache line per op costs far less than one per field.
+   * apart in id, and one cache line per op costs far less than one per field. When ops are replicated
+   * ({@link OpTable}), what is the same for every copy (the three standalone times and the first copy's pools) is
+   * kept once per row, {@code rows[4 * row + ...]}, and each op keeps only the four fields a run changes,
+   * {@code state[4 * op + ...]}: the copies of a row run side by side, so their row stays in cache.
    */
   private final class Runner {
     private static final int REMAINING = 0;
     private static final int RATE = 1;
     private static final int LAST = 2;
     private static final int DUE = 3;
-    private static final int T_COMPUTE = 4;
-    private static final int T_MEMORY = 5;
-    private static final int T_LINK = 6;
-    /** The memory pool in the high 32 bits, the link pool in the low ones (-1: none). */
-    private static final int POOLS = 7;
+    /** Offsets in an op's or a row's fixed fields (see {@link #rows}): the standalone times, and the pools. */
+    private static final int T_COMPUTE = 0;
+    private static final int T_MEMORY = 1;
+    private static final int T_LINK = 2;
+    /** The memory pool in the high 32 bits, the link pool in the low ones (-1: none); a copy's are the row's plus j. */
+    private static final int POOLS = 3;
 
-    final EventQueue queue;
+    /** The queue: equal instants coalesced when ops are replicated (their copies act together), else plain. */
+    final CoalescedQueue runs;
+    final EventQueue plain;
     final double[] start;
     final double[] end;
     final long[] state;
+    /** Whether every op holds its fixed fields in its own line (no replicated rows). */
+    final boolean packed;
+    /** Fields per op in {@link #state}: 8 packed, else 4. */
+    final int stride;
+    /** Where the fixed fields are: {@link #state} when packed, else one line of 4 per row. */
+    final long[] rows;
+    /** Per row (see {@link Costs}). */
     final double[] launch;
+    final double[] rowBound;
+    final Lane[] lane;
     final int[] pendingDeps;
     final int[] dependentsStart;
     final int[] dependents;
@@ -142,34 +170,41 @@ public final class Simulation implements OpSink {
     final boolean[] streamBusy;
     final int[][] poolActive;
     final int[] poolSize;
-    final int[] order;
-    int logged;
+    final BoundSweep sweep;
     double now;
     long events;
 
     Runner(int n, Costs c) {
-      queue = new EventQueue(Math.max(16, streamNames.size() * 4));
+      runs = ops.replicated() ? new CoalescedQueue(Math.max(16, streamNames.size() * 4)) : null;
+      plain = runs == null ? new EventQueue(Math.max(16, streamNames.size() * 4)) : null;
       start = new double[n];
       end = new double[n];
-      state = new long[8 * n];
-      for (int op = 0; op < n; op++) {
-        int o = 8 * op;
-        put(o, DUE, Double.NaN);
-        put(o, T_COMPUTE, c.tCompute[op]);
-        put(o, T_MEMORY, c.tMemory[op]);
-        put(o, T_LINK, c.tLink[op]);
-        state[o + POOLS] = (long) c.memPool(op) << 32 | (c.linkPool(op) & 0xffffffffL);
+      packed = !ops.replicated();
+      stride = packed ? 8 : 4;
+      state = new long[stride * n];
+      rows = packed ? state : new long[4 * ops.rows()];
+      for (int row = 0; row < ops.rows(); row++) {
+        int f = packed ? 8 * row + 4 : 4 * row;
+        rows[f + T_COMPUTE] = Double.doubleToRawLongBits(c.tCompute[row]);
+        rows[f + T_MEMORY] = Double.doubleToRawLongBits(c.tMemory[row]);
+        rows[f + T_LINK] = Double.doubleToRawLongBits(c.tLink[row]);
+        rows[f + POOLS] = (long) c.memPool(row) << 32 | (c.linkPool(row) & 0xffffffffL);
+        for (int op = ops.first(row); op < ops.first(row) + ops.copies(row); op++) {
+          put(stride * op, DUE, Double.NaN);
+        }
       }
       launch = c.launch;
+      rowBound = c.bound;
+      lane = streamLanes.toArray(new Lane[0]);
       pendingDeps = ops.depCounts();
-      dependentsStart = new int[n + 1];
+      dependentsStart = new int[ops.rows() + 1];
       dependents = ops.dependents(dependentsStart);
       streamQueue = ops.streamQueues(streamNames.size());
       streamHead = new int[streamNames.size()];
       streamBusy = new boolean[streamNames.size()];
       poolActive = new int[poolNames.size()][4];
       poolSize = new int[poolNames.size()];
-      order = new int[3 * n];
+      sweep = new BoundSweep(n, op -> Trace.opBound(lane[ops.stream(op)], rowBound[ops.row(op)]));
     }
 
     private double get(int o, int field) {
@@ -180,21 +215,32 @@ public final class Simulation implements OpSink {
       state[o + field] = Double.doubleToRawLongBits(v);
     }
 
-    private int memPool(int op) {
-      return (int) (state[8 * op + POOLS] >> 32);
+    private double fixedTime(int f, int field) {
+      return Double.longBitsToDouble(rows[f + field]);
     }
 
-    private int linkPool(int op) {
-      return (int) state[8 * op + POOLS];
+    /** Op {@code op}'s pools, packed as in {@link #POOLS}: its row's, plus its copy. */
+    private long pools(int op) {
+      if (packed) {
+        return state[8 * op + 4 + POOLS];
+      }
+      int r = ops.row(op);
+      return ofCopy(rows[4 * r + POOLS], op - ops.first(r));
+    }
+
+    private static long ofCopy(long pools, int j) {
+      int mp = (int) (pools >> 32);
+      int lp = (int) pools;
+      return (long) (mp < 0 ? mp : mp + j) << 32 | ((lp < 0 ? lp : lp + j) & 0xffffffffL);
     }
 
     void start() {
       for (int s = 0; s < streamNames.size(); s++) {
         tryStart(s);
       }
-      while (!queue.isEmpty()) {
-        double t = queue.peekTime();
-        int payload = queue.pop();
+      while (runs != null ? !runs.isEmpty() : !plain.isEmpty()) {
+        double t = runs != null ? runs.peekTime() : plain.peekTime();
+        int payload = runs != null ? runs.pop() : plain.pop();
         events++;
         int op = payload >>> 1;
         // a completion superseded by a re-rating is dropped without moving the clock: the makespan is the last
@@ -202,7 +248,7 @@ public final class Simulation implements OpSink {
         if ((payload & 1) == FLOW) {
           now = t;
           beginFlow(op);
-        } else if (get(8 * op, DUE) == t) {
+        } else if (get(stride * op, DUE) == t) {
           now = t;
           complete(op);
         }
@@ -212,6 +258,14 @@ public final class Simulation implements OpSink {
           throw new IllegalStateException("deadlock: stream " + streamNames.get(s) + " stuck at op "
               + ops.name(streamQueue[s][streamHead[s]]) + " (a dependency is queued behind it on the same stream?)");
         }
+      }
+    }
+
+    private void push(double t, int priority, int payload) {
+      if (runs != null) {
+        runs.push(t, priority, payload);
+      } else {
+        plain.push(t, priority, payload);
       }
     }
 
@@ -225,20 +279,22 @@ public final class Simulation implements OpSink {
       }
       streamBusy[s] = true;
       start[op] = now;
-      order[logged++] = op << 2 | Trace.START;
-      put(8 * op, REMAINING, 1.0);
-      if (launch[op] > 0) {
-        queue.push(now + launch[op], FLOW, (op << 1) | FLOW);
+      put(stride * op, REMAINING, 1.0);
+      double l = launch[ops.row(op)];
+      sweep.start(op, lane[s], now, now + l);
+      if (l > 0) {
+        push(now + l, FLOW, (op << 1) | FLOW);
       } else {
         beginFlow(op);
       }
     }
 
     void beginFlow(int op) {
-      put(8 * op, LAST, now);
-      order[logged++] = op << 2 | Trace.FLOW;
-      int mp = memPool(op);
-      int lp = linkPool(op);
+      put(stride * op, LAST, now);
+      sweep.work(op, lane[ops.stream(op)], now, now > start[op]);
+      long p = pools(op);
+      int mp = (int) (p >> 32);
+      int lp = (int) p;
       if (mp >= 0) {
         join(mp, op);
       }
@@ -249,12 +305,13 @@ public final class Simulation implements OpSink {
     }
 
     void complete(int op) {
-      put(8 * op, REMAINING, 0);
-      put(8 * op, DUE, Double.NaN);
+      put(stride * op, REMAINING, 0);
+      put(stride * op, DUE, Double.NaN);
       end[op] = now;
-      order[logged++] = op << 2 | Trace.END;
-      int mp = memPool(op);
-      int lp = linkPool(op);
+      sweep.end(op, now);
+      long p = pools(op);
+      int mp = (int) (p >> 32);
+      int lp = (int) p;
       if (mp >= 0) {
         leave(mp, op);
       }
@@ -265,13 +322,39 @@ public final class Simulation implements OpSink {
       int s = ops.stream(op);
       streamBusy[s] = false;
       streamHead[s]++;
-      for (int j = dependentsStart[op]; j < dependentsStart[op + 1]; j++) {
-        int d = dependents[j];
-        if (--pendingDeps[d] == 0) {
-          tryStart(ops.stream(d));
+      // copy j of a row reaches copy j of a dependent of as many copies, the one copy of a dependent of one, and
+      // every copy of a dependent when it is the one copy of its row (OpTable): in id order
+      if (packed) {
+        for (int k = dependentsStart[op]; k < dependentsStart[op + 1]; k++) {
+          release(dependents[k]);
+        }
+        tryStart(s);
+        return;
+      }
+      int row = ops.row(op);
+      int copy = op - ops.first(row);
+      boolean single = ops.copies(row) == 1;
+      for (int k = dependentsStart[row]; k < dependentsStart[row + 1]; k++) {
+        int dr = dependents[k];
+        int d = ops.first(dr);
+        int copies = ops.copies(dr);
+        if (copies == 1) {
+          release(d);
+        } else if (single) {
+          for (int j = 0; j < copies; j++) {
+            release(d + j);
+          }
+        } else {
+          release(d + copy);
         }
       }
       tryStart(s);
+    }
+
+    private void release(int d) {
+      if (--pendingDeps[d] == 0) {
+        tryStart(ops.stream(d));
+      }
     }
 
     /**
@@ -297,7 +380,7 @@ public final class Simulation implements OpSink {
         int[] active = poolActive[lp];
         for (int i = 0; i < poolSize[lp]; i++) {
           int o = active[i];
-          if (o != op && (mp < 0 || memPool(o) != mp && linkPool(o) != mp) && !listedBefore(active, i)) {
+          if (o != op && (mp < 0 || !onPool(o, mp)) && !listedBefore(active, i)) {
             rerate(o);
           }
         }
@@ -307,7 +390,8 @@ public final class Simulation implements OpSink {
     /** Whether {@code active[i]}, if its memory and link pool are one, is listed before {@code i} too. */
     private boolean listedBefore(int[] active, int i) {
       int o = active[i];
-      if (memPool(o) != linkPool(o)) {
+      long p = pools(o);
+      if ((int) (p >> 32) != (int) p) {
         return false;
       }
       for (int j = 0; j < i; j++) {
@@ -318,15 +402,31 @@ public final class Simulation implements OpSink {
       return false;
     }
 
+    /** Whether {@code pool} is op {@code o}'s memory or link pool. */
+    private boolean onPool(int o, int pool) {
+      long p = pools(o);
+      return (int) (p >> 32) == pool || (int) p == pool;
+    }
+
     void rerate(int op) {
-      int o = 8 * op;
+      int o = stride * op;
+      int f;
+      long p;
+      if (packed) {
+        f = 8 * op + 4;
+        p = state[f + POOLS];
+      } else {
+        int r = ops.row(op);
+        f = 4 * r;
+        p = ofCopy(rows[f + POOLS], op - ops.first(r));
+      }
       double remaining = Math.max(0, get(o, REMAINING) - get(o, RATE) * (now - get(o, LAST)));
       put(o, REMAINING, remaining);
       put(o, LAST, now);
-      int mp = memPool(op);
-      int lp = linkPool(op);
-      double t = Math.max(get(o, T_COMPUTE), Math.max(get(o, T_MEMORY) * (mp >= 0 ? poolSize[mp] : 1),
-          get(o, T_LINK) * (lp >= 0 ? poolSize[lp] : 1)));
+      int mp = (int) (p >> 32);
+      int lp = (int) p;
+      double t = Math.max(fixedTime(f, T_COMPUTE), Math.max(fixedTime(f, T_MEMORY) * (mp >= 0 ? poolSize[mp] : 1),
+          fixedTime(f, T_LINK) * (lp >= 0 ? poolSize[lp] : 1)));
       double when;
       if (t <= 0) {
         put(o, RATE, 0);
@@ -336,7 +436,7 @@ public final class Simulation implements OpSink {
         when = now + remaining * t;
       }
       put(o, DUE, when);
-      queue.push(when, COMPLETE, (op << 1) | COMPLETE);
+      push(when, COMPLETE, (op << 1) | COMPLETE);
     }
 
     void join(int pool, int op) {

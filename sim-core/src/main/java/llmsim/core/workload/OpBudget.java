@@ -32,6 +32,13 @@ public final class OpBudget {
    * same 1,716,225-op run with --out fails with -Xmx1500m and runs with -Xmx2000m, so 900-1,200 B per op.
    */
   public static final long REPORT_BYTES_PER_OP = 1200;
+  /**
+   * Heap bytes each GPU's copy of an op takes when every GPU is simulated (--all-gpus): the copies of an op are one
+   * row of the op table, with its columns, costs and name held once, so a copy holds only its run-time state (four
+   * longs), start and end, the count of dependencies it waits for, its row, its place in its stream's queue and
+   * its progress for the bound attribution: 61 B, and the event queue's runs. Measured: see docs/PERFORMANCE.md.
+   */
+  public static final long COPY_BYTES_PER_OP = 72;
   /** Share of the maximum heap ops may take; the rest is for the JVM's own use, the catalog and the results. */
   public static final double HEAP_SHARE = 0.9;
   /** The engine packs an op id and a flag bit into an int event payload, so ids stay below 2^30. */
@@ -46,6 +53,20 @@ public final class OpBudget {
     // with every GPU simulated each op is added once per peer, and each transfer gets a synchronisation op
     double count = c.count * (t.plan().allGpus() ? t.plan().peersPerStage() + 1 : 1);
     return count >= Long.MAX_VALUE ? Long.MAX_VALUE : (long) count;
+  }
+
+  /**
+   * Heap bytes per op of a run of {@code t}: {@link #REPORT_BYTES_PER_OP} with reports (they list every op), else
+   * {@link #BYTES_PER_OP}, or with every GPU simulated {@link #COPY_BYTES_PER_OP} plus each op's share of its row
+   * (one row per op of one GPU, at most as many again for the synchronisations, over {@link #ops}'s peers + 1 per
+   * op of one GPU).
+   */
+  public static long bytesPerOp(Task t, boolean reports) {
+    if (reports) {
+      return REPORT_BYTES_PER_OP;
+    }
+    int peers = t.plan().allGpus() ? t.plan().peersPerStage() : 1;
+    return peers > 1 ? COPY_BYTES_PER_OP + (2 * BYTES_PER_OP + peers) / (peers + 1) : BYTES_PER_OP;
   }
 
   /** The most ops of {@code bytesPerOp} each a heap of {@code maxHeapBytes} holds at once, within {@link #MAX_OPS}. */

@@ -3,7 +3,6 @@ package llmsim.core.workload;
 import java.util.List;
 import java.util.Map;
 import llmsim.core.engine.Bound;
-import llmsim.core.engine.Lane;
 import llmsim.core.engine.ReplicatedSink;
 import llmsim.core.engine.Simulation;
 import llmsim.core.engine.Trace;
@@ -38,12 +37,9 @@ public final class Simulator {
     double modelFlops = w.modelFlopsPerGpu();
     double peak = w.ctx.peakFlops;
     double linkBytes = 0; // the host link's: collectives cross the fabric and the network, counted apart
-    double[] opLink = trace.ops().linkBytes();
-    int[] opStream = trace.ops().streams();
-    for (int i = 0; i < opLink.length; i++) {
-      Lane lane = trace.lanes().get(opStream[i]);
-      if (lane.hostLink()) {
-        linkBytes += opLink[i];
+    for (int i = 0; i < trace.size(); i++) {
+      if (trace.lane(i).hostLink()) {
+        linkBytes += trace.linkBytes(i);
       }
     }
     linkBytes /= peers; // one GPU's: with every GPU simulated, each peer's copies are in the trace
@@ -65,11 +61,8 @@ public final class Simulator {
         tpot = w.tpot(trace);
         decodeRate = (double) t.batch() * t.replicas() / tpot;
         double bytes = 0;
-        double[] mem = trace.ops().memBytes();
-        double[] link = trace.ops().linkBytes();
         for (int i = w.prefillEnd + 1; i < trace.size(); i++) {
-          Lane lane = trace.lanes().get(opStream[i]);
-          bytes += mem[i] + (lane.hostLink() ? link[i] : 0);
+          bytes += trace.memBytes(i) + (trace.lane(i).hostLink() ? trace.linkBytes(i) : 0);
         }
         bytesPerToken = bytes / steps / peers;
         mbu = bytesPerToken / tpot / s.device().memoryBandwidthBytesPerSecond();

@@ -54,40 +54,6 @@ class TraceTest {
     }
   }
 
-  @Test
-  void timeByBound_withTheRunsOrderShuffled_isTheSameToTheBit() {
-    for (long seed = 0; seed < 100; seed++) {
-      Trace t = randomRun(seed);
-      int[] order = t.order().clone();
-      SplittableRandom rnd = new SplittableRandom(seed);
-      for (int i = order.length - 1; i > 0; i--) {
-        int j = rnd.nextInt(i + 1);
-        int x = order[i];
-        order[i] = order[j];
-        order[j] = x;
-      }
-      Trace shuffled = new Trace(t.streams(), t.lanes(), t.pools(), t.ops(), t.costs(), t.start(), t.end(),
-          t.makespan(), t.kernel(), t.events(), order);
-      assertThat(shuffled.timeByBound()).as("seed %d", seed).isEqualTo(sortingSweep(t));
-    }
-  }
-
-  @Test
-  void order_holdsEachOpsStartFlowAndEnd_inTimeOrder() {
-    Trace t = randomRun(7);
-    int[] seen = new int[t.size()];
-    double last = 0;
-    for (int e : t.order()) {
-      int op = e >>> 2;
-      int kind = e & 3;
-      assertThat(kind).isEqualTo(seen[op]++);
-      double at = kind == Trace.START ? t.start()[op] : kind == Trace.END ? t.end()[op] : last;
-      assertThat(at).isGreaterThanOrEqualTo(last);
-      last = at;
-    }
-    assertThat(seen).containsOnly(3);
-  }
-
   /**
    * The attribution as first written, kept as the reference: every instant where something starts or ends,
    * sorted; each kind's intervals sorted by start (stably, so in op order at equal starts); at the midpoint of

@@ -173,6 +173,17 @@ class OpBudgetTest {
   }
 
   @Test
+  void bytesPerOp_withEveryGpuSimulated_isACopysStateAndItsShareOfTheRow() {
+    Task one = training(4, false, Offload.NONE).withPlan(new llmsim.core.task.ParallelPlan(8, 4, 64, 0));
+    Task all = one.withPlan(one.plan().withAllGpus(true));
+    // 512 peers per stage: an op of one GPU becomes 512 copies and at most one synchronisation, held in at most
+    // two rows of 400 B shared by the 513 ops OpBudget.ops counts for it
+    assertThat(OpBudget.bytesPerOp(all, false)).isEqualTo(OpBudget.COPY_BYTES_PER_OP + (2 * 400 + 512) / 513);
+    assertThat(OpBudget.bytesPerOp(one, false)).isEqualTo(OpBudget.BYTES_PER_OP);
+    assertThat(OpBudget.bytesPerOp(all, true)).isEqualTo(OpBudget.REPORT_BYTES_PER_OP);
+  }
+
+  @Test
   void check_beyondTheEnginesOpIds_saysSoWhateverTheHeap() {
     assertThatThrownBy(() -> OpBudget.check(OpBudget.MAX_OPS + 1, OpBudget.BYTES_PER_OP, 1, "systems", inference(100, Offload.NONE), Long.MAX_VALUE))
         .hasMessageContaining("op ids");

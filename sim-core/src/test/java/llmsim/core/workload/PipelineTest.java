@@ -174,6 +174,11 @@ class PipelineTest {
     assertThat(b.stepTimeSeconds()).isCloseTo(a.stepTimeSeconds(), within(1e-12 * a.stepTimeSeconds()));
     assertThat(b.mfu()).isCloseTo(a.mfu(), within(1e-12));
     assertThat(b.linkBytes()).isCloseTo(a.linkBytes(), within(1e-6 * Math.max(1, a.linkBytes())));
+    // the peers act together, so the time by bound (summed as the run goes, over every GPU's ops) is the same too
+    for (var e : a.timeByBound().entrySet()) {
+      assertThat(b.timeByBound().get(e.getKey())).as(e.getKey().key())
+          .isCloseTo(e.getValue(), within(1e-12 * a.stepTimeSeconds()));
+    }
   }
 
   static final class SystemSpecHolder {

@@ -1,0 +1,179 @@
+package llmsim.core.engine;
+
+import java.util.Arrays;
+
+/**
+ * The time by bound of a run ({@link Trace#timeByBound()}), summed while the run goes instead of from a log of
+ * every start and end kept to the end. The run reports each op's start, the start of its work after the launch
+ * and its end, in time order; between two consecutive instants where something starts or ends nothing changes,
+ * so when the clock moves past an instant the span since the previous one is charged to the bound that holds at
+ * its midpoint: the latest-starting GPU interval covering it (an op's launch, then its work), else the latest
+ * transfer, else a CPU op (host), else overhead. (Between two adjacent doubles the midpoint can round to the
+ * later one, where what starts then already counts and what ends then no longer does, as in the sort.) Intervals of a kind are stacked by (start, name), the name being
+ * {@code op << 1 | piece} (piece 0: a GPU op's launch or a whole transfer or CPU op, 1: a GPU op's work); one that
+ * has ended is dropped when it reaches the top. The spans are added in time order, so the sums are those of
+ * sorting every instant and interval after the run.
+ */
+final class BoundSweep {
+  private static final byte STARTED = 1;
+  private static final byte WORKING = 2;
+  private static final byte ENDED = 3;
+
+  private final Bounds bounds;
+  private final double[] sum = new double[Bound.values().length];
+  /** Per op: how far it has got. */
+  private final byte[] phase;
+  private final Stack gpu = new Stack(true);
+  private final Stack link = new Stack(false);
+  private final Stack cpu = new Stack(false);
+  private double last;
+  /** A span from {@code deferredFrom} to {@code last} not yet charged (see {@link #reach}). */
+  private boolean deferred;
+  private double deferredFrom;
+
+  /** The bound of an op's work: its lane's for a transfer or CPU op, its roofline bound for a GPU op. */
+  interface Bounds {
+    Bound bound(int op);
+  }
+
+  BoundSweep(int ops, Bounds bounds) {
+    this.bounds = bounds;
+    this.phase = new byte[ops];
+  }
+
+  /** The clock reaches {@code t}, where something starts or ends: the span since the last such instant is charged. */
+  /**
+   * The clock reaches {@code t}, where something starts or ends: the span since the last such instant is charged
+   * to what held at its midpoint. When the span is so short that its midpoint rounds to {@code t} itself, what
+   * holds there is known only once the events at {@code t} are in, so that span is charged at the next instant.
+   */
+  private void reach(double t) {
+    if (t > last) {
+      settle();
+      if (0.5 * (last + t) < t) {
+        sum[holding()] += t - last;
+      } else {
+        deferredFrom = last;
+        deferred = true;
+      }
+      last = t;
+    }
+  }
+
+  /** Charge a span whose midpoint is its end, now that the events at its end are in. */
+  private void settle() {
+    if (deferred) {
+      sum[holding()] += last - deferredFrom;
+      deferred = false;
+    }
+  }
+
+  private int holding() {
+    int op = gpu.top(phase);
+    if (op >= 0) {
+      return (op & 1) == 0 ? Bound.OVERHEAD.ordinal() : bounds.bound(op >>> 1).ordinal();
+    }
+    op = link.top(phase);
+    if (op >= 0) {
+      return bounds.bound(op >>> 1).ordinal();
+    }
+    return cpu.top(phase) >= 0 ? Bound.HOST.ordinal() : Bound.OVERHEAD.ordinal();
+  }
+
+  /** Op {@code op}, on a stream of {@code lane}, starts at {@code t}; a GPU op whose work starts later ({@code workStart > t}) is in its launch. */
+  void start(int op, Lane lane, double t, double workStart) {
+    reach(t);
+    phase[op] = STARTED;
+    if (lane == Lane.CPU) {
+      cpu.push(op << 1, t);
+    } else if (lane != Lane.COMPUTE) {
+      link.push(op << 1, t);
+    } else if (workStart > t) {
+      gpu.push(op << 1, t);
+    }
+  }
+
+  /** Op {@code op}'s work starts at {@code t} (after its launch, or with its start when it has none). */
+  void work(int op, Lane lane, double t, boolean launched) {
+    if (lane == Lane.COMPUTE) {
+      if (launched) {
+        reach(t);
+      }
+      gpu.push(op << 1 | 1, t);
+    }
+    phase[op] = WORKING;
+  }
+
+  void end(int op, double t) {
+    reach(t);
+    phase[op] = ENDED;
+  }
+
+  /** The sums, by bound ordinal, once the run has ended at {@code makespan}. */
+  double[] finish(double makespan) {
+    reach(makespan);
+    settle();
+    return sum;
+  }
+
+  /** Open intervals by (start, name), ended ones among them until they surface. */
+  private static final class Stack {
+    /** Whether piece 0 is a GPU op's launch (over when its work starts) rather than a whole op. */
+    private final boolean launches;
+    private int[] name = new int[64];
+    private double[] from = new double[64];
+    private int top;
+    /** Whether the intervals that started last are not yet in name order. */
+    private boolean unsorted;
+
+    Stack(boolean launches) {
+      this.launches = launches;
+    }
+
+    /**
+     * Push an interval starting now, at or after every one held. Those starting together are ordered by name when
+     * the next instant's are pushed or the top is asked for, in one sort (copies of an op on many GPUs start
+     * together, not always in the order of their names).
+     */
+    void push(int interval, double t) {
+      if (top > 0 && from[top - 1] != t && unsorted) {
+        sortLast();
+      }
+      if (top == name.length) {
+        name = Arrays.copyOf(name, 2 * top);
+        from = Arrays.copyOf(from, 2 * top);
+      }
+      if (top > 0 && from[top - 1] == t && name[top - 1] > interval) {
+        unsorted = true;
+      }
+      name[top] = interval;
+      from[top++] = t;
+    }
+
+    /** Sort by name the intervals that started last, together. */
+    private void sortLast() {
+      int i = top - 1;
+      while (i > 0 && from[i - 1] == from[top - 1]) {
+        i--;
+      }
+      Arrays.sort(name, i, top);
+      unsorted = false;
+    }
+
+    /** The latest interval still open, or -1: a GPU op's launch is over once its work started, anything at its end. */
+    int top(byte[] phase) {
+      if (unsorted) {
+        sortLast();
+      }
+      while (top > 0) {
+        int n = name[top - 1];
+        byte p = phase[n >>> 1];
+        if (launches && (n & 1) == 0 ? p == STARTED : p < ENDED) {
+          return n;
+        }
+        top--;
+      }
+      return -1;
+    }
+  }
+}
