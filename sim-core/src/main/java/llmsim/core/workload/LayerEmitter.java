@@ -150,6 +150,15 @@ final class LayerEmitter {
     return all;
   }
 
+  /**
+   * The host's issue of a pass outside the layers, costed as a layer pass (see {@link #issued}): the embedding with
+   * the batch preparation before it, or the output head with the loss, forward or backward. Returns {@code deps}
+   * with the host's op added, as {@link #issued} does.
+   */
+  int[] hostPass(String prefix, int... deps) {
+    return issued(prefix, deps);
+  }
+
   /** Ops a forward layer emits (used to spread the profile's per-layer launch count). */
   static int opsPerLayer(ModelSpec m, boolean flash, int adapters) {
     return opsPerLayer(m, flash, adapters, null);

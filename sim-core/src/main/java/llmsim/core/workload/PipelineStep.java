@@ -196,7 +196,8 @@ final class PipelineStep {
       c.hostWaitsFor(name(vs, mb, "get_batch.host_sync"), lastOnGpu[g]);
       int input = w.copyIn(c, name(vs, mb, "input_batch"), t.batch() * t.seqLen() * 8.0, lastOnGpu[g]);
       prev = c.sink.addOp(name(vs, mb, "embedding"), OpKind.OUTPUT, c.compute, c.elementwise, 0,
-          t.batch() * t.seqLen() * m.hidden() * 2.0 * t.precision().bytes(), 0, WorkloadBuilder.deps(input));
+          t.batch() * t.seqLen() * m.hidden() * 2.0 * t.precision().bytes(), 0,
+          le[g].hostPass(name(vs, mb, "embedding."), WorkloadBuilder.deps(input)));
     } else {
       prev = actSend[vs - 1][mb];
       // torch.cuda.synchronize() after the receive: the transfer and everything queued on this GPU

@@ -155,7 +155,7 @@ final class WorkloadBuilder {
       ctx.hostWaitsFor(cat(p, "get_batch.host_sync"), last);
       int input = copyIn(cat(p, "input_batch"), b * s * 8.0, last);
       int prev = sink.addOp(cat(p, "embedding"), OpKind.OUTPUT, ctx.compute, ctx.elementwise, 0,
-          b * s * m.hidden() * 2.0 * t.precision().bytes(), 0, deps(input, last));
+          b * s * m.hidden() * 2.0 * t.precision().bytes(), 0, layers.hostPass(cat(p, "embedding."), deps(input, last)));
       int[] fwdEnd = new int[n];
       int forwardLayers = sink.repeat(n);
       for (int l = 0; l < forwardLayers; l++) {
@@ -306,29 +306,30 @@ final class WorkloadBuilder {
   }
 
   private int lmHead(String p, double tokens, int dep, double factor) {
-    return lmHead(ctx, layers, p, tokens, dep, factor);
+    return lmHead(ctx, layers, p, tokens, deps(dep), factor);
   }
 
   /** Training: the output head, then the cross-entropy loss over its logits. */
   int headAndLoss(StepContext c, LayerEmitter le, String p, double tokens, int dep) {
-    int head = lmHead(c, le, p, tokens, dep, 1);
-    return crossEntropy(c, cat(p, "cross_entropy"), tokens, CROSS_ENTROPY_FWD_BYTES_PER_LOGIT, head);
+    int head = lmHead(c, le, p, tokens, le.hostPass(cat(p, "head_loss."), deps(dep)), 1);
+    return crossEntropy(c, cat(p, "cross_entropy"), tokens, CROSS_ENTROPY_FWD_BYTES_PER_LOGIT, deps(head));
   }
 
   /** Training: the loss's gradient, then the head's backward (input gradient only when the head is frozen). */
   int headAndLossBackward(StepContext c, LayerEmitter le, String p, double tokens, int dep, boolean frozen) {
-    int loss = crossEntropy(c, cat(p, "cross_entropy"), tokens, CROSS_ENTROPY_BWD_BYTES_PER_LOGIT, dep);
-    return lmHead(c, le, p, tokens, loss, frozen ? 1 : 2);
+    int loss = crossEntropy(c, cat(p, "cross_entropy"), tokens, CROSS_ENTROPY_BWD_BYTES_PER_LOGIT,
+        le.hostPass(cat(p, "head_loss."), deps(dep)));
+    return lmHead(c, le, p, tokens, deps(loss), frozen ? 1 : 2);
   }
 
-  private int crossEntropy(StepContext c, String name, double tokens, double bytesPerLogit, int dep) {
+  private int crossEntropy(StepContext c, String name, double tokens, double bytesPerLogit, int[] dep) {
     double logits = tokens * m.vocab() / (double) t.plan().tp();
     return c.sink.addOp(name, OpKind.OUTPUT, c.compute, c.elementwise, 5 * logits, bytesPerLogit * logits, 0,
         deps(dep));
   }
 
   /** The output head on {@code c}'s GPU (vocabulary-parallel under tp), its FLOPs counted on {@code le}. */
-  int lmHead(StepContext c, LayerEmitter le, String p, double tokens, int dep, double factor) {
+  int lmHead(StepContext c, LayerEmitter le, String p, double tokens, int[] dep, double factor) {
     double h = m.hidden();
     double v = m.vocab() / (double) t.plan().tp(); // vocabulary-parallel embedding and head
     double wBytes = t.kind().training() && !t.kind().frozenBase() ? t.precision().bytes() : 2;

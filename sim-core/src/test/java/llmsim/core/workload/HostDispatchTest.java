@@ -53,14 +53,38 @@ class HostDispatchTest {
         .filter(i -> kinds[i] == OpKind.DISPATCH && t.costs().launch[i] > 0).count();
   }
 
+  /**
+   * Passes outside the layers per micro-batch: the embedding with the batch's preparation, the head with the loss
+   * forward, and its backward.
+   */
+  static final int OUTSIDE_LAYERS = 3;
+
   @Test
   void hostBound_theStepIsTheHostsTime_onePassAfterAnother() {
     double host = 1.0; // a second per pass: the GPU's work at 16 tokens is microseconds
     Trace t = trace(SimulatorPhysicsTest.IDEAL.withHostDispatch(host), 1, 16);
-    long passes = 3L * llama7b.layers() * MICRO_BATCHES;
+    long passes = (3L * llama7b.layers() + OUTSIDE_LAYERS) * MICRO_BATCHES;
     assertThat(dispatches(t)).isEqualTo(passes);
     assertThat(t.makespan()).isGreaterThan(passes * host);
     assertThat(t.makespan()).isCloseTo(passes * host, withPercentage(0.1));
+  }
+
+  @Test
+  void theEmbeddingAndTheHeadWithTheLoss_waitForTheirOwnPassOnTheHost() {
+    double host = 1.0;
+    Trace t = trace(SimulatorPhysicsTest.IDEAL.withHostDispatch(host), 1, 16);
+    String[][] issuedBy = {{"mb1.embedding.host_dispatch", "mb1.embedding"},
+        {"mb1.head_loss.host_dispatch", "mb1.lm_head"}, {"mb1.bwd.head_loss.host_dispatch", "mb1.bwd.cross_entropy"}};
+    for (String[] p : issuedBy) {
+      int hostOp = op(t, p[0]);
+      assertThat(t.end()[hostOp] - t.start()[hostOp]).as(p[0]).isCloseTo(host, withPercentage(1e-6));
+      assertThat(t.start()[op(t, p[1])]).as(p[1]).isGreaterThanOrEqualTo(t.end()[hostOp]);
+    }
+    // the head's forward pass follows the last layer's on the host; its backward pass follows the forward's
+    assertThat(t.start()[op(t, "mb1.head_loss.host_dispatch")])
+        .isGreaterThanOrEqualTo(t.end()[op(t, "mb1.L" + (llama7b.layers() - 1) + ".host_dispatch")]);
+    assertThat(t.start()[op(t, "mb1.bwd.head_loss.host_dispatch")])
+        .isGreaterThanOrEqualTo(t.end()[op(t, "mb1.head_loss.host_dispatch")]);
   }
 
   @Test
@@ -74,9 +98,10 @@ class HostDispatchTest {
   }
 
   @Test
-  void everyMicroBatch_theHostWaitsForThePreviousOne_soItsFirstPassIsExposed() {
-    // GPU-bound (milliseconds of GPU work per pass against 1 ms of host): only the first pass of each micro-batch
-    // is issued while the GPU idles, since get_batch's read-back makes the host wait for the previous micro-batch
+  void everyMicroBatch_theHostWaitsForThePreviousOne_soItsFirstPassesAreExposed() {
+    // GPU-bound (milliseconds of GPU work per pass against 1 ms of host): only the first passes of each micro-batch
+    // (the embedding's, then the first layer's) are issued while the GPU idles, since get_batch's read-back makes the
+    // host wait for the previous micro-batch
     double host = 1e-3;
     int seq = 2048;
     Trace ideal = trace(SimulatorPhysicsTest.IDEAL, 4, seq);
@@ -84,7 +109,7 @@ class HostDispatchTest {
     // the GPU spends the start of each micro-batch on the batch's copy and the embedding, under the host's issue
     double preamble = ideal.start()[op(ideal, "mb0.L0.attn_norm")];
     assertThat(preamble).isLessThan(host / 2);
-    assertThat(ahead - ideal.makespan()).isCloseTo(MICRO_BATCHES * (host - preamble), withPercentage(1));
+    assertThat(ahead - ideal.makespan()).isCloseTo(MICRO_BATCHES * (2 * host - preamble), withPercentage(1));
   }
 
   @Test
@@ -111,20 +136,22 @@ class HostDispatchTest {
     var plan = llmsim.core.memory.MemoryPlanner.place(system, PipelineTest.M, t, sw, Offload.NONE);
     new WorkloadBuilder(system, PipelineTest.M, t, sw, plan, sim).build();
     Trace trace = sim.run();
-    // a stage's forward (or backward) of one micro-batch is L / p passes of host time; 1F1B takes m + p - 1 such
-    // forward and backward slots on the critical path: the last stage cannot start before the first has sent
-    double slot = PipelineTest.M.layers() / p * host;
-    double withBubble = 2 * (m + p - 1) * slot;
+    // a stage's forward (or backward) of one micro-batch is L / p passes of host time, plus the embedding's pass on
+    // the first stage's forward and the head's (with the loss) on the last stage's forward and backward. The last
+    // stage is the slower, so it never waits after its first micro-batch: the first stage's first forward, the last
+    // stage's m forwards and backwards, then the first stage's last backward
+    double layers = PipelineTest.M.layers() / p * host;
+    double withBubble = (layers + host) + m * 2 * (layers + host) + layers;
     assertThat(trace.makespan()).isCloseTo(withBubble, withPercentage(0.5));
-    // a host that ran ahead across the sends would finish in the stage's own 2 m slots
-    assertThat(trace.makespan()).isGreaterThan(2 * m * slot * 1.2);
+    // a host that ran ahead across the sends would finish in the last stage's own m forwards and backwards
+    assertThat(trace.makespan()).isGreaterThan(m * 2 * (layers + host) * 1.2);
   }
 
   @Test
   void closedForm_countsTheHostOnlyBeyondTheGpu_asTheSimulationFinds() {
     Estimator e = new Estimator(llmsim.core.kernel.Kernels.get());
     var system = Fixtures.discrete();
-    long passes = 3L * llama7b.layers() * MICRO_BATCHES;
+    long passes = (3L * llama7b.layers() + OUTSIDE_LAYERS) * MICRO_BATCHES;
     double gpuPerPass = e.simulated(system, llama7b, training(1, 2048), SimulatorPhysicsTest.IDEAL).stepTimeSeconds()
         / passes;
     // host-bound; the host at half the GPU's time, which a sum of the two would overstate by about half; GPU-bound
