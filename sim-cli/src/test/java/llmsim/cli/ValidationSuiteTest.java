@@ -48,23 +48,23 @@ class ValidationSuiteTest {
   }
 
   @Test
-  void singleGpuInferenceCases_medianAbsoluteErrorIsAtMostFifteenPercent() {
-    // the published single-GPU inference cases (Apple and discrete GPUs): 10.1% today
+  void singleGpuInferenceCases_medianAbsoluteErrorIsAtMostTwelvePercent() {
+    // the published single-GPU inference cases (Apple and discrete GPUs): 2.1% over 19 cases today (10.1% over 8
+    // before llama.cpp's builds were costed by date); the fidelity issue's bound is 12%
     ValidationStats inference = ValidationStats.of("single-GPU inference", outcomes.stream()
         .filter(o -> o.c().endToEnd() && gpus(o.c()) == 1 && isInference(o.c())).toList());
     assertThat(inference.cases()).isGreaterThanOrEqualTo(8);
-    assertThat(inference.medianAbsError()).isLessThanOrEqualTo(0.15);
+    assertThat(inference.medianAbsError()).isLessThanOrEqualTo(0.12);
   }
 
   @Test
-  void singleGpuEndToEndCases_medianAbsoluteErrorIsAtMostTwentyFivePercent() {
-    // every single-GPU end-to-end case, training and fine-tuning included: a regression bound over today's
-    // 15.3% (21 cases), which rose from 10% when the training and fine-tuning sample grew (T01-T26); the
-    // fidelity issue's target is 10%
+  void singleGpuEndToEndCases_medianAbsoluteErrorIsAtMostTenPercent() {
+    // every single-GPU end-to-end case, training and fine-tuning included: 6.1% over 34 cases today (15.3% over 21
+    // before the fine-tuning frameworks' profiles and llama.cpp's builds); the fidelity issue's target is 10%
     ValidationStats e2e = ValidationStats.of("end-to-end", outcomes.stream()
         .filter(o -> o.c().endToEnd() && gpus(o.c()) == 1).toList());
     assertThat(e2e.cases()).isGreaterThanOrEqualTo(20);
-    assertThat(e2e.medianAbsError()).isLessThanOrEqualTo(0.25);
+    assertThat(e2e.medianAbsError()).isLessThanOrEqualTo(0.10);
   }
 
   static boolean isInference(ValidationCase c) {
@@ -72,12 +72,13 @@ class ValidationSuiteTest {
   }
 
   @Test
-  void multiGpuEndToEndCases_run_andTheirMedianAbsoluteErrorIsAtMostThirtyFivePercent() {
-    // the issue's target is 20% each; this bound catches a regression from today's 30.8% (README), not the goal
+  void multiGpuEndToEndCases_run_andTheirMedianAbsoluteErrorIsAtMostTwentyPercent() {
+    // 16.7% over 45 cases today (30.8% before the multi-GPU inference cases were read from their sources and the
+    // decode kernel of TensorRT-LLM v0.6 was modelled); the many-GPUs issue asks 20% of each public case
     ValidationStats multi = ValidationStats.of("multi-GPU", outcomes.stream()
         .filter(o -> o.c().endToEnd() && gpus(o.c()) > 1).toList());
     assertThat(multi.cases()).isGreaterThanOrEqualTo(20);
-    assertThat(multi.medianAbsError()).isLessThanOrEqualTo(0.35);
+    assertThat(multi.medianAbsError()).isLessThanOrEqualTo(0.20);
   }
 
   /** GPUs a case's scenario runs on: its gpus or nodes key, else its system's. */
