@@ -337,7 +337,7 @@ public final class ScenarioValues {
     m.put(ScenarioKey.PP, t.plan().pp());
     m.put(ScenarioKey.DP, t.replicas());
     m.put(ScenarioKey.ZERO, t.kind().training() ? t.plan().zero() : null);
-    m.put(ScenarioKey.SHARD, t.kind().training() ? (t.plan().hybridShard() ? "hybrid" : "full") : null);
+    m.put(ScenarioKey.SHARD, t.kind().training() && t.plan().zero() == 3 ? (t.plan().hybridShard() ? "hybrid" : "full") : null);
     m.put(ScenarioKey.SEQUENCE_PARALLEL, t.plan().sequenceParallel());
     m.put(ScenarioKey.VIRTUAL_STAGES, t.plan().virtualStages());
     m.put(ScenarioKey.SCHEDULE, training ? t.plan().schedule().key() : null);
