@@ -135,6 +135,14 @@ public final class MemoryPlanner {
       optimizer = 0;
       grads = grads / layers;
     }
+    if (training && o != Offload.OPTIMIZER && o != Offload.WEIGHTS) {
+      // a paged optimizer's state takes the device memory left and the driver pages the rest to the host
+      double paged = f.pagedOptimizerBytes(task);
+      double over = weights + grads + optimizer + f.activationsBytes() + kv + sw.workspaceBytes() - capacity;
+      double out = Math.max(0, Math.min(paged, over));
+      optimizer -= out;
+      host += out;
+    }
     if (o == Offload.WEIGHTS && gpuLayers < model.layers()) {
       double hostShare = (double) (model.layers() - gpuLayers) / layers;
       double hostWeights = weights * hostShare;
