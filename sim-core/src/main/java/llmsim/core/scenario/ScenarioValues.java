@@ -171,7 +171,7 @@ public final class ScenarioValues {
     if (inBackward && (microBatches > 1 || plan.tp() > 1 || plan.pp() > 1 || plan.dp() > 1)) {
       throw new ScenarioKeyException(ScenarioKey.OPTIMIZER_IN_BACKWARD, "'optimizer_in_backward' is modelled on one"
           + " GPU with one micro-batch (torchtune refuses gradient accumulation with it); was micro_batches "
-          + microBatches + ", tp " + plan.tp() + ", pp " + plan.pp() + ", dp " + plan.dp());
+          + microBatches + ", tp " + plan.tp() + ", pp " + plan.pp() + (plan.dp() > 0 ? ", dp " + plan.dp() : ""));
     }
     return new llmsim.core.task.TrainingOptimizer(opt, master, inBackward);
   }

@@ -97,6 +97,20 @@ class TrainingOptimizerTest {
   }
 
   @Test
+  void bitsandbytesOptimizers_areNotOffloadedToTheCpu() {
+    SystemSpec gpu = Fixtures.discrete24GiB();
+    TrainingOptimizer eight = new TrainingOptimizer(TrainingOptimizer.Kind.ADAMW_8BIT, false, false);
+    Task task = full(eight).withOffload(Offload.AUTO);
+    assertThat(MemoryPlanner.candidates(gpu, task)).containsExactly(Offload.NONE);
+    org.assertj.core.api.Assertions.assertThatThrownBy(
+        () -> MemoryPlanner.checkOffload(gpu, task.withOffload(Offload.OPTIMIZER)))
+        .isInstanceOfSatisfying(llmsim.core.scenario.ScenarioKeyException.class,
+            e -> assertThat(e.key()).isEqualTo(llmsim.core.scenario.ScenarioKey.OFFLOAD));
+    assertThat(MemoryPlanner.candidates(gpu, full(TrainingOptimizer.DEFAULT).withOffload(Offload.AUTO)))
+        .contains(Offload.OPTIMIZER);
+  }
+
+  @Test
   void pureBf16FusedAdamW_movesFourteenBytesAParameter() {
     TrainingOptimizer pure = new TrainingOptimizer(TrainingOptimizer.Kind.ADAMW, false, false);
     Trace t = Simulator.simulate(Fixtures.discrete(), llama7b, full(pure), SoftwareProfiles.TORCH_COMPILE).trace();
