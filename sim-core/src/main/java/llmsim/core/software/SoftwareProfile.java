@@ -84,6 +84,21 @@ public record SoftwareProfile(
     return (heads / (double) tp) / (kvHeads / (double) Math.min(tp, kvHeads));
   }
 
+  /**
+   * Every component but {@code causalBlockSkip}, which FlashAttention-2's kernels ({@code flashAttention2}) have and
+   * the others are not assumed to.
+   */
+  public SoftwareProfile(String id, String description, List<String> aliases, double gemmScale, double streamScale,
+      double launchSeconds, int kernelsPerLayer, boolean flashAttention, double scoreBytesPerElement,
+      double workspaceBytes, double dequantScale, boolean cpuRunsHostLayers, int promptChunkTokens, String source,
+      int backwardKernelsPerLayer, boolean flashAttention2, LlamaCppBuild llamaCpp, boolean decodeKvPerQueryHead,
+      double hostSecondsPerLayerPass, EagerOps eagerOps, OptimizerImpl optimizerImpl) {
+    this(id, description, aliases, gemmScale, streamScale, launchSeconds, kernelsPerLayer, flashAttention,
+        scoreBytesPerElement, workspaceBytes, dequantScale, cpuRunsHostLayers, promptChunkTokens, source,
+        backwardKernelsPerLayer, flashAttention2, llamaCpp, decodeKvPerQueryHead, hostSecondsPerLayerPass, eagerOps,
+        optimizerImpl, flashAttention && flashAttention2 && llamaCpp == null);
+  }
+
   /** A profile with eager module code {@code eagerOps} and AdamW launched as {@code optimizerImpl}. */
   public SoftwareProfile(String id, String description, List<String> aliases, double gemmScale, double streamScale,
       double launchSeconds, int kernelsPerLayer, boolean flashAttention, double scoreBytesPerElement,
