@@ -85,6 +85,27 @@ class CausalAttentionTest {
   }
 
   @Test
+  void fa2sBackward_runsAtItsOwnFraction_whereTheDeviceHasOne() {
+    java.util.Map<Precision, Double> peaks = java.util.Map.of(Precision.BF16, 1000e12, Precision.FP16, 1000e12,
+        Precision.FP32, 60e12);
+    llmsim.core.hw.Efficiency e = new llmsim.core.hw.Efficiency(0.8, "test", 0.9, "test", true, 0.8, "test", 0.5,
+        "test", 0.4, "test");
+    int s = 8192; // compute-bound
+    Task task = new Task(TaskKind.TRAIN, Precision.BF16, WeightFormat.BF16, 1, s, 1, 1, 1, false, 8, 128,
+        Offload.NONE);
+    // FlashAttention-2's kernels without launch costs
+    SoftwareProfile fa2 = new SoftwareProfile("fa2", "test", List.of(), 1, 1, 0, 1, true, 8, 0, 1, false, 0, "test",
+        2, true);
+    Trace t = Simulator.simulate(Fixtures.discrete(0, e, peaks), llama7b, task, fa2).trace();
+    int blocks = s / 128;
+    double pairs = 128.0 * 128 * blocks * (blocks + 1) / 2;
+    double q = 4096;
+    assertThat(t.costs().time[op(t, "L0.attention")]).isCloseTo(4 * q * pairs / (1000e12 * 0.5), withPercentage(1e-6));
+    assertThat(t.costs().time[op(t, "L0.attention.bwd")])
+        .isCloseTo(2.5 * 4 * q * pairs / (1000e12 * 0.4), withPercentage(1e-6));
+  }
+
+  @Test
   void megatronsFusedAttentionSkips_llamaCppAndMlxAreNotAssumedTo() {
     assertThat(SoftwareProfiles.MEGATRON.causalBlockSkip()).isTrue();
     assertThat(SoftwareProfiles.LLAMA_CPP.causalBlockSkip()).isFalse();
