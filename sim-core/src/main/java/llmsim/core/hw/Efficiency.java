@@ -10,11 +10,21 @@ import llmsim.core.util.Checks;
  * @param memoryStreaming fraction of the memory bandwidth a streaming copy reaches
  * @param memorySource where {@code memoryStreaming} came from
  * @param measured false when these are the documented defaults rather than a measurement
- * @param flashAttention fraction of the dense 16-bit peak FlashAttention-2's kernels reach (forward and backward),
- *     where measured; else the GEMM fraction
+ * @param flashAttention fraction of the dense 16-bit peak FlashAttention-2's forward kernel reaches, where measured;
+ *     else the GEMM fraction
+ * @param flashAttentionBackward the same for its backward kernel (counting the 5 matmuls it executes), where measured;
+ *     else the forward's
  */
 public record Efficiency(double gemm, String gemmSource, double memoryStreaming, String memorySource, boolean measured,
-    double gemmFp8, String gemmFp8Source, double flashAttention, String flashAttentionSource) {
+    double gemmFp8, String gemmFp8Source, double flashAttention, String flashAttentionSource,
+    double flashAttentionBackward, String flashAttentionBackwardSource) {
+
+  /** Without a separate figure for FlashAttention-2's backward: it reaches the forward's fraction. */
+  public Efficiency(double gemm, String gemmSource, double memoryStreaming, String memorySource, boolean measured,
+      double gemmFp8, String gemmFp8Source, double flashAttention, String flashAttentionSource) {
+    this(gemm, gemmSource, memoryStreaming, memorySource, measured, gemmFp8, gemmFp8Source, flashAttention,
+        flashAttentionSource, flashAttention, flashAttentionSource);
+  }
 
   /** Without a FlashAttention-2 figure: attention reaches the GEMM fraction. */
   public Efficiency(double gemm, String gemmSource, double memoryStreaming, String memorySource, boolean measured,
@@ -44,5 +54,6 @@ public record Efficiency(double gemm, String gemmSource, double memoryStreaming,
     Checks.notBlank("memory efficiency source", memorySource);
     Checks.fraction("fp8 gemm efficiency", gemmFp8);
     Checks.fraction("FlashAttention-2 efficiency", flashAttention);
+    Checks.fraction("FlashAttention-2 backward efficiency", flashAttentionBackward);
   }
 }

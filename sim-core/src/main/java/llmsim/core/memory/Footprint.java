@@ -7,13 +7,16 @@ import llmsim.core.task.PipelineSchedule;
 import llmsim.core.task.Recompute;
 import llmsim.core.task.Task;
 import llmsim.core.task.TaskKind;
+import llmsim.core.task.TrainingOptimizer;
 import llmsim.core.task.WeightFormat;
 
 /**
  * Bytes of every category a task needs, before deciding where they live. Formulas:
  * <ul>
  *   <li>mixed-precision AdamW: 2 (weights) + 2 (grads) + 12 (fp32 master, m, v) = 16 bytes/param;
- *       fp32 training: 4 + 4 + 8;
+ *       fp32 training: 4 + 4 + 8; without master weights (pure bf16) 2 + 2 + 4; bitsandbytes' 8-bit AdamW keeps
+ *       2 bytes of moments (and an fp32 absmax per 256) in place of 8; updated inside the backward, only the
+ *       largest tensor's gradient is held;
  *   <li>adapters and prefixes train in fp32: 4 + 4 + 8 bytes per trainable parameter;
  *   <li>activations per layer and token, 16-bit: inputs of the two norms and of the two block
  *       inputs (4h), Q and attention output (2 q_dim), K and V (2 kv_dim), and the FFN intermediates
@@ -70,13 +73,15 @@ public record Footprint(
       double bytes = t.precision().bytes();
       weights = params * bytes;
       trainable = params;
-      grads = params * bytes;
-      optimizer = t.precision() == Precision.FP32 ? params * 8 : params * 12;
+      // updated inside the backward, each gradient is freed after its step: the largest tensor's at a time
+      grads = t.optimizer().inBackward() ? largestTensorParameters(m) * bytes : params * bytes;
+      optimizer = params * (t.optimizer().masterBytesPerParameter(t.precision())
+          + t.optimizer().stateBytesPerParameter(bytes));
     } else {
       trainable = kind == TaskKind.PTUNING_V2 ? prefixParameters(m, t) : loraParameters(m, t.loraRank(), t.loraTargets());
       weights = baseWeightBytes(m, t.weights()) + 4 * trainable;
       grads = 4 * trainable;
-      optimizer = 8 * trainable;
+      optimizer = ADAPTER_STATE.withKind(t.optimizer()).stateBytesPerParameter(4) * trainable;
     }
     double activations = kind.training() ? trainingActivations(m, t, flashAttention)
         : inferenceActivations(m, t, flashAttention, promptChunkTokens);
@@ -105,6 +110,32 @@ public record Footprint(
     }
     kv /= Math.min(tp, m.kvHeads());
     return new Footprint(weights, grads, optimizer, activations, kv, trainable, layerWeights);
+  }
+
+  /** Adapters and prefixes train in fp32 with no master copy. */
+  static final TrainingOptimizer ADAPTER_STATE = new TrainingOptimizer(TrainingOptimizer.Kind.ADAMW, false, false);
+
+  /** The largest weight tensor: the embedding or output head, or one of a layer's matrices. */
+  static double largestTensorParameters(ModelSpec m) {
+    double ffn = (double) m.hidden() * m.ffnHidden();
+    double attention = (double) m.hidden() * Math.max(m.qDim(), m.hidden());
+    return Math.max(Math.max(m.embeddingParameters(), m.unembeddingParameters()), Math.max(ffn, attention));
+  }
+
+  /**
+   * Of {@link #optimizerBytes}, the moment state a paged optimizer keeps in CUDA unified memory (bitsandbytes pages
+   * its state buffers, not the weights or master copies); 0 for an optimizer that is not paged.
+   */
+  public double pagedOptimizerBytes(Task t) {
+    TrainingOptimizer o = t.optimizer();
+    if (!o.paged() || !t.kind().training()) {
+      return 0;
+    }
+    if (t.kind().frozenBase()) {
+      return optimizerBytes;
+    }
+    double state = o.stateBytesPerParameter(t.precision().bytes());
+    return optimizerBytes * state / (state + o.masterBytesPerParameter(t.precision()));
   }
 
   /** Base weights in their storage format; block-quantised formats leave embeddings in 16 bit. */

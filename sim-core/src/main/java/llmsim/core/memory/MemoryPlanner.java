@@ -37,6 +37,11 @@ public final class MemoryPlanner {
    */
   public static void checkOffload(SystemSpec system, Task task) {
     Offload o = task.offload();
+    if (task.kind().training() && gpuOptimizer(task) && (o == Offload.OPTIMIZER || o == Offload.WEIGHTS)) {
+      throw new ScenarioKeyException(ScenarioKey.OFFLOAD, "'offload' " + o.key() + " runs the optimizer on the CPU;"
+          + " optimizer " + task.optimizer().kind().key() + " (bitsandbytes) runs on the GPU only, and"
+          + " paged-adamw-8bit pages its state to the host itself; use auto or none");
+    }
     if (system.unifiedMemory() && (o == Offload.OPTIMIZER || o == Offload.WEIGHTS)) {
       throw new ScenarioKeyException(ScenarioKey.OFFLOAD, "'offload' " + o.key() + " does not apply to " + system.id()
           + ": its CPU and GPU share one unified memory, so offloading frees nothing; use auto or none");
@@ -79,12 +84,20 @@ public final class MemoryPlanner {
     return place(system, model, task, software, candidates.get(candidates.size() - 1));
   }
 
+  /** Whether the task's optimizer runs on the GPU only (bitsandbytes' 8-bit optimizers: CUDA kernels). */
+  static boolean gpuOptimizer(Task task) {
+    return task.optimizer().kind() != llmsim.core.task.TrainingOptimizer.Kind.ADAMW;
+  }
+
   /** Offloads AUTO tries, least first. Unified memory has no host side to offload to. */
   public static List<Offload> candidates(SystemSpec system, Task task) {
     List<Offload> out = new ArrayList<>();
     out.add(Offload.NONE);
     if (system.unifiedMemory() || task.plan().gpus() > 1) {
       return out; // nothing to offload to, or (several GPUs) offload not simulated: more GPUs or ZeRO instead
+    }
+    if (task.kind().training() && gpuOptimizer(task)) {
+      return out; // bitsandbytes' optimizers run on the GPU only: no CPU optimizer to offload to
     }
     if (task.kind().training()) {
       out.add(Offload.OPTIMIZER);
@@ -134,6 +147,14 @@ public final class MemoryPlanner {
       host += optimizer + f.trainableParameters() * 4;
       optimizer = 0;
       grads = grads / layers;
+    }
+    if (training && o != Offload.OPTIMIZER && o != Offload.WEIGHTS) {
+      // a paged optimizer's state takes the device memory left and the driver pages the rest to the host
+      double paged = f.pagedOptimizerBytes(task);
+      double over = weights + grads + optimizer + f.activationsBytes() + kv + sw.workspaceBytes() - capacity;
+      double out = Math.max(0, Math.min(paged, over));
+      optimizer -= out;
+      host += out;
     }
     if (o == Offload.WEIGHTS && gpuLayers < model.layers()) {
       double hostShare = (double) (model.layers() - gpuLayers) / layers;

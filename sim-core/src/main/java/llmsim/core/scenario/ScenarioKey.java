@@ -113,6 +113,17 @@ public enum ScenarioKey {
   OFFLOAD("offload", null, null, "MODE", Type.CHOICE, () -> Arrays.stream(Offload.values()).map(Offload::key).toList(), 0, 0, "auto",
       "Where state goes when the device is too small: auto (the least that fits), none, optimizer"
           + " (ZeRO-Offload; training on a discrete card), weights (streamed over the link)."),
+  OPTIMIZER("optimizer", null, null, "NAME", Type.CHOICE, llmsim.core.task.TrainingOptimizer.Kind::keys, 0, 0, "adamw",
+      "Optimizer of a training step: adamw (fp32 moments; the weights' 16-bit dtype without master weights),"
+          + " adamw-8bit (bitsandbytes AdamW8bit: 8-bit blockwise moments, about 2 bytes per parameter),"
+          + " paged-adamw-8bit (bitsandbytes PagedAdamW8bit: the same state in CUDA unified memory, paged to host"
+          + " memory over the link when the device is full)."),
+  MASTER_WEIGHTS("master_weights", null, null, "BOOL", Type.BOOL, () -> List.of("true", "false"), 0, 0, "true",
+      "Whether full training keeps fp32 master weights beside the 16-bit ones (mixed precision); false trains the"
+          + " weights in the compute precision itself, as torchtune's dtype bf16 does."),
+  OPTIMIZER_IN_BACKWARD("optimizer_in_backward", null, null, "BOOL", Type.BOOL, () -> List.of("true", "false"), 0, 0,
+      "false", "Update each parameter inside the backward pass as soon as its gradient is ready, and free the"
+          + " gradient (torchtune's optimizer_in_bwd): no full gradient buffer; one GPU, one micro-batch."),
   SOFTWARE("software", null, null, "PROFILE", Type.CHOICE, ScenarioKey::softwareNames, 0, 0, "pytorch",
       "Software profile: how the framework uses the hardware."),
   FLASH_ATTENTION("flash_attention", null, null, "BOOL", Type.BOOL, () -> List.of("true", "false"), 0, 0, "false",

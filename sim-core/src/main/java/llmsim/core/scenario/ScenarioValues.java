@@ -147,7 +147,33 @@ public final class ScenarioValues {
     return new Task(kind, p, w, integer(ScenarioKey.BATCH, d.batch()), integer(ScenarioKey.SEQ_LEN, d.seqLen()),
         prompt, generate, microBatches, recompute,
         integer(ScenarioKey.LORA_RANK, d.loraRank()), integer(ScenarioKey.PREFIX_TOKENS, d.prefixTokens()), o,
-        context, kv, gpuLayers, plan, globalBatch, loraTargets());
+        context, kv, gpuLayers, plan, globalBatch, loraTargets(), optimizer(kind, microBatches, plan));
+  }
+
+  /** The training optimizer: the keys apply to training; the optimizer in the backward to one GPU and micro-batch. */
+  private llmsim.core.task.TrainingOptimizer optimizer(TaskKind kind, int microBatches, ParallelPlan plan) {
+    llmsim.core.task.TrainingOptimizer d = llmsim.core.task.TrainingOptimizer.DEFAULT;
+    for (ScenarioKey k : new ScenarioKey[] {ScenarioKey.OPTIMIZER, ScenarioKey.MASTER_WEIGHTS,
+        ScenarioKey.OPTIMIZER_IN_BACKWARD}) {
+      if (has(k) && !kind.training()) {
+        throw new ScenarioKeyException(k, "'" + k.key() + "' applies to training (" + kind.key() + " has no optimizer)");
+      }
+    }
+    llmsim.core.task.TrainingOptimizer.Kind opt =
+        llmsim.core.task.TrainingOptimizer.Kind.fromKey(text(ScenarioKey.OPTIMIZER, d.kind().key()));
+    boolean master = !values.containsKey(ScenarioKey.MASTER_WEIGHTS)
+        || (Boolean) values.get(ScenarioKey.MASTER_WEIGHTS);
+    boolean inBackward = Boolean.TRUE.equals(values.get(ScenarioKey.OPTIMIZER_IN_BACKWARD));
+    if (!master && kind.frozenBase()) {
+      throw new ScenarioKeyException(ScenarioKey.MASTER_WEIGHTS, "'master_weights' applies to full training ("
+          + kind.key() + " trains fp32 adapters or prefixes and keeps no master copy)");
+    }
+    if (inBackward && (microBatches > 1 || plan.tp() > 1 || plan.pp() > 1 || plan.dp() > 1)) {
+      throw new ScenarioKeyException(ScenarioKey.OPTIMIZER_IN_BACKWARD, "'optimizer_in_backward' is modelled on one"
+          + " GPU with one micro-batch (torchtune refuses gradient accumulation with it); was micro_batches "
+          + microBatches + ", tp " + plan.tp() + ", pp " + plan.pp() + (plan.dp() > 0 ? ", dp " + plan.dp() : ""));
+    }
+    return new llmsim.core.task.TrainingOptimizer(opt, master, inBackward);
   }
 
   /** The LoRA targets: q,v unless given; a name that is not a target is refused. */
@@ -330,6 +356,9 @@ public final class ScenarioValues {
     m.put(ScenarioKey.LORA_TARGETS, lora ? llmsim.core.task.LoraTarget.describe(t.loraTargets()) : null);
     m.put(ScenarioKey.PREFIX_TOKENS, t.kind() == TaskKind.PTUNING_V2 ? t.prefixTokens() : null);
     m.put(ScenarioKey.OFFLOAD, t.offload().key());
+    m.put(ScenarioKey.OPTIMIZER, training ? t.optimizer().kind().key() : null);
+    m.put(ScenarioKey.MASTER_WEIGHTS, training && !t.kind().frozenBase() ? t.optimizer().masterWeights() : null);
+    m.put(ScenarioKey.OPTIMIZER_IN_BACKWARD, training ? t.optimizer().inBackward() : null);
     m.put(ScenarioKey.SOFTWARE, sw.id());
     m.put(ScenarioKey.FLASH_ATTENTION, sw.llamaCpp() == null ? null : sw.llamaCpp().flashAttention());
     m.put(ScenarioKey.SOFTWARE_DATE, sw.llamaCpp() == null ? null : sw.llamaCpp().date().toString());

@@ -47,6 +47,14 @@ public enum OptimizerImpl {
     return this == FUSED ? 28 : 18 * 4 + 3 * gradientBytes;
   }
 
+  /**
+   * The same for weights and moments kept {@code stateBytes} wide with no master copy (pure 16-bit training): fused,
+   * the gradient, weight, m and v read and the three written; unfused, the 18 state passes at that width.
+   */
+  public double bytesPerParameter(double gradientBytes, double stateBytes) {
+    return this == FUSED ? gradientBytes + 6 * stateBytes : 18 * stateBytes + 3 * gradientBytes;
+  }
+
   /** Kernels one step launches over {@code tensors} tensors of {@code parameters} elements in all (fused: none extra). */
   public double kernels(double tensors, double parameters) {
     return switch (this) {

@@ -42,6 +42,11 @@ import llmsim.core.util.Checks;
  * @param eagerOps the element-wise work eager module code launches around a LLaMA-family layer's GEMMs and each LoRA
  *     adapter; null for a profile whose kernels fuse it (one read and write per norm, no separate rotary pass)
  * @param optimizerImpl how its AdamW step is launched on the GPU (fused unless the profile says otherwise)
+ * @param causalBlockSkip whether its attention runs FlashAttention-2-style tiled kernels: under a causal mask they
+ *     skip the key blocks the mask hides entirely and compute the blocks on the diagonal in full, and their backward
+ *     recomputes the scores (5 matmuls to the forward's 2). FlashAttention-2's kernels, SDPA's flash backend,
+ *     Transformer Engine's fused attention; false where the whole score matrix is computed (classic attention) or
+ *     where the kernel has not been checked (docs/CALIBRATION.md#causal-attention)
  */
 public record SoftwareProfile(
     String id,
@@ -64,7 +69,8 @@ public record SoftwareProfile(
     boolean decodeKvPerQueryHead,
     double hostSecondsPerLayerPass,
     EagerOps eagerOps,
-    OptimizerImpl optimizerImpl) {
+    OptimizerImpl optimizerImpl,
+    boolean causalBlockSkip) {
 
   /**
    * How many times a decode step's attention reads each KV head a GPU holds, under tensor parallelism {@code tp}:
@@ -78,6 +84,21 @@ public record SoftwareProfile(
     return (heads / (double) tp) / (kvHeads / (double) Math.min(tp, kvHeads));
   }
 
+  /**
+   * Every component but {@code causalBlockSkip}, which FlashAttention-2's kernels ({@code flashAttention2}) have and
+   * the others are not assumed to.
+   */
+  public SoftwareProfile(String id, String description, List<String> aliases, double gemmScale, double streamScale,
+      double launchSeconds, int kernelsPerLayer, boolean flashAttention, double scoreBytesPerElement,
+      double workspaceBytes, double dequantScale, boolean cpuRunsHostLayers, int promptChunkTokens, String source,
+      int backwardKernelsPerLayer, boolean flashAttention2, LlamaCppBuild llamaCpp, boolean decodeKvPerQueryHead,
+      double hostSecondsPerLayerPass, EagerOps eagerOps, OptimizerImpl optimizerImpl) {
+    this(id, description, aliases, gemmScale, streamScale, launchSeconds, kernelsPerLayer, flashAttention,
+        scoreBytesPerElement, workspaceBytes, dequantScale, cpuRunsHostLayers, promptChunkTokens, source,
+        backwardKernelsPerLayer, flashAttention2, llamaCpp, decodeKvPerQueryHead, hostSecondsPerLayerPass, eagerOps,
+        optimizerImpl, flashAttention && flashAttention2 && llamaCpp == null);
+  }
+
   /** A profile with eager module code {@code eagerOps} and AdamW launched as {@code optimizerImpl}. */
   public SoftwareProfile(String id, String description, List<String> aliases, double gemmScale, double streamScale,
       double launchSeconds, int kernelsPerLayer, boolean flashAttention, double scoreBytesPerElement,
@@ -85,7 +106,8 @@ public record SoftwareProfile(
       int backwardKernelsPerLayer, boolean flashAttention2, EagerOps eagerOps, OptimizerImpl optimizerImpl) {
     this(id, description, aliases, gemmScale, streamScale, launchSeconds, kernelsPerLayer, flashAttention,
         scoreBytesPerElement, workspaceBytes, dequantScale, cpuRunsHostLayers, promptChunkTokens, source,
-        backwardKernelsPerLayer, flashAttention2, null, false, 0, eagerOps, optimizerImpl);
+        backwardKernelsPerLayer, flashAttention2, null, false, 0, eagerOps, optimizerImpl,
+        flashAttention && flashAttention2);
   }
 
   /** A profile with eager module code {@code eagerOps} whose AdamW step is one fused kernel. */
@@ -105,7 +127,8 @@ public record SoftwareProfile(
       int backwardKernelsPerLayer, boolean flashAttention2) {
     this(id, description, aliases, gemmScale, streamScale, launchSeconds, kernelsPerLayer, flashAttention,
         scoreBytesPerElement, workspaceBytes, dequantScale, cpuRunsHostLayers, promptChunkTokens, source,
-        backwardKernelsPerLayer, flashAttention2, null, false, 0, null, OptimizerImpl.FUSED);
+        backwardKernelsPerLayer, flashAttention2, null, false, 0, null, OptimizerImpl.FUSED,
+        flashAttention && flashAttention2);
   }
 
   /** This profile with its layer passes issued by a host thread running ahead of the GPU (see the record doc). */
@@ -113,7 +136,7 @@ public record SoftwareProfile(
     return new SoftwareProfile(id, description, aliases, gemmScale, streamScale, launchSeconds, kernelsPerLayer, flashAttention,
         scoreBytesPerElement, workspaceBytes, dequantScale, cpuRunsHostLayers, promptChunkTokens, source,
         backwardKernelsPerLayer, flashAttention2, llamaCpp, decodeKvPerQueryHead, secondsPerLayerPass, eagerOps,
-        optimizerImpl);
+        optimizerImpl, causalBlockSkip);
   }
 
   /** Whether a host thread issues the layer passes ahead of the GPU (their kernels then pay no launch). */
@@ -169,7 +192,7 @@ public record SoftwareProfile(
     return new SoftwareProfile(id, description, aliases, gemmScale, streamScale, launchSeconds, kernelsPerLayer,
         build.flashAttention(), scoreBytesPerElement, workspaceBytes, dequantScale, cpuRunsHostLayers,
         promptChunkTokens, source, backwardKernelsPerLayer, flashAttention2, build, decodeKvPerQueryHead,
-        hostSecondsPerLayerPass, eagerOps, optimizerImpl);
+        hostSecondsPerLayerPass, eagerOps, optimizerImpl, causalBlockSkip);
   }
 
   /** A llama.cpp profile at {@code build}. */
@@ -179,7 +202,7 @@ public record SoftwareProfile(
       int backwardKernelsPerLayer, boolean flashAttention2, LlamaCppBuild build) {
     this(id, description, aliases, gemmScale, streamScale, launchSeconds, kernelsPerLayer, flashAttention,
         scoreBytesPerElement, workspaceBytes, dequantScale, cpuRunsHostLayers, promptChunkTokens, source,
-        backwardKernelsPerLayer, flashAttention2, build, false, 0, null, OptimizerImpl.FUSED);
+        backwardKernelsPerLayer, flashAttention2, build, false, 0, null, OptimizerImpl.FUSED, false);
   }
 
   /** This profile with decode attention reading a sequence's keys and values once per query head. */
@@ -187,6 +210,20 @@ public record SoftwareProfile(
     return new SoftwareProfile(id, description, aliases, gemmScale, streamScale, launchSeconds, kernelsPerLayer,
         flashAttention, scoreBytesPerElement, workspaceBytes, dequantScale, cpuRunsHostLayers, promptChunkTokens,
         source, backwardKernelsPerLayer, flashAttention2, llamaCpp, true, hostSecondsPerLayerPass, eagerOps,
-        optimizerImpl);
+        optimizerImpl, causalBlockSkip);
+  }
+
+  /**
+   * This profile with a flash kernel that skips the key blocks a causal mask hides (Transformer Engine's fused
+   * attention, as FlashAttention-2's kernels do).
+   */
+  public SoftwareProfile withCausalBlockSkip() {
+    if (!flashAttention) {
+      throw new IllegalStateException(id + " computes the whole score matrix (no flash kernel)");
+    }
+    return new SoftwareProfile(id, description, aliases, gemmScale, streamScale, launchSeconds, kernelsPerLayer,
+        flashAttention, scoreBytesPerElement, workspaceBytes, dequantScale, cpuRunsHostLayers, promptChunkTokens,
+        source, backwardKernelsPerLayer, flashAttention2, llamaCpp, decodeKvPerQueryHead, hostSecondsPerLayerPass,
+        eagerOps, optimizerImpl, true);
   }
 }

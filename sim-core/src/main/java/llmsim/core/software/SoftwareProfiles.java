@@ -117,11 +117,14 @@ public final class SoftwareProfiles {
       List.of("tensorrt-llm-0.5", "tensorrt-llm-0.7", "trt-llm-0.6"), 1.0, 1.0, 4e-6, 10, true, 8, 1.0 * Units.GIB,
       1.0, false, 0, "docs/CALIBRATION.md#tensorrt-llm-06", 20, false).withDecodeKvPerQueryHead();
 
-  /** Megatron-LM / NeMo: fused kernels for large-scale training. */
+  /**
+   * Megatron-LM / NeMo: fused kernels for large-scale training; Transformer Engine's fused attention (FlashAttention-2
+   * or cuDNN's flash kernel) skips the key blocks a causal mask hides.
+   */
   public static final SoftwareProfile MEGATRON = new SoftwareProfile(
       "megatron", "Megatron-LM (fused kernels, flash attention)",
       List.of("megatron-lm", "nemo"), 1.0, 1.0, 4e-6, 14, true, 8, 2.0 * Units.GIB, 1.0, false, 0,
-      "docs/CALIBRATION.md#megatron");
+      "docs/CALIBRATION.md#megatron").withCausalBlockSkip();
 
   /**
    * Host time of one eager PyTorch transformer layer pass issued from Python: LLaMA-7B decode in eager Hugging Face

@@ -24,6 +24,7 @@ import llmsim.core.util.Checks;
  * @param globalBatch sequences per optimizer step over every data-parallel replica, 0 when not given; when given,
  *     micro_batches is global_batch / (batch x dp), set (or checked, when also given) once dp is known, and
  *     {@code microBatches} is 0 until then if it was not given
+ * @param optimizer the optimizer a training step runs and the state it keeps
  */
 public record Task(
     TaskKind kind,
@@ -43,7 +44,8 @@ public record Task(
     int gpuLayers,
     ParallelPlan plan,
     int globalBatch,
-    java.util.Set<LoraTarget> loraTargets) {
+    java.util.Set<LoraTarget> loraTargets,
+    TrainingOptimizer optimizer) {
 
   /** {@code gpu_layers: auto}: as many layers as fit on the device. */
   public static final int GPU_LAYERS_AUTO = -1;
@@ -66,6 +68,15 @@ public record Task(
     this(kind, precision, weights, batch, seqLen, promptTokens, generateTokens, microBatches,
         fullRecompute ? Recompute.FULL : Recompute.NONE, loraRank, prefixTokens, offload, context, kvCache, gpuLayers,
         ParallelPlan.SINGLE);
+  }
+
+  /** A task with the default optimizer (mixed-precision AdamW after the backward). */
+  public Task(TaskKind kind, Precision precision, WeightFormat weights, int batch, int seqLen, int promptTokens,
+      int generateTokens, int microBatches, Recompute recompute, int loraRank, int prefixTokens, Offload offload,
+      int context, KvCacheFormat kvCache, int gpuLayers, ParallelPlan plan, int globalBatch,
+      java.util.Set<LoraTarget> loraTargets) {
+    this(kind, precision, weights, batch, seqLen, promptTokens, generateTokens, microBatches, recompute, loraRank,
+        prefixTokens, offload, context, kvCache, gpuLayers, plan, globalBatch, loraTargets, TrainingOptimizer.DEFAULT);
   }
 
   /** A task with PEFT's default LoRA targets (q and v). */
@@ -114,6 +125,7 @@ public record Task(
       throw new IllegalArgumentException("lora_targets must name at least one layer");
     }
     loraTargets = java.util.Collections.unmodifiableSet(java.util.EnumSet.copyOf(loraTargets));
+    Checks.notNull("optimizer", optimizer);
     if (gpuLayers < GPU_LAYERS_AUTO) {
       throw new IllegalArgumentException("gpu_layers must be auto or >= 0, was " + gpuLayers);
     }
@@ -128,62 +140,67 @@ public record Task(
 
   public Task withBatch(int b) {
     return new Task(kind, precision, weights, b, seqLen, promptTokens, generateTokens, microBatches,
-        recompute, loraRank, prefixTokens, offload, context, kvCache, gpuLayers, plan, globalBatch, loraTargets);
+        recompute, loraRank, prefixTokens, offload, context, kvCache, gpuLayers, plan, globalBatch, loraTargets, optimizer);
   }
 
   public Task withGpuLayers(int layers) {
     return new Task(kind, precision, weights, batch, seqLen, promptTokens, generateTokens, microBatches,
-        recompute, loraRank, prefixTokens, offload, context, kvCache, layers, plan, globalBatch, loraTargets);
+        recompute, loraRank, prefixTokens, offload, context, kvCache, layers, plan, globalBatch, loraTargets, optimizer);
   }
 
   public Task withContext(int tokens) {
     if (kind.training()) {
       return new Task(kind, precision, weights, batch, tokens, promptTokens, generateTokens, microBatches,
-          recompute, loraRank, prefixTokens, offload, context, kvCache, gpuLayers, plan, globalBatch, loraTargets);
+          recompute, loraRank, prefixTokens, offload, context, kvCache, gpuLayers, plan, globalBatch, loraTargets, optimizer);
     }
     if (context > 0) {
       return new Task(kind, precision, weights, batch, seqLen, promptTokens, generateTokens, microBatches,
-          recompute, loraRank, prefixTokens, offload, tokens, kvCache, gpuLayers, plan, globalBatch, loraTargets);
+          recompute, loraRank, prefixTokens, offload, tokens, kvCache, gpuLayers, plan, globalBatch, loraTargets, optimizer);
     }
     int prompt = Math.max(1, tokens - generateTokens);
     return new Task(kind, precision, weights, batch, seqLen, prompt, tokens - prompt, microBatches,
-        recompute, loraRank, prefixTokens, offload, context, kvCache, gpuLayers, plan, globalBatch, loraTargets);
+        recompute, loraRank, prefixTokens, offload, context, kvCache, gpuLayers, plan, globalBatch, loraTargets, optimizer);
   }
 
   public Task withPrecision(Precision p) {
     return new Task(kind, p, weights, batch, seqLen, promptTokens, generateTokens, microBatches,
-        recompute, loraRank, prefixTokens, offload, context, kvCache, gpuLayers, plan, globalBatch, loraTargets);
+        recompute, loraRank, prefixTokens, offload, context, kvCache, gpuLayers, plan, globalBatch, loraTargets, optimizer);
   }
 
   public Task withWeights(WeightFormat w) {
     return new Task(kind, precision, w, batch, seqLen, promptTokens, generateTokens, microBatches,
-        recompute, loraRank, prefixTokens, offload, context, kvCache, gpuLayers, plan, globalBatch, loraTargets);
+        recompute, loraRank, prefixTokens, offload, context, kvCache, gpuLayers, plan, globalBatch, loraTargets, optimizer);
   }
 
   public Task withPlan(ParallelPlan p) {
     return new Task(kind, precision, weights, batch, seqLen, promptTokens, generateTokens, microBatches,
-        recompute, loraRank, prefixTokens, offload, context, kvCache, gpuLayers, p, globalBatch, loraTargets);
+        recompute, loraRank, prefixTokens, offload, context, kvCache, gpuLayers, p, globalBatch, loraTargets, optimizer);
   }
 
   public Task withRecompute(Recompute r) {
     return new Task(kind, precision, weights, batch, seqLen, promptTokens, generateTokens, microBatches,
-        r, loraRank, prefixTokens, offload, context, kvCache, gpuLayers, plan, globalBatch, loraTargets);
+        r, loraRank, prefixTokens, offload, context, kvCache, gpuLayers, plan, globalBatch, loraTargets, optimizer);
   }
 
   /** This task with {@code n} micro-batches per optimizer step. */
   public Task withMicroBatches(int n) {
     return new Task(kind, precision, weights, batch, seqLen, promptTokens, generateTokens, n,
-        recompute, loraRank, prefixTokens, offload, context, kvCache, gpuLayers, plan, globalBatch, loraTargets);
+        recompute, loraRank, prefixTokens, offload, context, kvCache, gpuLayers, plan, globalBatch, loraTargets, optimizer);
   }
 
   public Task withLoraTargets(java.util.Set<LoraTarget> targets) {
     return new Task(kind, precision, weights, batch, seqLen, promptTokens, generateTokens, microBatches,
-        recompute, loraRank, prefixTokens, offload, context, kvCache, gpuLayers, plan, globalBatch, targets);
+        recompute, loraRank, prefixTokens, offload, context, kvCache, gpuLayers, plan, globalBatch, targets, optimizer);
+  }
+
+  public Task withOptimizer(TrainingOptimizer o) {
+    return new Task(kind, precision, weights, batch, seqLen, promptTokens, generateTokens, microBatches,
+        recompute, loraRank, prefixTokens, offload, context, kvCache, gpuLayers, plan, globalBatch, loraTargets, o);
   }
 
   public Task withOffload(Offload o) {
     return new Task(kind, precision, weights, batch, seqLen, promptTokens, generateTokens, microBatches,
-        recompute, loraRank, prefixTokens, o, context, kvCache, gpuLayers, plan, globalBatch, loraTargets);
+        recompute, loraRank, prefixTokens, o, context, kvCache, gpuLayers, plan, globalBatch, loraTargets, optimizer);
   }
 
   /**

@@ -247,7 +247,8 @@ final class LayerEmitter {
     double kvRead = 2.0 * batch * keys * kv * kvBytes
         * (queries == 1 ? ctx.software.decodeKvReads(m.heads(), m.kvHeads(), tp) : 1);
     if (flash) {
-      p.op("attention", OpKind.ATTENTION, ctx.attention, attnFlops, tokens * q * actBytes * 2 + kvRead);
+      double executed = 4.0 * batch * q * flashPairs(queries, keys, false);
+      p.op("attention", OpKind.ATTENTION, ctx.attention, executed, tokens * q * actBytes * 2 + kvRead, attnFlops);
     } else {
       // the score chain moves scoreBytesPerElement per element: 2 written by QK^T, 2 read by attention x V,
       // the rest by the scale/mask/softmax kernels between them
@@ -298,9 +299,13 @@ final class LayerEmitter {
       p.deps = r.deps;
     }
     double attnFlops = 2 * 4.0 * batch * seq * keys * q;
+    // FlashAttention-2's backward recomputes QK^T and P before its four gradient matmuls: 5 matmuls over the pairs
+    // it visits, 2.5x its forward's 2 (FlashAttention-2, Algorithm 2; its benchmark counts bwd = 2.5 x fwd)
+    double executed = flash && ctx.software.causalBlockSkip() ? 2.5 * 4.0 * batch * q * flashPairs(seq, keys, true)
+        : attnFlops;
     double scoreBytes = flash ? 0 : 2 * scoreBytesPerElement * batch * m.heads() / tp * (double) seq * keys;
-    p.op("attention.bwd", OpKind.ATTENTION, ctx.attention, attnFlops,
-        2 * (tokens * q * actBytes * 2 + 2.0 * batch * keys * kv * actBytes) + scoreBytes);
+    p.op("attention.bwd", OpKind.ATTENTION, ctx.attention, executed,
+        2 * (tokens * q * actBytes * 2 + 2.0 * batch * keys * kv * actBytes) + scoreBytes, attnFlops);
     if (llamaEager) {
       p.elementwise("rope.bwd", OpKind.ATTENTION, eager.ropeBackwardBytes() * tokens * (q + kv), 6 * tokens * (q + kv));
     }
@@ -309,6 +314,62 @@ final class LayerEmitter {
     p.allReduce("attn.bwd.tp_all_reduce", tokens * h * reduceBytes);
     return p.elementwise("attn_norm.bwd", OpKind.NORM_ELEMENTWISE, normBackward(tokens * h / sp, 3),
         10 * tokens * h / sp);
+  }
+
+  /**
+   * FlashAttention-2's tiles for head dimension 128 on A100 and H100 (sm80/sm90): forward kBlockM x kBlockN = 128 x
+   * 64, backward 64 x 128 (Dao-AILab/flash-attention csrc/flash_attn/src/flash_fwd_launch_template.h,
+   * flash_bwd_launch_template.h, run_mha_fwd_hdim128 / run_mha_bwd_hdim128); they stand in for every flash kernel
+   * that skips masked blocks.
+   */
+  static final int FWD_BLOCK_M = 128;
+  static final int FWD_BLOCK_N = 64;
+  static final int BWD_BLOCK_M = 64;
+  static final int BWD_BLOCK_N = 128;
+
+  /**
+   * The query-key pairs per head and sequence a flash kernel computes for {@code queries} queries over {@code keys}
+   * keys (the queries being the last of the keys): every pair without causal block skipping, or for a single query;
+   * else the key blocks up to each query block's diagonal, the blocks on it in full.
+   */
+  private double flashPairs(long queries, double keys, boolean backward) {
+    if (!ctx.software.causalBlockSkip() || queries <= 1) {
+      return queries * keys;
+    }
+    long k = Math.round(keys);
+    return backward ? causalPairsBackward(queries, k, BWD_BLOCK_M, BWD_BLOCK_N)
+        : causalPairsForward(queries, k, FWD_BLOCK_M, FWD_BLOCK_N);
+  }
+
+  /**
+   * FlashAttention-2's forward under a causal mask: query block m (rows m x bm ...) visits key blocks up to
+   * ceil(((m + 1) x bm + keys - queries) / bn), at most all of them ({@code n_block_max} in flash_fwd_kernel.h).
+   */
+  static double causalPairsForward(long queries, long keys, int bm, int bn) {
+    long offset = keys - queries;
+    long keyBlocks = -Math.floorDiv(-keys, bn);
+    double pairs = 0;
+    for (long m0 = 0; m0 < queries; m0 += bm) {
+      long rows = Math.min(bm, queries - m0);
+      long blocks = Math.min(keyBlocks, Math.max(0, -Math.floorDiv(-(m0 + bm + offset), bn)));
+      pairs += (double) rows * Math.min(blocks * bn, keys);
+    }
+    return pairs;
+  }
+
+  /**
+   * FlashAttention-2's backward under a causal mask: key block n (columns n x bn ...) visits the query blocks from
+   * max(0, (n x bn + queries - keys) / bm) to the last ({@code m_block_min} in flash_bwd_kernel.h).
+   */
+  static double causalPairsBackward(long queries, long keys, int bm, int bn) {
+    long offset = keys - queries;
+    double pairs = 0;
+    for (long n0 = 0; n0 < keys; n0 += bn) {
+      long cols = Math.min(bn, keys - n0);
+      long firstBlock = Math.max(0, (n0 - offset) / bm);
+      pairs += (double) cols * Math.max(0, queries - firstBlock * bm);
+    }
+    return pairs;
   }
 
   /** Op names of each target's adapter, forward and backward (built once, not per op). */
@@ -371,6 +432,23 @@ final class LayerEmitter {
 
     int op(String name, OpKind kind, int group, double flops, double bytes) {
       return op(name, kind, group, flops, bytes, 0, 0, 0);
+    }
+
+    /**
+     * An op costed at the FLOPs its kernel executes, {@code flops}, that counts as {@code modelFlops} in the
+     * utilisation figures (a flash kernel's attention: the whole score matrix, backward twice the forward, as MFU
+     * conventions count it).
+     */
+    int op(String name, OpKind kind, int group, double flops, double bytes, double modelFlops) {
+      int id = op(name, kind, group, flops, bytes, 0, 0, 0);
+      if (!ctx.elementwiseGroup(ctx.backwardOf(group))) {
+        double w = ctx.sink.weight();
+        totalFlops += (modelFlops - flops) * w;
+        if (recompute == 1) {
+          recomputeFlops += (modelFlops - flops) * w;
+        }
+      }
+      return id;
     }
 
     /** An op; a GEMM ({@code m > 0}) carries its shape m x n x k unless it runs on the CPU. */

@@ -42,7 +42,8 @@ final class StepContext {
   final int elementwiseBackward;
   /**
    * The attention core (QK^T, softmax, attention x V, or one flash kernel), forward and backward: at the device's
-   * FlashAttention-2 fraction where the profile runs FA2's kernels, else at the GEMM fraction; in 16-bit when a
+   * FlashAttention-2 fractions (forward, backward) where the profile runs FA2's kernels, else at the GEMM fraction;
+   * in 16-bit when a
    * training step's GEMMs run in fp8 (Transformer Engine's fp8 recipes keep attention in bf16).
    */
   final int attention;
@@ -127,8 +128,11 @@ final class StepContext {
             : (sw.flashAttention2() ? d.efficiency().flashAttention() : d.efficiency().gemmAt(attentionPrecision))
                 * sw.gemmScale());
     attention = sink.addGroup(new CostGroup("attention", attentionPeak, devicePool, memBw, -1, 1, launch));
-    attentionBackward = sink.addGroup(new CostGroup("attention (backward)", attentionPeak, devicePool, memBw, -1, 1,
-        launchBackward));
+    // FlashAttention-2's backward kernel reaches its own fraction where one is published
+    double attentionBackwardPeak = attentionFraction <= 0 && sw.flashAttention2()
+        ? attentionPeak * d.efficiency().flashAttentionBackward() / d.efficiency().flashAttention() : attentionPeak;
+    attentionBackward = sink.addGroup(new CostGroup("attention (backward)", attentionBackwardPeak, devicePool, memBw,
+        -1, 1, launchBackward));
     double link = system.hostLink().measuredBytesPerSecondPerDirection();
     double latency = system.hostLink().latencySeconds();
     copyIn = unified ? -1 : sink.addGroup(new CostGroup("H2D copy", 1, -1, 1, h2dPool, link, latency));

@@ -57,6 +57,10 @@ final class WorkloadBuilder {
   private final java.util.function.Function<StepContext, LayerEmitter> newEmitter;
   /** The pipeline, when the plan has stages. */
   private PipelineStep pipeline;
+  /** Paged optimizer state crossing the host link each way per step (0 when none is paged out). */
+  private final double pagedBytesPerStep;
+  /** Whether the optimizer runs layer by layer inside the last backward (in the backward, or paged). */
+  private final boolean stepPerLayer;
 
   /** Matmul FLOPs of one GPU (the mean over pipeline stages). */
   double hardwareFlopsPerGpu() {
@@ -108,6 +112,8 @@ final class WorkloadBuilder {
     this.dp = ctx.collectives.plan.dp() > 1;
     this.zero = t.plan().zero();
     this.overlapGrads = t.plan().overlapGradReduce();
+    this.pagedBytesPerStep = pagedBytesPerStep();
+    this.stepPerLayer = t.kind().training() && t.optimizer().inBackward() && !cpuOptimizer;
   }
 
   /** The training step or the inference run, as the task asks. */
@@ -180,6 +186,9 @@ final class WorkloadBuilder {
         }
         prev = layers.backward(l, layerName(p, l, "."), b, s, keys, frozen, t.recompute() == Recompute.SELECTIVE,
             deps(prev, w));
+        if (stepPerLayer && mb == microBatches - 1) {
+          prev = layerOptimizerStep(layerName(p, l, ".optimizer"), prev);
+        }
         bwdEnd[l] = prev;
         if (dp && overlapGrads && microBatches == t.microBatches() && mb == microBatches - 1) {
           reduceGradients(layerName(p, l, ".grads"), prev); // overlaps the backward of the layers below
@@ -203,9 +212,71 @@ final class WorkloadBuilder {
     }
     if (cpuOptimizer) {
       cpuOptimizerStep(gradOut); // offload: one GPU only, so no replicas to gather from
-    } else {
+    } else if (pagedBytesPerStep > 0 && !t.optimizer().inBackward()) {
+      // a paged optimizer after the backward: layer by layer, each layer's state paged in (and others' out) first
+      int prev = last;
+      int reps = ctx.sink.repeat(m.layers());
+      for (int l = m.layers() - 1; l >= m.layers() - reps; l--) {
+        prev = layerOptimizerStep(layerName("", l, ".optimizer"), prev);
+      }
+      ctx.sink.endRepeat();
+    } else if (!t.optimizer().inBackward()) {
       optimizerForStage(ctx, deps(last, lastGradReduction));
     }
+  }
+
+  /**
+   * Bytes of paged optimizer state that cross the host link each way per step: all of it when any of it is paged
+   * out (the optimizer sweeps the state in the same order every step, and the driver evicts the least recently used
+   * pages, so a cyclic sweep larger than the memory left misses on every page), else none.
+   */
+  private double pagedBytesPerStep() {
+    if (!t.kind().training() || !t.optimizer().paged() || plan.hostBytes() <= 0 || ctx.unified) {
+      return 0;
+    }
+    return Footprint.of(m, t, true, 0, ctx.system.deviceCount()).pagedOptimizerBytes(t);
+  }
+
+  /**
+   * One layer's share of the optimizer step, on the compute stream after {@code after}: with a paged optimizer its
+   * state is prefetched first (bitsandbytes' {@code prefetch_state}, cudaMemPrefetchAsync on the stream) while the
+   * driver writes evicted pages back on the other direction of the link.
+   */
+  private int layerOptimizerStep(String name, int after) {
+    double perLayer = trainableParameters() / m.layers();
+    double paged = pagedBytesPerStep / m.layers();
+    int[] wait = deps(after);
+    if (paged > 0) {
+      int in = copyIn(cat(name, ".page_in"), paged, after);
+      copyOut(cat(name, ".page_out"), paged, after);
+      wait = deps(after, in);
+    }
+    double[] cost = optimizerCost(ctx, perLayer, optimizerTensors() / m.layers());
+    int group = cost[1] > 0 ? ctx.launchGroup("optimizer", ctx.software.launchSeconds() * cost[1]) : ctx.elementwise;
+    return ctx.sink.addOp(ctx.sink.keepsNames() ? name : "", OpKind.OPTIMIZER, ctx.compute, group,
+        ADAM_FLOPS_PER_PARAM * perLayer, cost[0] * perLayer, 0, wait);
+  }
+
+  /**
+   * Bytes per parameter and kernels of an optimizer step over {@code parameters} parameters in {@code tensors}
+   * tensors: the profile's AdamW implementation for 32-bit AdamW with master weights (and for fp32 adapters), the
+   * task's state widths otherwise; bitsandbytes' 8-bit update is one kernel per tensor
+   * ({@code optimizer_update_8bit_blockwise} from {@code update_step}).
+   */
+  double[] optimizerCost(StepContext c, double parameters, double tensors) {
+    OptimizerImpl impl = c.software.optimizerImpl();
+    boolean frozen = t.kind().frozenBase();
+    // adapters and prefixes keep fp32 weights and gradients and no master copy
+    double gradientBytes = frozen ? 4 : t.precision().bytes();
+    llmsim.core.task.TrainingOptimizer o = frozen
+        ? new llmsim.core.task.TrainingOptimizer(t.optimizer().kind(), false, false) : t.optimizer();
+    if (o.kind() != llmsim.core.task.TrainingOptimizer.Kind.ADAMW) {
+      return new double[] {o.updateBytesPerParameter(gradientBytes, gradientBytes, t.precision()), tensors};
+    }
+    if (!o.masterWeights() && !frozen) {
+      return new double[] {impl.bytesPerParameter(gradientBytes, gradientBytes), impl.kernels(tensors, parameters)};
+    }
+    return new double[] {impl.bytesPerParameter(gradientBytes), impl.kernels(tensors, parameters)};
   }
 
   /**
@@ -234,13 +305,12 @@ final class WorkloadBuilder {
     double shards = zero >= 1 ? c.collectives.shardRanks() : 1;
     double trainable = trainableParameters() / shards; // the stage's share
     OptimizerImpl impl = c.software.optimizerImpl();
-    // adapters and prefixes keep fp32 gradients; trained base weights the compute precision's
-    double gradientBytes = t.kind().frozenBase() ? 4 : t.precision().bytes();
-    double kernels = impl.kernels(trainableTensors() / shards, trainable);
+    double[] cost = optimizerCost(c, trainable, optimizerTensors() / shards);
+    double kernels = cost[1];
     int group = kernels > 0 ? c.launchGroup("optimizer (" + impl.key() + ")", c.software.launchSeconds() * kernels)
         : c.elementwise;
     int id = c.sink.addOp(c.sink.keepsNames() ? "optimizer.adamw" : "", OpKind.OPTIMIZER, c.compute, group,
-        ADAM_FLOPS_PER_PARAM * trainable, impl.bytesPerParameter(gradientBytes) * trainable, 0, after);
+        ADAM_FLOPS_PER_PARAM * trainable, cost[0] * trainable, 0, after);
     if (dp && zero >= 1 && zero <= 2) {
       c.collectives.dataParallel("zero.all_gather_weights", Collectives.Kind.ALL_GATHER,
           trainableParameters() * t.precision().bytes(), deps(id));
@@ -283,7 +353,7 @@ final class WorkloadBuilder {
    * Trainable tensors: two per adapter, one prefix per layer, or every weight matrix, norm weight and bias of the
    * layers plus the embedding, the untied head and the final norm.
    */
-  private double trainableTensors() {
+  private double optimizerTensors() {
     int layers = m.layers();
     if (t.kind() == TaskKind.FINETUNE_LORA || t.kind() == TaskKind.FINETUNE_QLORA) {
       return 2.0 * Footprint.loraAdapters(m, t.loraTargets()) * layers;

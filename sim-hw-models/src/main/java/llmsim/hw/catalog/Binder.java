@@ -82,7 +82,10 @@ final class Binder {
     String fp8Source = e.flatMap(x -> x.optStr("gemm_fp8_source")).orElse(gemmSource);
     double fa2 = e.map(x -> x.num("flash_attention", gemm)).orElse(gemm);
     String fa2Source = e.flatMap(x -> x.optStr("flash_attention_source")).orElse(gemmSource);
-    return new Efficiency(gemm, gemmSource, mem, memSource, measured, fp8, fp8Source, fa2, fa2Source);
+    double fa2Bwd = e.map(x -> x.num("flash_attention_backward", fa2)).orElse(fa2);
+    String fa2BwdSource = e.flatMap(x -> x.optStr("flash_attention_backward_source")).orElse(fa2Source);
+    return new Efficiency(gemm, gemmSource, mem, memSource, measured, fp8, fp8Source, fa2, fa2Source, fa2Bwd,
+        fa2BwdSource);
   }
 
   static Optional<Price> price(Node n) {
