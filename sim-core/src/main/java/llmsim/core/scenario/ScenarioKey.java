@@ -162,7 +162,8 @@ public enum ScenarioKey {
           + " a common straight-line depreciation period, not a measurement."),
   SOFTWARE_DATE("software_date", null, null, "YYYY-MM", Type.TEXT, null, 0, 0, null,
       "When the software was built. For llama.cpp (YYYY-MM or YYYY-MM-DD) it selects the build's kernels: Metal's"
-          + " attention matmuls before 2023-09-15, CUDA graphs from 2024-05-08 (default: a build with both); for"
+          + " attention matmuls before 2023-09-15, CUDA graphs from 2024-05-08, CUDA's dequantise-then-cuBLAS prefill of"
+          + " quantised weights from 2023-10-27 to 2024-06-22 (default: a build after all of them); for"
           + " other profiles it is recorded with the scenario.");
 
   /** How a key's value is written and checked. */

@@ -33,8 +33,25 @@ public record LlamaCppBuild(LocalDate date, boolean flashAttention) {
   /** ggml-org/llama.cpp#6766 (merged 2024-05-08): the decode graph replayed as one CUDA graph on NVIDIA GPUs. */
   public static final LocalDate CUDA_GRAPHS = LocalDate.of(2024, 5, 8);
 
+  /**
+   * ggml-org/llama.cpp#3776 (ggerganov, merged 2023-10-27): on GPUs with fast FP16 (compute capability 7.0 and up) a
+   * quantised matrix multiplication over more than {@link #MMQ_MAX_BATCH_SIZE} rows of activations runs as
+   * dequantise-to-f16 then FP16 cuBLAS ({@code ggml_cuda_mul_mat}: "when tensor cores are available, use them for
+   * large batch size"); #3412 (2023-09-30) had added that path behind {@code -nommq} only.
+   */
+  public static final LocalDate CUDA_DEQUANT_CUBLAS = LocalDate.of(2023, 10, 27);
+
+  /**
+   * ggml-org/llama.cpp#8075 (JohannesGaessler, 2024-06-23, "use MMQ instead of cuBLAS by default"): the int8
+   * tensor-core mul_mat_q kernels (#7676, #7860) take every batch size on Turing and newer.
+   */
+  public static final LocalDate CUDA_MMQ_DEFAULT = LocalDate.of(2024, 6, 23);
+
+  /** ggml-cuda.cu's {@code MMQ_MAX_BATCH_SIZE}: the most activation rows mul_mat_q takes where tensor cores exist. */
+  public static final int MMQ_MAX_BATCH_SIZE = 32;
+
   /** A build after every change modelled here, without {@code -fa}: the profile when no date is given. */
-  public static final LlamaCppBuild LATEST = new LlamaCppBuild(LocalDate.of(2024, 5, 8), false);
+  public static final LlamaCppBuild LATEST = new LlamaCppBuild(CUDA_MMQ_DEFAULT, false);
 
   /**
    * Kernel launch and minimum duration per ggml graph node: 1.1 us of launch gap, which CUDA graphs remove
@@ -101,6 +118,19 @@ public record LlamaCppBuild(LocalDate date, boolean flashAttention) {
 
   /** What a result on {@code b} must say about this build, or null: Metal builds before {@link #EARLIEST_METAL}. */
   public String warning(Backend b) {
+    return warning(b, WeightFormat.F16);
+  }
+
+  /**
+   * As {@link #warning(Backend)} for weights stored as {@code f}; also CUDA builds before {@link #CUDA_DEQUANT_CUBLAS}
+   * with block-quantised weights, whose mul_mat_q kernels (dp4a, no tensor cores) have no modelled rate.
+   */
+  public String warning(Backend b, WeightFormat f) {
+    if (b == Backend.CUDA && ggmlBlockFormat(f) && date.isBefore(CUDA_DEQUANT_CUBLAS)) {
+      return "llama.cpp CUDA builds before " + CUDA_DEQUANT_CUBLAS + " ran quantised matrix multiplications on the"
+          + " mul_mat_q kernels without tensor cores (#2683, #3776), whose rate is not modelled; this build is costed"
+          + " at the GEMM fraction, so its prefill is optimistic";
+    }
     if (b != Backend.METAL || !date.isBefore(EARLIEST_METAL)) {
       return null;
     }
@@ -132,5 +162,21 @@ public record LlamaCppBuild(LocalDate date, boolean flashAttention) {
    */
   public double dequantPerFlop(Backend b, WeightFormat f) {
     return b == Backend.METAL ? metalDequantPerFlop(f) : 0;
+  }
+
+  /**
+   * Whether a GEMM of weights {@code f} over {@code rows} activation rows runs on {@code b} as a dequantisation kernel
+   * writing an f16 copy of the weight matrix, then FP16 cuBLAS on that copy: CUDA builds from
+   * {@link #CUDA_DEQUANT_CUBLAS} to {@link #CUDA_MMQ_DEFAULT}, more than {@link #MMQ_MAX_BATCH_SIZE} rows. Every
+   * NVIDIA GPU in the catalog has FP16 tensor cores (compute capability 7.5 and up), the condition #3776 checks.
+   */
+  public boolean dequantisesToF16(Backend b, WeightFormat f, double rows) {
+    return b == Backend.CUDA && ggmlBlockFormat(f) && rows > MMQ_MAX_BATCH_SIZE
+        && !date.isBefore(CUDA_DEQUANT_CUBLAS) && date.isBefore(CUDA_MMQ_DEFAULT);
+  }
+
+  /** ggml's block-quantised formats (a scale per block of weights), which llama.cpp's quantised kernels take. */
+  static boolean ggmlBlockFormat(WeightFormat f) {
+    return f == WeightFormat.Q8_0 || f == WeightFormat.Q4_0 || f == WeightFormat.Q4_K;
   }
 }

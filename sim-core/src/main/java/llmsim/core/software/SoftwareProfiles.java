@@ -92,7 +92,8 @@ public final class SoftwareProfiles {
    * 16 bytes per score element. Prompts are evaluated in chunks of n_batch = 512 tokens (common.h default
    * since 2023; n_ubatch = 512 since 2024-03), and layers that do not fit with {@code -ngl} run on the CPU.
    * Without a {@code software_date} the profile is {@link LlamaCppBuild#LATEST}; {@link LlamaCppBuild} holds what
-   * changes by date and backend (CUDA graphs, Metal's attention kernels, in-kernel dequantisation, {@code -fa}).
+   * changes by date and backend (CUDA graphs, Metal's attention kernels, in-kernel dequantisation, CUDA's
+   * dequantise-then-cuBLAS, {@code -fa}).
    */
   public static final SoftwareProfile LLAMA_CPP = new SoftwareProfile(
       "llama.cpp", "llama.cpp / ggml (Metal or CUDA backend), one kernel launch per graph node",

@@ -476,13 +476,20 @@ final class LayerEmitter {
      */
     int gemm(String name, OpKind kind, double in, double out, double factor) {
       double wBytes = weightBytesPerParam;
+      int group = ctx.gemmGroup(quantised);
       if (nf4 && tokens > 1) {
         op(ctx.sink.keepsNames() ? name + ".dequant_nf4" : "", kind, ctx.elementwise, in * out,
             in * out * (weightBytesPerParam + BF16_BYTES));
         wBytes = BF16_BYTES;
+      } else if (quantised && ctx.dequantisesToF16(tokens)) {
+        // llama.cpp CUDA before #8075: to_fp16 writes the matrix's f16 copy, FP16 cuBLAS then reads it
+        op(ctx.sink.keepsNames() ? name + ".dequant_f16" : "", kind, ctx.elementwise, in * out,
+            in * out * (weightBytesPerParam + BF16_BYTES));
+        wBytes = BF16_BYTES;
+        group = ctx.gemm;
       }
       double bytes = factor * (in * out * wBytes + tokens * (in + out) * actBytes);
-      return op(name, kind, ctx.gemmGroup(quantised), factor * 2 * tokens * in * out, bytes, tokens,
+      return op(name, kind, group, factor * 2 * tokens * in * out, bytes, tokens,
           backward ? in : out, backward ? out : in);
     }
 

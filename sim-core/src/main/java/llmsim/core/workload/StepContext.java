@@ -102,7 +102,10 @@ final class StepContext {
     LlamaCppBuild build = sw.llamaCpp();
     LlamaCppBuild.Backend backend = LlamaCppBuild.Backend.of(d.vendor());
     double launchSeconds = build == null ? sw.launchSeconds() : build.launchSeconds(backend);
-    softwareWarning = build == null ? null : build.warning(backend);
+    softwareWarning = build == null ? null : build.warning(backend, task.weights());
+    llamaCpp = build;
+    llamaCppBackend = backend;
+    weights = task.weights();
     // a profile whose host thread issues the layer passes ahead of the GPU pays its launches there, not per kernel
     double launch = sw.hostDispatch() ? 0 : launchSeconds * kernelsPerLayer / Math.max(1, opsPerLayer);
     // dense GEMMs tile the device's SMs; block-quantised ones run the framework's own kernels (no tile model),
@@ -192,6 +195,18 @@ final class StepContext {
   /** Whether ops of {@code group} are element-wise (costed, but not counted in MFU's FLOPs). */
   boolean elementwiseGroup(int group) {
     return group == elementwise || group == elementwiseBackward;
+  }
+
+  private final LlamaCppBuild llamaCpp;
+  private final LlamaCppBuild.Backend llamaCppBackend;
+  private final llmsim.core.task.WeightFormat weights;
+
+  /**
+   * Whether a quantised-weight GEMM over {@code rows} activation rows runs as llama.cpp's dequantise-to-f16 kernel
+   * then an f16 GEMM on the copy (CUDA builds between #3776 and #8075; {@link LlamaCppBuild#dequantisesToF16}).
+   */
+  boolean dequantisesToF16(double rows) {
+    return llamaCpp != null && llamaCpp.dequantisesToF16(llamaCppBackend, weights, rows);
   }
 
   int gemmGroup(boolean quantisedWeights) {

@@ -43,6 +43,17 @@ class LlamaCppKernelsTest {
         Optional.empty());
   }
 
+  /** {@link Fixtures#discrete()} (2 TB/s at a streaming fraction of 0.9, no tile model) made by NVIDIA: CUDA. */
+  static SystemSpec nvidiaGpu() {
+    SystemSpec s = Fixtures.discrete();
+    Device d = s.device();
+    Device nvidia = new Device(d.id(), d.name(), "NVIDIA", List.of(), d.peakFlopsDense(), "test",
+        d.memoryCapacityBytes(), d.memoryBandwidthBytesPerSecond(), "HBM", "test", d.cacheBytes(), "test", 350, "test",
+        1, Optional.empty(), d.efficiency());
+    return new SystemSpec(s.id(), s.name(), List.of(), s.host(), nvidia, 1, s.hostLink(), Optional.empty(), 1.0, "test",
+        Optional.empty());
+  }
+
   /** llama.cpp's behaviour at {@code date} with no launch cost, so that only the kernels differ. */
   static SoftwareProfile build(LocalDate date) {
     return new SoftwareProfile("ggml-test", "test", List.of(), 1, 1, 0, 1, false, 16, 0, 1, false, 0, "test", 2,
@@ -86,5 +97,62 @@ class LlamaCppKernelsTest {
     double slow = new LlamaCppBuild(LocalDate.of(2023, 9, 12), false).attentionPeakFraction(Backend.METAL);
     double expected = attentionFlops / (PEAK * slow) - attentionFlops / (PEAK * GEMM_FRACTION);
     assertThat(before - after).isCloseTo(expected, withPercentage(1));
+  }
+
+  /** A CUDA build between #3776 and #8075 (ggerganov's RTX 4090 table in #4766 is from 2024-01-10). */
+  static final LocalDate CUBLAS_ERA = LocalDate.of(2024, 1, 10);
+
+  /**
+   * The day before #3776: mul_mat_q for every batch, costed like the MMQ of later builds (d = 0) and, like
+   * {@link #CUBLAS_ERA}, before CUDA graphs, so that the two builds' launch costs are the same.
+   */
+  static final LocalDate BEFORE_3776 = LlamaCppBuild.CUDA_DEQUANT_CUBLAS.minusDays(1);
+
+  @Test
+  void cudaBuildsBefore8075_dequantiseEachWeightMatrixToF16BeforeItsGemm_aboveMmqsBatchLimit() {
+    int prompt = 512;
+    for (WeightFormat w : List.of(WeightFormat.Q8_0, WeightFormat.Q4_0, WeightFormat.Q4_K)) {
+      double mmq = Simulator.simulate(nvidiaGpu(), llama7b, prefill(w, prompt), build(BEFORE_3776)).ttftSeconds();
+      double cublas = Simulator.simulate(nvidiaGpu(), llama7b, prefill(w, prompt), build(CUBLAS_ERA)).ttftSeconds();
+      // every layer weight is read at its format's bits and written as 2 B of f16 at the streaming bandwidth; the
+      // GEMMs are compute-bound at 512 tokens either way, at the same fraction (no tile model on this device); one
+      // more op per weight GEMM (4 a layer: qkv, o, gate_up, down) pays the build's launch spread over a layer's ops
+      double layerWeights = llama7b.gemmParameterCount() - 32000.0 * 4096;
+      double bytes = layerWeights * (w.bitsPerWeight() / 8 + 2);
+      double launchPerOp = new LlamaCppBuild(CUBLAS_ERA, false).launchSeconds(Backend.CUDA)
+          / LayerEmitter.opsPerLayer(llama7b, false, 0);
+      double expected = bytes / (2.0e12 * 0.9) + 4 * 32 * launchPerOp;
+      assertThat(cublas - mmq).as(w.key()).isCloseTo(expected, withPercentage(1));
+    }
+  }
+
+  @Test
+  void cudaDequantisation_needsMoreThan32Rows_quantisedWeights_andACudaBuildOf3776To8075() {
+    LlamaCppBuild era = new LlamaCppBuild(CUBLAS_ERA, false);
+    assertThat(era.dequantisesToF16(Backend.CUDA, WeightFormat.Q4_0, 33)).isTrue();
+    assertThat(era.dequantisesToF16(Backend.CUDA, WeightFormat.Q4_0, 32)).isFalse(); // mul_mat_q up to 32 rows
+    assertThat(era.dequantisesToF16(Backend.CUDA, WeightFormat.F16, 512)).isFalse();
+    assertThat(era.dequantisesToF16(Backend.METAL, WeightFormat.Q4_0, 512)).isFalse();
+    assertThat(new LlamaCppBuild(LlamaCppBuild.CUDA_MMQ_DEFAULT.minusDays(1), false)
+        .dequantisesToF16(Backend.CUDA, WeightFormat.Q8_0, 512)).isTrue();
+    assertThat(LlamaCppBuild.LATEST.dequantisesToF16(Backend.CUDA, WeightFormat.Q8_0, 512)).isFalse();
+    assertThat(new LlamaCppBuild(LlamaCppBuild.CUDA_DEQUANT_CUBLAS.minusDays(1), false)
+        .dequantisesToF16(Backend.CUDA, WeightFormat.Q8_0, 512)).isFalse();
+    // a 32-token prompt stays on mul_mat_q, so the build makes no difference to it
+    double mmq = Simulator.simulate(nvidiaGpu(), llama7b, prefill(WeightFormat.Q4_0, 32), build(BEFORE_3776))
+        .ttftSeconds();
+    double cublas = Simulator.simulate(nvidiaGpu(), llama7b, prefill(WeightFormat.Q4_0, 32), build(CUBLAS_ERA))
+        .ttftSeconds();
+    assertThat(cublas).isEqualTo(mmq);
+  }
+
+  @Test
+  void cudaQuantisedBuildsBefore3776_sayTheirMulMatQRateIsNotModelled() {
+    StepResult early = Simulator.simulate(nvidiaGpu(), llama7b, prefill(WeightFormat.Q4_0, 512),
+        build(LlamaCppBuild.CUDA_DEQUANT_CUBLAS.minusDays(1)));
+    StepResult f16 = Simulator.simulate(nvidiaGpu(), llama7b, prefill(WeightFormat.F16, 512),
+        build(LlamaCppBuild.CUDA_DEQUANT_CUBLAS.minusDays(1)));
+    assertThat(early.warnings()).anySatisfy(w -> assertThat(w).contains("not modelled"));
+    assertThat(f16.warnings()).isEmpty();
   }
 }
