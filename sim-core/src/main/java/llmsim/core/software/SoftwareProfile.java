@@ -132,6 +132,24 @@ public record SoftwareProfile(
   }
 
   /** This profile with its layer passes issued by a host thread running ahead of the GPU (see the record doc). */
+  /**
+   * Whether the profile runs Megatron's classic attention, whose scale-mask-softmax is one fused kernel only where
+   * {@link #megatronSoftmaxFused} allows it (the {@code megatron-classic} profile).
+   */
+  public boolean megatronSoftmax() {
+    return !flashAttention && id.equals("megatron-classic");
+  }
+
+  /**
+   * Megatron's FusedScaleMaskSoftmax condition for its fused causal kernel: 16 < keys <= 2048, queries a multiple of
+   * 4 and attention batches (micro-batch x heads on this GPU) a multiple of 4; otherwise it runs PyTorch's ops in
+   * fp32 (VIA-Research/vTrain src/model/fused_softmax.py, Megatron's megatron/model/fused_softmax.py as vTrain
+   * copied it; docs/CALIBRATION.md#host-dispatch).
+   */
+  public static boolean megatronSoftmaxFused(double attentionBatches, long queries, double keys) {
+    return keys > 16 && keys <= 2048 && queries % 4 == 0 && attentionBatches % 4 == 0;
+  }
+
   public SoftwareProfile withHostDispatch(double secondsPerLayerPass) {
     return new SoftwareProfile(id, description, aliases, gemmScale, streamScale, launchSeconds, kernelsPerLayer, flashAttention,
         scoreBytesPerElement, workspaceBytes, dequantScale, cpuRunsHostLayers, promptChunkTokens, source,

@@ -137,6 +137,13 @@ public final class SoftwareProfiles {
   static final double EAGER_LAYER_PASS_HOST_SECONDS = 33.3e-3 / 32;
 
   /**
+   * The host's time per eager tensor call: the same HF LLaMA decode's 1.04 ms per layer forward over the layer's 48
+   * kernels (one tensor call each). Used for the calls a Megatron layer makes where its fused softmax is unavailable
+   * (docs/CALIBRATION.md#host-dispatch).
+   */
+  public static final double EAGER_CALL_HOST_SECONDS = EAGER_LAYER_PASS_HOST_SECONDS / 48;
+
+  /**
    * Megatron-DeepSpeed as vTrain measured it (and Megatron-LM before --use-flash-attn): eager PyTorch with
    * Megatron's fused kernels but classic attention. About 15 kernels per GPT layer forward (apex fused
    * layer norm x2, QKV with bias, baddbmm QK^T, fused scale-mask-softmax, dropout, bmm, permute copy, dense,

@@ -116,7 +116,8 @@ final class LayerEmitter {
   /** Forward pass of layer {@code layer}, its ops tagged with it; returns the id of its last op. */
   int forward(int layer, String prefix, long batch, long queries, double keys, boolean recompute, int... deps) {
     ctx.sink.layer(layer);
-    int last = forwardOps(prefix, batch, queries, keys, recompute, issued(prefix, deps));
+    int last = forwardOps(prefix, batch, queries, keys, recompute,
+        issued(prefix, softmaxUnfused(batch, queries, keys), deps));
     ctx.sink.layer(-1);
     return last;
   }
@@ -125,7 +126,8 @@ final class LayerEmitter {
   int backward(int layer, String prefix, long batch, long seq, double keys, boolean frozen, boolean recomputeAttention,
       int... deps) {
     ctx.sink.layer(layer);
-    int last = backwardOps(prefix, batch, seq, keys, frozen, recomputeAttention, issued(prefix, deps));
+    int last = backwardOps(prefix, batch, seq, keys, frozen, recomputeAttention,
+        issued(prefix, softmaxUnfused(batch, seq, keys), deps));
     ctx.sink.layer(-1);
     return last;
   }
@@ -137,6 +139,14 @@ final class LayerEmitter {
    * a pass the CPU computes itself) {@code deps} unchanged.
    */
   private int[] issued(String prefix, int[] deps) {
+    return issued(prefix, false, deps);
+  }
+
+  /**
+   * As {@link #issued(String, int[])}; with {@code unfusedSoftmax}, the host also issues the eager softmax calls that
+   * replace Megatron's fused kernel (their own op on the CPU lane, after the pass's).
+   */
+  private int[] issued(String prefix, boolean unfusedSoftmax, int[] deps) {
     if (ctx.hostDispatch < 0 || onCpu) {
       return deps;
     }
@@ -147,8 +157,39 @@ final class LayerEmitter {
     }
     int[] all = java.util.Arrays.copyOf(deps, deps.length + 1);
     all[deps.length] = id;
+    if (unfusedSoftmax && ctx.hostUnfusedSoftmax >= 0) {
+      int extra = ctx.sink.addOp(ctx.sink.keepsNames() ? prefix + "host_dispatch.unfused_softmax" : "",
+          OpKind.DISPATCH, ctx.cpu, ctx.hostUnfusedSoftmax, 0, 0, 0);
+      if (extra >= 0) {
+        all = java.util.Arrays.copyOf(all, all.length + 1);
+        all[all.length - 1] = extra;
+      }
+    }
     return all;
   }
+
+  /**
+   * Whether this pass's softmax runs Megatron's eager fp32 path instead of its fused kernel (only under the
+   * {@code megatron-classic} profile, where the fused kernel's shape condition fails: see
+   * {@link llmsim.core.software.SoftwareProfile#megatronSoftmaxFused}).
+   */
+  boolean softmaxUnfused(long batch, long queries, double keys) {
+    return !flash && ctx.software.megatronSoftmax()
+        && !llmsim.core.software.SoftwareProfile.megatronSoftmaxFused(batch * (double) m.heads() / tp, queries, keys);
+  }
+
+  /**
+   * Bytes per score element the eager fp32 softmax moves beyond the fused kernel's read and write (2 + 2): float()
+   * reads 2 and writes 4, the scale reads and writes 4 each, masked_fill_ reads and writes 4 with a 1-byte mask,
+   * softmax reads and writes 4, half() reads 4 and writes 2: 37 - 4 = 33.
+   */
+  static final double UNFUSED_SOFTMAX_EXTRA_FWD_BYTES = 33;
+  /**
+   * Backward, beyond the fused kernel's 6 (the gradient and the saved probabilities read, the input gradient
+   * written): the half() gradient cast (2 read, 4 written), softmax's (4 + 4 read, 4 written), masked_fill's
+   * (4 read, 1 mask, 4 written), the scale's (4 + 4) and float()'s cast back (4 read, 2 written): 41 - 6 = 35.
+   */
+  static final double UNFUSED_SOFTMAX_EXTRA_BWD_BYTES = 35;
 
   /**
    * The host's issue of a pass outside the layers, costed as a layer pass (see {@link #issued}): the embedding with
@@ -254,7 +295,9 @@ final class LayerEmitter {
       // the rest by the scale/mask/softmax kernels between them
       double elements = (double) batch * m.heads() / tp * queries * keys;
       p.op("attn_scores", OpKind.ATTENTION, ctx.attention, attnFlops / 2, tokens * q * actBytes + kvRead / 2 + 2 * elements);
-      p.op("softmax", OpKind.ATTENTION, ctx.elementwise, 5.0 * elements, (scoreBytesPerElement - 4) * elements);
+      double extra = softmaxUnfused(batch, queries, keys) ? UNFUSED_SOFTMAX_EXTRA_FWD_BYTES : 0;
+      p.op("softmax", OpKind.ATTENTION, ctx.elementwise, 5.0 * elements,
+          (scoreBytesPerElement - 4 + extra) * elements);
       p.op("attn_v", OpKind.ATTENTION, ctx.attention, attnFlops / 2, 2 * elements + kvRead / 2 + tokens * q * actBytes);
     }
   }
@@ -303,7 +346,9 @@ final class LayerEmitter {
     // it visits, 2.5x its forward's 2 (FlashAttention-2, Algorithm 2; its benchmark counts bwd = 2.5 x fwd)
     double executed = flash && ctx.software.causalBlockSkip() ? 2.5 * 4.0 * batch * q * flashPairs(seq, keys, true)
         : attnFlops;
-    double scoreBytes = flash ? 0 : 2 * scoreBytesPerElement * batch * m.heads() / tp * (double) seq * keys;
+    double scoreBytes = flash ? 0 : (2 * scoreBytesPerElement
+        + (softmaxUnfused(batch, seq, keys) ? UNFUSED_SOFTMAX_EXTRA_BWD_BYTES : 0)) * batch * m.heads() / tp
+        * (double) seq * keys;
     p.op("attention.bwd", OpKind.ATTENTION, ctx.attention, executed,
         2 * (tokens * q * actBytes * 2 + 2.0 * batch * keys * kv * actBytes) + scoreBytes, attnFlops);
     if (llamaEager) {

@@ -147,6 +147,10 @@ final class StepContext {
     hostDispatch = sw.hostDispatch()
         ? sink.addGroup(new CostGroup("host dispatch", 1, -1, 1, -1, 1, sw.hostSecondsPerLayerPass())) : -1;
     hostWait = sw.hostDispatch() ? sink.addGroup(new CostGroup("host wait", 1, -1, 1, -1, 1, 0)) : -1;
+    hostUnfusedSoftmax = sw.hostDispatch() && sw.megatronSoftmax()
+        ? sink.addGroup(new CostGroup("host dispatch (unfused softmax)", 1, -1, 1, -1, 1,
+            UNFUSED_SOFTMAX_EXTRA_CALLS * llmsim.core.software.SoftwareProfiles.EAGER_CALL_HOST_SECONDS))
+        : -1;
     collectives = new Collectives(this, task.plan());
   }
 
@@ -155,6 +159,13 @@ final class StepContext {
    * -1 where the profile pays its launches per kernel on the GPU's stream.
    */
   final int hostDispatch;
+  /**
+   * Megatron's softmax without its fused kernel: float(), the scale, masked_fill_, softmax and half() instead of one
+   * fused call, 4 tensor calls more per pass (forward: the calls; backward: their autograd nodes).
+   */
+  static final int UNFUSED_SOFTMAX_EXTRA_CALLS = 4;
+  /** The host's extra time for a layer pass whose softmax is unfused, or -1 for profiles without it. */
+  final int hostUnfusedSoftmax;
   private final int hostWait;
 
   /**

@@ -171,4 +171,36 @@ class HostDispatchTest {
     assertThat(sw.hostSecondsPerLayerPass()).isCloseTo(1000.0 / 30 / 32 * 1e-3, withPercentage(0.2));
     assertThat(SoftwareProfiles.find("pytorch").orElseThrow().hostDispatch()).isFalse();
   }
+
+  @Test
+  void megatronFusedSoftmax_onlyWhereItsShapeConditionHolds() {
+    // Megatron's FusedScaleMaskSoftmax: 16 < keys <= 2048, queries % 4 == 0, (micro-batch x heads per GPU) % 4 == 0
+    assertThat(SoftwareProfile.megatronSoftmaxFused(4, 1024, 1024)).isTrue(); // 16 heads / tp 8, micro-batch 2
+    assertThat(SoftwareProfile.megatronSoftmaxFused(2, 1024, 1024)).isFalse(); // 16 heads / tp 8, micro-batch 1
+    assertThat(SoftwareProfile.megatronSoftmaxFused(32, 2048, 2048)).isTrue();
+    assertThat(SoftwareProfile.megatronSoftmaxFused(32, 4096, 4096)).isFalse();
+    assertThat(SoftwareProfile.megatronSoftmaxFused(32, 16, 16)).isFalse();
+    assertThat(SoftwareProfile.megatronSoftmaxFused(32, 18, 18)).isFalse();
+    assertThat(SoftwareProfiles.find("megatron-classic").orElseThrow().megatronSoftmax()).isTrue();
+    assertThat(SoftwareProfiles.find("megatron").orElseThrow().megatronSoftmax()).isFalse(); // flash attention
+    assertThat(SimulatorPhysicsTest.IDEAL.withHostDispatch(1).megatronSoftmax()).isFalse();
+  }
+
+  @Test
+  void megatronClassic_withoutItsFusedSoftmax_theHostIssuesFourEagerCallsMorePerPass() {
+    // host-bound (a second per pass against microseconds of GPU work): 20 tokens take the fused kernel (20 % 4 == 0,
+    // 1 x 32 heads), 18 do not (18 % 4 != 0), so every layer pass costs the host 4 calls at 1.04 ms / 48 more
+    SoftwareProfile sw = SoftwareProfiles.find("megatron-classic").orElseThrow().withHostDispatch(1.0);
+    Trace fused = trace(sw, 1, 20);
+    Trace unfused = trace(sw, 1, 18);
+    long layerPasses = 3L * llama7b.layers() * MICRO_BATCHES;
+    assertThat(dispatches(unfused) - dispatches(fused)).isEqualTo(layerPasses);
+    double perCall = 33.3e-3 / 32 / 48;
+    assertThat(unfused.makespan() - fused.makespan()).isCloseTo(layerPasses * 4 * perCall, withPercentage(1));
+    // and each (memory-bound) softmax moves 33 bytes more per score element forward (float, scale, masked_fill_,
+    // softmax, half) than the fused kernel's 9 (13 for the chain less the QK^T write and the attention x V read)
+    double fusedPerElement = fused.costs().time[op(fused, "mb0.L0.softmax")] / (32.0 * 20 * 20);
+    double unfusedPerElement = unfused.costs().time[op(unfused, "mb0.L0.softmax")] / (32.0 * 18 * 18);
+    assertThat(unfusedPerElement / fusedPerElement).isCloseTo((9 + 33) / 9.0, withPercentage(0.1));
+  }
 }
