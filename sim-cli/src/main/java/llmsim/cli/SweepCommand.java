@@ -42,14 +42,7 @@ import picocli.CommandLine.Spec;
 final class SweepCommand implements ScenarioOptions.GridCommand, Callable<Integer> {
   /** Points per unit of work: large for the closed form, small for event simulations (progress, Ctrl-C). */
   static final int ANALYTIC_CHUNK = 2048;
-  /** The most event-simulated points in one chunk: light points (a few thousand ops) go 16 at a time. */
   static final int SIMULATE_CHUNK = 16;
-  /**
-   * About this many ops in one event-simulated chunk (a few milliseconds of the engine): a grid of heavy points (a
-   * cluster step of 10^5 ops) goes one point per chunk, so the last chunks of a run do not leave all but one worker
-   * idle for the length of 16 heavy points. The rows do not depend on the chunking.
-   */
-  static final long SIMULATE_CHUNK_OPS = 32_768;
 
   @Spec CommandSpec spec;
 
@@ -128,13 +121,12 @@ final class SweepCommand implements ScenarioOptions.GridCommand, Callable<Intege
           + " pipeline's stages do by design: sweep pp > 1 with --mode simulate");
     }
     int workers = threads == null ? Runtime.getRuntime().availableProcessors() : threads;
-    int chunk = ANALYTIC_CHUNK;
     if (mode.equals("simulate")) {
-      chunk = simulateChunk(checkSimulable(grid, n, workers), n);
+      checkSimulable(grid, n, workers);
     }
     SweepJob job = SweepJob.of(axes, sets, costs == null ? Map.of() : this.job.flags(), grid, costs, mode,
         format.equals("jsonl"), top, by,
-        chunk, n);
+        mode.equals("analytic") ? ANALYTIC_CHUNK : SIMULATE_CHUNK, n);
     AtomicFiles.Staged staged = output == null ? null : stageOutput();
     try (SweepBackend engine = SweepBackends.open(backend, cluster, threads, spec.commandLine().getErr())) {
       Writer w = staged == null ? new PrintWriter(spec.commandLine().getOut())
@@ -229,13 +221,11 @@ final class SweepCommand implements ScenarioOptions.GridCommand, Callable<Intege
    * Refuses, before any row, a --mode simulate grid with a point whose ops the heap cannot hold while every
    * worker simulates a point that size. Counting walks one step per point, far less than simulating it.
    */
-  private static long checkSimulable(SweepGrid grid, long n, int workers) {
+  private static void checkSimulable(SweepGrid grid, long n, int workers) {
     long heap = Runtime.getRuntime().maxMemory();
-    long total = 0;
     for (long i = 0; i < n; i++) {
       SweepGrid.Point p = grid.point(i);
       long ops = OpBudget.ops(p.system(), p.model(), p.task(), p.software());
-      total = total > Long.MAX_VALUE - ops ? Long.MAX_VALUE : total + ops;
       try {
         OpBudget.check(ops > Long.MAX_VALUE / workers ? Long.MAX_VALUE : ops * workers, OpBudget.bytesPerOp(p.task(),
             false), workers,
@@ -246,23 +236,6 @@ final class SweepCommand implements ScenarioOptions.GridCommand, Callable<Intege
             + p.system().id() + ", model " + p.model().id() + ")");
       }
     }
-    return total;
-  }
-
-  /** Points per event-simulated chunk of {@code grid}. */
-  static int simulateChunk(SweepGrid grid) {
-    long total = 0;
-    for (long i = 0; i < grid.points(); i++) {
-      SweepGrid.Point p = grid.point(i);
-      total = Math.addExact(total, OpBudget.ops(p.system(), p.model(), p.task(), p.software()));
-    }
-    return simulateChunk(total, grid.points());
-  }
-
-  /** Points per event-simulated chunk: about {@link #SIMULATE_CHUNK_OPS} ops on average, 1 to {@link #SIMULATE_CHUNK}. */
-  static int simulateChunk(long totalOps, long points) {
-    long perPoint = Math.max(1, totalOps / Math.max(1, points));
-    return (int) Math.max(1, Math.min(SIMULATE_CHUNK, SIMULATE_CHUNK_OPS / perPoint));
   }
 
   /** The grid file's axes, each overridden by its flag. */

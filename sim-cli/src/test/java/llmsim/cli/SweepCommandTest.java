@@ -25,15 +25,6 @@ class SweepCommandTest {
   }
 
   @Test
-  void simulateChunks_holdAboutTheTargetOps_lightPointsSixteenAtATime_heavyOneAtATime() {
-    long target = SweepCommand.SIMULATE_CHUNK_OPS;
-    assertThat(SweepCommand.simulateChunk(40 * 1_000L, 40)).as("1,000 ops a point").isEqualTo(SweepCommand.SIMULATE_CHUNK);
-    assertThat(SweepCommand.simulateChunk(10 * 100_000L, 10)).as("a cluster step of 10^5 ops").isEqualTo(1);
-    assertThat(SweepCommand.simulateChunk(8 * (target / 4), 8)).as("a quarter of the target a point").isEqualTo(4);
-    assertThat(SweepCommand.simulateChunk(0, 0)).isEqualTo(SweepCommand.SIMULATE_CHUNK);
-  }
-
-  @Test
   void rowsComeInAStableOrder_oneThreadOrTwo() {
     CliRunner one = CliRunner.run(with("--threads", "1"));
     CliRunner two = CliRunner.run(with("--threads", "2"));

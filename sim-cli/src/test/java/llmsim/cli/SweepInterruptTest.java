@@ -7,11 +7,8 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
-import llmsim.core.scenario.ScenarioKey;
-import llmsim.hw.catalog.Catalog;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -65,10 +62,7 @@ class SweepInterruptTest {
     p.destroy(); // SIGTERM
     assertThat(p.waitFor(60, TimeUnit.SECONDS)).isTrue();
 
-    int rows = PAUSE_AFTER_CHUNKS * SweepCommand.simulateChunk(new SweepGrid(Map.of(
-        ScenarioKey.HARDWARE, List.of("m2-ultra", "13900ks-h100"), ScenarioKey.MODEL, List.of("llama-7b", "llama-13b"),
-        ScenarioKey.TASK, List.of("inference", "train"), ScenarioKey.BATCH, List.of("1", "2", "4", "8", "16")),
-        Catalog.bundled(), null));
+    int rows = PAUSE_AFTER_CHUNKS * SweepCommand.SIMULATE_CHUNK;
     List<String> lines = Files.readAllLines(out);
     assertThat(lines.get(0)).isEqualTo(String.join(",", SweepRows.COLUMNS));
     assertThat(lines).hasSize(1 + rows);
