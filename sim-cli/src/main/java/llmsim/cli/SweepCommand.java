@@ -16,6 +16,8 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.concurrent.Callable;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.FutureTask;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import llmsim.core.scenario.ScenarioKey;
@@ -121,14 +123,21 @@ final class SweepCommand implements ScenarioOptions.GridCommand, Callable<Intege
           + " pipeline's stages do by design: sweep pp > 1 with --mode simulate");
     }
     int workers = threads == null ? Runtime.getRuntime().availableProcessors() : threads;
-    if (mode.equals("simulate")) {
-      checkSimulable(grid, n, workers);
+    FutureTask<SweepBackend> opening = open();
+    SweepJob job;
+    AtomicFiles.Staged staged;
+    try {
+      if (mode.equals("simulate")) {
+        checkSimulable(grid, n, workers);
+      }
+      job = SweepJob.of(axes, sets, costs == null ? Map.of() : this.job.flags(), grid, costs, mode,
+          format.equals("jsonl"), top, by, mode.equals("analytic") ? ANALYTIC_CHUNK : SIMULATE_CHUNK, n);
+      staged = output == null ? null : stageOutput();
+    } catch (RuntimeException | Error e) {
+      closeOnceOpen(opening);
+      throw e;
     }
-    SweepJob job = SweepJob.of(axes, sets, costs == null ? Map.of() : this.job.flags(), grid, costs, mode,
-        format.equals("jsonl"), top, by,
-        mode.equals("analytic") ? ANALYTIC_CHUNK : SIMULATE_CHUNK, n);
-    AtomicFiles.Staged staged = output == null ? null : stageOutput();
-    try (SweepBackend engine = SweepBackends.open(backend, cluster, threads, spec.commandLine().getErr())) {
+    try (SweepBackend engine = opened(opening)) {
       Writer w = staged == null ? new PrintWriter(spec.commandLine().getOut())
           : new BufferedWriter(new OutputStreamWriter(Files.newOutputStream(staged.tmp()), StandardCharsets.UTF_8), 1 << 16);
       Progress progress = new Progress(spec.commandLine().getErr(), n, output != null && TerminalWriter.attached());
@@ -156,6 +165,51 @@ final class SweepCommand implements ScenarioOptions.GridCommand, Callable<Intege
       if (staged != null) {
         staged.close(); // no-op after the commit; otherwise the temporary file goes and FILE stays as it was
       }
+    }
+  }
+
+  /**
+   * Opens the backend: a distributed one on its own thread, so that a cluster's client connects (or an embedded member
+   * starts, about a second either way) while this thread counts the points' ops; the local one at once.
+   */
+  private FutureTask<SweepBackend> open() {
+    FutureTask<SweepBackend> task = new FutureTask<>(
+        () -> SweepBackends.open(backend, cluster, threads, spec.commandLine().getErr()));
+    if (backend.equals(SweepBackends.LOCAL)) {
+      task.run();
+    } else {
+      Thread t = new Thread(task, "llmsim-sweep-connect");
+      t.setDaemon(true);
+      t.start();
+    }
+    return task;
+  }
+
+  /** The opened backend, or the exception opening it threw. */
+  private static SweepBackend opened(FutureTask<SweepBackend> opening) throws InterruptedException {
+    try {
+      return opening.get();
+    } catch (ExecutionException e) {
+      if (e.getCause() instanceof RuntimeException re) {
+        throw re;
+      }
+      if (e.getCause() instanceof Error er) {
+        throw er;
+      }
+      throw new IllegalStateException(e.getCause());
+    }
+  }
+
+  /** Closes a backend still opening when the sweep is refused before it ran (a refusal's message comes first). */
+  private static void closeOnceOpen(FutureTask<SweepBackend> opening) {
+    try {
+      opening.get().close();
+    } catch (ExecutionException e) {
+      // it failed to open: nothing to close, and the refusal is the message the user gets
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    } catch (RuntimeException e) {
+      // closing a backend nobody used: the refusal is still what the user sees
     }
   }
 

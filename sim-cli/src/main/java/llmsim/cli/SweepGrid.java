@@ -171,9 +171,9 @@ final class SweepGrid {
         }
         checkPrecisions(sub);
       } catch (ScenarioKeyException e) {
+        String at = describe(sub, free);
         throw new BadFlagException(e.key().gridFlag() + ": " + e.getMessage().replaceFirst("^'" + e.key().key() + "' ", "")
-            + " (at " + describe(sub, free) + ");"
-            + " the sweep refuses what simulate refuses");
+            + (at.isEmpty() ? "" : " (at " + at + ")") + "; the sweep refuses what simulate refuses");
       }
     }
   }

@@ -42,6 +42,16 @@ class SweepCommandTest {
   }
 
   @Test
+  void aRefusedSinglePoint_saysWhyWithoutAnEmptyLocation() {
+    CliRunner r = CliRunner.run("sweep", "--hardware", "m2-ultra", "--models", "llama-7b", "--generate-tokens", "4096");
+    assertThat(r.code()).isEqualTo(2);
+    assertThat(r.err()).contains("--generate-tokens").contains("max context of 2048").doesNotContain("(at )");
+    CliRunner two = CliRunner.run("sweep", "--hardware", "m2-ultra", "--models", "llama-7b", "--generate-tokens",
+        "16,4096");
+    assertThat(two.err()).contains("(at generate_tokens=4096)");
+  }
+
+  @Test
   void backendFlags_areCheckedBeforeAnyWork() {
     CliRunner unknown = CliRunner.run(with("--backend", "spark"));
     assertThat(unknown.code()).isEqualTo(2);
