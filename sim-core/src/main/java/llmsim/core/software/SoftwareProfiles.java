@@ -23,6 +23,19 @@ public final class SoftwareProfiles {
       "docs/CALIBRATION.md#pytorch", 96, true);
 
   /**
+   * MosaicML llm-foundry's MPT under Composer and PyTorch FSDP, as its benchmark tables ran it: as {@link #PYTORCH}
+   * (eager modules whose element-wise work is one kernel each under these settings: LPLayerNorm's F.layer_norm,
+   * nn.GELU; flash attention that skips causal blocks, Triton or FlashAttention-2), with the optimizer its yamls name,
+   * Composer's DecoupledAdamW, whose step loops over the parameter tensors issuing single-tensor ops (exp_avg mul_ and
+   * add_, exp_avg_sq mul_ and addcmul_, sqrt, divide, add eps, addcdiv_ into the parameter):
+   * {@link OptimizerImpl#PER_TENSOR} (docs/CALIBRATION.md#llm-foundry).
+   */
+  public static final SoftwareProfile LLM_FOUNDRY = new SoftwareProfile(
+      "llm-foundry", "MosaicML llm-foundry / Composer (eager MPT, FSDP, flash attention, DecoupledAdamW per tensor)",
+      List.of("composer", "mosaicml"), 1.0, 1.0, 12e-6, 48, true, 8, 1.0 * Units.GIB, 1.0, false, 0,
+      "docs/CALIBRATION.md#llm-foundry", 96, true, null, OptimizerImpl.PER_TENSOR);
+
+  /**
    * Hugging Face transformers + PEFT under the Trainer (autocast), eager module code, FlashAttention-2 or SDPA flash
    * attention (transformers >= 4.36's default; LLaMA-Factory's and axolotl's "auto"): as {@link #PYTORCH}, with the
    * element-wise work of LlamaRMSNorm, apply_rotary_pos_emb, LlamaMLP and PEFT's lora.Linear counted from their code
@@ -163,7 +176,7 @@ public final class SoftwareProfiles {
       "docs/CALIBRATION.md#mlx");
 
   public static final List<SoftwareProfile> ALL = List.of(PYTORCH, HF, HF_EAGER, HF_DEEPSPEED, TORCHTUNE, TORCH_COMPILE, UNSLOTH,
-      LLAMA_CPP, TENSORRT_LLM, TENSORRT_LLM_0_6, MEGATRON, MEGATRON_CLASSIC, MLX);
+      LLAMA_CPP, TENSORRT_LLM, TENSORRT_LLM_0_6, MEGATRON, MEGATRON_CLASSIC, MLX, LLM_FOUNDRY);
 
   public static Optional<SoftwareProfile> find(String idOrAlias) {
     for (SoftwareProfile p : ALL) {

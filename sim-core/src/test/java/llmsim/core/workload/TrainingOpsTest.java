@@ -263,4 +263,21 @@ class TrainingOpsTest {
         SoftwareProfiles.find("torch-compile").orElseThrow()).trace();
     assertThat(fused.ops().memBytes()[op(fused, "optimizer.adamw")]).isCloseTo(28 * params, withPercentage(1e-9));
   }
+
+  @Test
+  void llmFoundry_runsComposersDecoupledAdamW_eightSingleTensorOpsPerParameterTensor() {
+    SoftwareProfile foundry = SoftwareProfiles.find("composer").orElseThrow();
+    assertThat(foundry.id()).isEqualTo("llm-foundry");
+    assertThat(SoftwareProfiles.find("mosaicml")).contains(foundry);
+    Trace t = trace(foundry, 1, 512);
+    Trace fused = trace(SoftwareProfiles.find("pytorch").orElseThrow(), 1, 512);
+    int opt = op(t, "optimizer.adamw");
+    // bf16 gradients: 18 fp32 state passes (4 B) and 3 gradient reads (2 B) against the fused kernel's 28 B
+    assertThat(t.ops().memBytes()[opt] / fused.ops().memBytes()[op(fused, "optimizer.adamw")])
+        .isCloseTo((18 * 4 + 3 * 2) / 28.0, withPercentage(1e-9));
+    // LLaMA-7B's tensors: q, k, v, o, gate, up, down and two norm weights per layer, the embedding, the untied
+    // head and the final norm; eight launches each
+    double tensors = 32 * 9 + 3;
+    assertThat(t.costs().launch[opt]).isCloseTo(8 * tensors * foundry.launchSeconds(), withPercentage(1e-9));
+  }
 }
