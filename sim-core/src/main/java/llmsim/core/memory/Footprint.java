@@ -188,6 +188,25 @@ public record Footprint(
     return n;
   }
 
+  /**
+   * LoRA modules a layer carries: {@link #loraAdapters}, or where q, k and v are one Linear with one LoRA module for
+   * the enabled ones ({@code fusedQkv}: LitGPT's LoRAQKVLinear), those counted once.
+   */
+  public static int loraModules(ModelSpec m, java.util.Set<llmsim.core.task.LoraTarget> targets, boolean fusedQkv) {
+    int n = loraAdapters(m, targets);
+    if (!fusedQkv) {
+      return n;
+    }
+    int qkv = 0;
+    for (llmsim.core.task.LoraTarget target : targets) {
+      if (target == llmsim.core.task.LoraTarget.Q || target == llmsim.core.task.LoraTarget.K
+          || target == llmsim.core.task.LoraTarget.V) {
+        qkv++;
+      }
+    }
+    return qkv > 1 ? n - qkv + 1 : n;
+  }
+
   /** P-Tuning v2: a key and a value prefix of prefix_tokens per layer (no reparameterisation). */
   public static double prefixParameters(ModelSpec m, Task t) {
     return 2.0 * m.layers() * t.prefixTokens() * m.kvDim();

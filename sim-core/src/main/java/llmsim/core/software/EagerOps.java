@@ -27,6 +27,14 @@ import llmsim.core.util.Checks;
  * @param qloraCloneBytes per adapter output element on a 4-bit base: the defensive clone of the base output
  * @param loraForwardKernels kernels one adapter launches forward (GEMMs included)
  * @param loraBackwardKernels kernels one adapter launches backward (GEMMs included)
+ * @param loraDropoutBytes per adapter input element, forward and again backward: the adapter's dropout on its input
+ *     (forward reads the input, writes the output and a 1-byte mask; backward reads the gradient and the mask and
+ *     writes the input gradient); 0 where the framework's default dropout is 0
+ * @param fusedQkv whether q, k and v are one Linear (one GEMM, no sums of separate input gradients) whose LoRA is one
+ *     module for the enabled q/k/v: one A for them all, and its B's output zero-padded across the whole qkv width
+ *     ({@link #fusedQkvLoraExtraBytes})
+ * @param repeatsKv whether grouped-query attention expands k and v to every query head before the attention kernel
+ *     (a copy forward, its reduction backward)
  */
 public record EagerOps(
     double normForwardBytes,
@@ -43,7 +51,10 @@ public record EagerOps(
     double loraBackwardInBytes,
     double qloraCloneBytes,
     int loraForwardKernels,
-    int loraBackwardKernels) {
+    int loraBackwardKernels,
+    double loraDropoutBytes,
+    boolean fusedQkv,
+    boolean repeatsKv) {
 
   public EagerOps {
     for (double b : new double[] {normForwardBytes, normBackwardBytes, normWeightGradBytes, ropeForwardBytes,
@@ -53,6 +64,42 @@ public record EagerOps(
     }
     Checks.positive("LoRA forward kernels", loraForwardKernels);
     Checks.positive("LoRA backward kernels", loraBackwardKernels);
+    Checks.nonNegative("LoRA dropout bytes per element", loraDropoutBytes);
+  }
+
+  /** Separate q, k, v modules, no LoRA dropout, no k/v expansion (the profiles counted before LitGPT's). */
+  public EagerOps(double normForwardBytes, double normBackwardBytes, double normWeightGradBytes,
+      double ropeForwardBytes, double ropeBackwardBytes, double gluForwardBytes, double gluBackwardBytes,
+      double projectionGradSumBytes, double loraCastBytes, double loraForwardOutBytes, double loraBackwardOutBytes,
+      double loraBackwardInBytes, double qloraCloneBytes, int loraForwardKernels, int loraBackwardKernels) {
+    this(normForwardBytes, normBackwardBytes, normWeightGradBytes, ropeForwardBytes, ropeBackwardBytes,
+        gluForwardBytes, gluBackwardBytes, projectionGradSumBytes, loraCastBytes, loraForwardOutBytes,
+        loraBackwardOutBytes, loraBackwardInBytes, qloraCloneBytes, loraForwardKernels, loraBackwardKernels, 0, false,
+        false);
+  }
+
+  /** Kernels a fused-qkv LoRA module launches forward beyond a plain adapter's (see {@link #fusedQkvLoraExtraBytes}). */
+  public static final int FUSED_QKV_LORA_EXTRA_FORWARD_KERNELS = 4;
+  /** The same backward: the gather of the enabled columns' gradient, B's gradient made contiguous, a second B. */
+  public static final int FUSED_QKV_LORA_EXTRA_BACKWARD_KERNELS = 4;
+
+  /**
+   * The element-wise work, per token, of LitGPT's fused-qkv LoRA module ({@code LoRAQKVLinear}, litgpt/lora.py) beyond
+   * what a plain adapter of the padded width moves (its input's dropout and input-gradient sum, the scaling and the add
+   * over its output): {@code enabled} is the width of the enabled q/k/v outputs (B's rows), {@code padded} the whole
+   * qkv width q + 2 kv, over which the scaling and the add run. Forward: B runs as a kernel-size-1 conv1d, one per
+   * enabled part under grouped-query attention, their outputs joined by {@code torch.cat} (2 + 2 per enabled element;
+   * without GQA one grouped conv1d writes them); where a part is not enabled, {@code zero_pad} allocates zeros over
+   * the padded width (2) and {@code index_copy_}s the enabled columns in (2 + 2). Backward: {@code index_copy_}'s
+   * source gradient gathered by {@code index_select} (2 + 2 per enabled element, where padded), and conv1d's output
+   * gradient made contiguous from its transposed view (2 + 2 per enabled element). At 16-bit activations.
+   */
+  public static double fusedQkvLoraExtraBytes(double enabled, double padded, boolean grouped, boolean backward) {
+    boolean zeroPad = enabled < padded;
+    if (backward) {
+      return (zeroPad ? 4 * enabled : 0) + 4 * enabled;
+    }
+    return (grouped ? 4 * enabled : 0) + (zeroPad ? 2 * padded + 4 * enabled : 0);
   }
 
   /**
@@ -100,4 +147,30 @@ public record EagerOps(
    * backward (6).
    */
   public static final EagerOps UNSLOTH = new EagerOps(4, 8, 0, 4, 4, 6, 10, 4, 0, 6, 0, 4, 0, 6, 6);
+
+  /**
+   * LitGPT's modules in eager PyTorch (Lightning-AI/litgpt, litgpt/model.py and litgpt/lora.py; docs/CALIBRATION.md):
+   * <ul>
+   *   <li>RMSNorm: x.float() 2+4, x * x 4+4, mean 4, x * rsqrt 4+4, * weight.float() 4+4 (in fp32), .to(dtype) 4+2 =
+   *       40 B forward; backward (frozen weight) the cast 6, the weight product 8, x * rsqrt's two gradients 8 and
+   *       16 (product and reduction of the broadcast operand), mean 4, x * x's two products 24, the three gradients of
+   *       x summed 24, x.float()'s 6 = 96 B; 16 B more when the weight trains (an fp32 product and its reduction).</li>
+   *   <li>apply_rope on q and k, with the cos/sin cache in fp32 (build_rope_cache's .float(), rebuilt when the
+   *       fine-tune scripts set max_seq_length): neg 2, cat 4, x * cos 2+4, rotated * sin 2+4, add 12, .to(dtype) 6, and
+   *       the cat with the (empty) unroped part 4 = 40 B; backward the cast 6, the two products 8 each cast back to
+   *       bf16 6 each (28), neg 2, the two half slices' zero-filled gradients 8, their sums 12, the outer slices'
+   *       zero-filled gradients and sum 14 = 70 B.</li>
+   *   <li>LLaMAMLP: F.silu(fc_1(x)) * fc_2(x): 10 B forward, 18 backward (as transformers'); fc_1 and fc_2 separate
+   *       modules (one 6 B sum of input gradients); q, k, v one Linear ({@code attn}/{@code qkv}: no sums).</li>
+   *   <li>Grouped-query attention: k and v repeat_interleave'd to every query head before SDPA ("flash attention
+   *       requires it in training mode").</li>
+   *   <li>LoRALinear: lora_dropout (0.05 in finetune/lora.py and the config hub: 2+2+1 each way), (x @ A^T @ B^T) *
+   *       scaling 2+2 and the add 2+2+2 per output element; backward the scaling 4 per output and the input gradient's
+   *       sum 6 per input; adapters in the model dtype under bf16-true (no casts). Kernels: dropout, two GEMMs, the
+   *       scaling and the add (5); backward the scaling, four GEMMs, dropout, the sum and two gradient
+   *       accumulations (9). LoRAQKVLinear as {@link #fusedQkvLoraExtraBytes}.</li>
+   * </ul>
+   */
+  public static final EagerOps LITGPT = new EagerOps(40, 96, 16, 40, 70, 10, 18, 6, 0, 10, 4, 6, 0, 5, 9, 5, true,
+      true);
 }

@@ -68,6 +68,18 @@ public final class SoftwareProfiles {
       "docs/CALIBRATION.md#torchtune", 96, true, EagerOps.TORCHTUNE);
 
   /**
+   * LitGPT's fine-tune and pretrain scripts (Lightning-AI/litgpt, formerly lit-gpt): eager PyTorch under Lightning
+   * Fabric, SDPA flash attention ({@code is_causal}), LitGPT's module code ({@link EagerOps#LITGPT}: fp32 RMSNorm and
+   * rotary, q, k, v as one fused Linear whose LoRA is one module zero-padded across the qkv width, k and v expanded for
+   * GQA); 42 kernels per LLaMA layer forward. Its optimizer is {@code torch.optim.AdamW} as constructed, foreach on
+   * CUDA.
+   */
+  public static final SoftwareProfile LITGPT = new SoftwareProfile(
+      "litgpt", "LitGPT (eager modules, fused qkv and its LoRA, fp32 norm and rotary), SDPA flash attention",
+      List.of("lit-gpt"), 1.0, 1.0, 12e-6, 42, true, 8, 1.0 * Units.GIB, 1.0, false, 0, "docs/CALIBRATION.md#litgpt",
+      84, true, EagerOps.LITGPT, OptimizerImpl.FOREACH);
+
+  /**
    * torch.compile (TorchInductor) over an eager model, as torchtune's published benchmark tables run it
    * (compile=True): each chain of point-wise and reduction ops between two GEMMs becomes one generated kernel, so
    * the element-wise work is fused; 14 kernels per LLaMA layer forward (norm, q, k, v, rotary, attention, o, residual
@@ -175,8 +187,8 @@ public final class SoftwareProfiles {
       "mlx", "Apple MLX (Metal)", List.of(), 1.0, 1.0, 4e-6, 16, true, 8, 0.5 * Units.GIB, 1.0, false, 0,
       "docs/CALIBRATION.md#mlx");
 
-  public static final List<SoftwareProfile> ALL = List.of(PYTORCH, HF, HF_EAGER, HF_DEEPSPEED, TORCHTUNE, TORCH_COMPILE, UNSLOTH,
-      LLAMA_CPP, TENSORRT_LLM, TENSORRT_LLM_0_6, MEGATRON, MEGATRON_CLASSIC, MLX, LLM_FOUNDRY);
+  public static final List<SoftwareProfile> ALL = List.of(PYTORCH, HF, HF_EAGER, HF_DEEPSPEED, TORCHTUNE, LITGPT,
+      TORCH_COMPILE, UNSLOTH, LLAMA_CPP, TENSORRT_LLM, TENSORRT_LLM_0_6, MEGATRON, MEGATRON_CLASSIC, MLX, LLM_FOUNDRY);
 
   public static Optional<SoftwareProfile> find(String idOrAlias) {
     for (SoftwareProfile p : ALL) {

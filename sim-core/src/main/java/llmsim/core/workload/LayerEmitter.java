@@ -35,6 +35,11 @@ final class LayerEmitter {
    * outputs, row-parallel o, down by their inputs); null where the task does not target it or the model lacks it.
    */
   private final double[][] adapterShapes = new double[LoraTarget.values().length][];
+  /**
+   * Under a fused-qkv profile ({@link EagerOps#fusedQkv}), the one LoRA module on the qkv Linear in place of the q, k,
+   * v adapters: {in, enabled output width, padded (whole qkv) width, enabled parts}, this GPU's share; else null.
+   */
+  private final double[] qkvAdapter;
   /** Bytes per KV-cache element read by attention: the cache format for inference, activations for training. */
   final double kvBytes;
   /**
@@ -101,6 +106,23 @@ final class LayerEmitter {
             : new double[] {shape[0], shape[1] / (double) split};
       }
     }
+    double[] fused = null;
+    if (eager != null && eager.fusedQkv()) {
+      double enabled = 0;
+      int parts = 0;
+      for (LoraTarget target : new LoraTarget[] {LoraTarget.Q, LoraTarget.K, LoraTarget.V}) {
+        double[] shape = adapterShapes[target.ordinal()];
+        if (shape != null) {
+          enabled += shape[1];
+          parts++;
+          adapterShapes[target.ordinal()] = null;
+        }
+      }
+      if (parts > 0) {
+        fused = new double[] {m.hidden(), enabled, m.qDim() / (double) tp + 2.0 * m.kvDim() / kvSplit, parts};
+      }
+    }
+    this.qkvAdapter = fused;
   }
 
   /** A forward pass of layer {@code layer} the CPU computes from host memory (llama.cpp layers beyond -ngl). */
@@ -255,9 +277,11 @@ final class LayerEmitter {
     p.elementwise("attn_norm", OpKind.NORM_ELEMENTWISE, normForward(tokens * h / sp), 5 * tokens * h / sp);
     p.spGather("attn.sp_all_gather", tokens * h * actBytes);
     p.gemm("qkv_proj", OpKind.ATTENTION, h, q + 2 * kv, 1);
+    fusedQkvAdapter(p, false);
     adapters(p, false, LoraTarget.Q, LoraTarget.K, LoraTarget.V);
     if (llamaEager) {
-      p.elementwise("rope", OpKind.ATTENTION, eager.ropeForwardBytes() * tokens * (q + kv), 6 * tokens * (q + kv));
+      p.elementwise("rope", OpKind.ATTENTION, eager.ropeForwardBytes() * tokens * (q + kv) + kvRepeatBytes(tokens),
+          6 * tokens * (q + kv));
     }
     attentionCore(p, batch, queries, keys);
     p.gemm("o_proj", OpKind.ATTENTION, q, h, 1);
@@ -352,12 +376,15 @@ final class LayerEmitter {
     p.op("attention.bwd", OpKind.ATTENTION, ctx.attention, executed,
         2 * (tokens * q * actBytes * 2 + 2.0 * batch * keys * kv * actBytes) + scoreBytes, attnFlops);
     if (llamaEager) {
-      p.elementwise("rope.bwd", OpKind.ATTENTION, eager.ropeBackwardBytes() * tokens * (q + kv), 6 * tokens * (q + kv));
+      p.elementwise("rope.bwd", OpKind.ATTENTION, eager.ropeBackwardBytes() * tokens * (q + kv) + kvRepeatBytes(tokens),
+          6 * tokens * (q + kv));
     }
     adapters(p, true, LoraTarget.V, LoraTarget.K, LoraTarget.Q);
+    fusedQkvAdapter(p, true);
     p.gemm("qkv_proj.bwd", OpKind.ATTENTION, h, q + 2 * kv, g);
     p.allReduce("attn.bwd.tp_all_reduce", tokens * h * reduceBytes);
-    return p.elementwise("attn_norm.bwd", OpKind.NORM_ELEMENTWISE, normBackward(tokens * h / sp, 3),
+    int qkvModules = llamaEager && eager.fusedQkv() ? 1 : 3;
+    return p.elementwise("attn_norm.bwd", OpKind.NORM_ELEMENTWISE, normBackward(tokens * h / sp, qkvModules),
         10 * tokens * h / sp);
   }
 
@@ -448,13 +475,43 @@ final class LayerEmitter {
 
 
   /**
+   * Grouped-query attention under a profile that expands k and v to every query head before the attention kernel
+   * ({@link EagerOps#repeatsKv}): forward, k and v each read at their width and written at q's; backward, the
+   * expanded gradients read and reduced back (the same bytes). Nothing without GQA.
+   */
+  private double kvRepeatBytes(double tokens) {
+    if (!eager.repeatsKv() || m.kvHeads() >= m.heads()) {
+      return 0;
+    }
+    return 2 * tokens * (m.qDim() / (double) tp + m.kvDim() / (double) kvSplit) * actBytes;
+  }
+
+  /**
+   * The fused-qkv profile's one LoRA module on the qkv Linear (nothing where it has none): A maps the input to
+   * parts x r columns in one GEMM, B maps each part's r columns to its output, their GEMM FLOPs the separate
+   * adapters' sum; its glue is a plain adapter's over the padded qkv width plus {@link EagerOps#fusedQkvLoraExtraBytes}.
+   */
+  private void fusedQkvAdapter(Pass p, boolean backward) {
+    if (qkvAdapter == null) {
+      return;
+    }
+    double in = qkvAdapter[0];
+    double enabled = qkvAdapter[1];
+    double padded = qkvAdapter[2];
+    p.adapter(backward ? "lora_qkv.bwd" : "lora_qkv", in, enabled, backward ? 2 : 1, qkvAdapter[3]);
+    double extra = EagerOps.fusedQkvLoraExtraBytes(enabled, padded, m.kvHeads() < m.heads(), backward);
+    p.elementwise(backward ? "lora_qkv.glue.bwd" : "lora_qkv.glue", OpKind.ATTENTION,
+        p.tokens * (adapterGlueBytes(in, padded, backward) + extra), p.tokens * padded);
+  }
+
+  /**
    * An eager profile's element-wise work around one adapter, per token, for an adapter of {@code in} x {@code out}:
    * the input's fp32 round trip (not on a 4-bit base, whose PEFT layer runs the adapter under autocast as it comes),
    * the scaling and the add into the base output (and the 4-bit base output's clone), or backward their gradients
    * and the sum of the input gradient into the base layer's.
    */
   private double adapterGlueBytes(double in, double out, boolean backward) {
-    double cast = nf4 ? 0 : eager.loraCastBytes() * in;
+    double cast = (nf4 ? 0 : eager.loraCastBytes() * in) + eager.loraDropoutBytes() * in;
     return backward ? cast + eager.loraBackwardInBytes() * in + eager.loraBackwardOutBytes() * out
         : cast + (eager.loraForwardOutBytes() + (nf4 ? eager.qloraCloneBytes() : 0)) * out;
   }
@@ -539,9 +596,17 @@ final class LayerEmitter {
     }
 
     int adapter(String name, double in, double out, double factor) {
+      return adapter(name, in, out, factor, 1);
+    }
+
+    /**
+     * An adapter whose A maps the input to {@code parts} x r columns in one GEMM and whose B maps each part's r
+     * columns to its share of {@code out}: 2 x tokens x r x (parts x in + out) FLOPs, the input read once.
+     */
+    int adapter(String name, double in, double out, double factor, double parts) {
       double r = loraRank;
-      double flops = factor * 2 * tokens * r * (in + out);
-      double bytes = factor * (4 * r * (in + out) + tokens * (in + out + 2 * r) * actBytes);
+      double flops = factor * 2 * tokens * r * (parts * in + out);
+      double bytes = factor * (4 * r * (parts * in + out) + tokens * (in + out + 2 * parts * r) * actBytes);
       return op(name, OpKind.ATTENTION, ctx.gemm, flops, bytes);
     }
 

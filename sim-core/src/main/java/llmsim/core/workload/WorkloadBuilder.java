@@ -82,13 +82,19 @@ final class WorkloadBuilder {
     this.t = t;
     this.plan = plan;
     boolean lora = t.kind() == TaskKind.FINETUNE_LORA || t.kind() == TaskKind.FINETUNE_QLORA;
-    int adapters = lora ? Footprint.loraAdapters(m, t.loraTargets()) : 0;
     // an eager profile's adapters launch their own kernels on top of the layer's (docs/CALIBRATION.md)
     EagerOps eager = sw.eagerOps();
+    boolean fusedQkv = eager != null && eager.fusedQkv();
+    int adapters = lora ? Footprint.loraModules(m, t.loraTargets(), fusedQkv) : 0;
+    // a fused-qkv LoRA module launches a few kernels more than a plain adapter (EagerOps.fusedQkvLoraExtraBytes)
+    boolean qkvModule = lora && fusedQkv && t.loraTargets().stream().anyMatch(x -> x == llmsim.core.task.LoraTarget.Q
+        || x == llmsim.core.task.LoraTarget.K || x == llmsim.core.task.LoraTarget.V);
     int opsPerLayer = LayerEmitter.opsPerLayer(m, sw.flashAttention(), adapters, eager);
     int backwardOps = LayerEmitter.backwardOpsPerLayer(m, adapters, eager);
-    int kernels = sw.kernelsPerLayer() + (eager == null ? 0 : adapters * eager.loraForwardKernels());
-    int backwardKernels = sw.backwardKernelsPerLayer() + (eager == null ? 0 : adapters * eager.loraBackwardKernels());
+    int kernels = sw.kernelsPerLayer() + (eager == null ? 0 : adapters * eager.loraForwardKernels()
+        + (qkvModule ? EagerOps.FUSED_QKV_LORA_EXTRA_FORWARD_KERNELS : 0));
+    int backwardKernels = sw.backwardKernelsPerLayer() + (eager == null ? 0 : adapters * eager.loraBackwardKernels()
+        + (qkvModule ? EagerOps.FUSED_QKV_LORA_EXTRA_BACKWARD_KERNELS : 0));
     this.ctx = new StepContext(s, t, sw, sink, opsPerLayer, backwardOps, kernels, backwardKernels,
         t.plan().pp() > 1 && t.kind().training() ? "stage 0 " : "");
     this.streamWeights = plan.offload() == Offload.WEIGHTS && !ctx.unified;
@@ -356,7 +362,8 @@ final class WorkloadBuilder {
   private double optimizerTensors() {
     int layers = m.layers();
     if (t.kind() == TaskKind.FINETUNE_LORA || t.kind() == TaskKind.FINETUNE_QLORA) {
-      return 2.0 * Footprint.loraAdapters(m, t.loraTargets()) * layers;
+      EagerOps eager = ctx.software.eagerOps();
+      return 2.0 * Footprint.loraModules(m, t.loraTargets(), eager != null && eager.fusedQkv()) * layers;
     }
     if (t.kind() == TaskKind.PTUNING_V2) {
       return layers;
