@@ -49,6 +49,11 @@ final class LayerEmitter {
    * ({@code multiply_reduce}, tensorrt_llm/quantization/layers.py); docs/CALIBRATION.md.
    */
   final double reduceBytes;
+  /**
+   * Transformer Engine's fp8 recipe ({@link TransformerEngineFp8}): activations in bf16, GEMM inputs in fp8 cast by
+   * kernels of their own.
+   */
+  final boolean te;
 
   /**
    * The eager element-wise work of the profile's module code (null: fused kernels). {@link #llamaEager} applies its
@@ -85,15 +90,17 @@ final class LayerEmitter {
     this.llamaEager = eager != null && m.normKind() == NormKind.RMSNORM;
     this.trainsBase = trainsBase;
     this.m = m;
-    this.actBytes = actBytes;
-    this.weightBytesPerParam = weightBytesPerParam;
+    this.te = ctx.transformerEngineFp8;
+    // under TE's fp8 recipe only the GEMMs' inputs are fp8: every other activation is bf16
+    this.actBytes = te ? TransformerEngineFp8.BF16_BYTES : actBytes;
+    this.weightBytesPerParam = te ? TransformerEngineFp8.FP8_BYTES : weightBytesPerParam;
     this.quantised = quantised;
     this.nf4 = nf4;
     this.flash = flash;
     this.scoreBytesPerElement = scoreBytesPerElement;
     this.loraRank = loraRank;
-    this.kvBytes = kvBytes;
-    this.reduceBytes = Math.max(actBytes, BF16_BYTES);
+    this.kvBytes = te ? TransformerEngineFp8.BF16_BYTES : kvBytes;
+    this.reduceBytes = Math.max(this.actBytes, BF16_BYTES);
     this.tp = ctx.collectives.plan.tp();
     this.kvSplit = (int) Math.min(tp, m.kvHeads());
     this.sequenceParallel = tp > 1 && ctx.collectives.plan.sequenceParallel();
@@ -250,6 +257,9 @@ final class LayerEmitter {
 
   /** Bytes of one norm's forward over {@code elements} token x hidden elements. */
   private double normForward(double elements) {
+    if (te) { // LayerNormLinear's norm reads bf16 and writes its output in fp8
+      return (TransformerEngineFp8.BF16_BYTES + TransformerEngineFp8.FP8_BYTES) * elements;
+    }
     return llamaEager ? eager.normForwardBytes() * elements : 2 * elements * actBytes;
   }
 
@@ -284,6 +294,7 @@ final class LayerEmitter {
           6 * tokens * (q + kv));
     }
     attentionCore(p, batch, queries, keys);
+    p.teInputCast("o_proj.fp8_cast", OpKind.ATTENTION, tokens * q);
     p.gemm("o_proj", OpKind.ATTENTION, q, h, 1);
     adapters(p, false, LoraTarget.O);
     p.allReduce("attn.tp_all_reduce", tokens * h * reduceBytes);
@@ -297,6 +308,7 @@ final class LayerEmitter {
     adapters(p, false, LoraTarget.GATE, LoraTarget.UP);
     double gluBytes = upMatrices == 2 && eager != null ? eager.gluForwardBytes() : (upMatrices + 1) * actBytes;
     p.elementwise(upMatrices == 2 ? "swiglu" : "gelu", OpKind.MLP, gluBytes * tokens * f, 8 * tokens * f);
+    p.teInputCast(upMatrices == 2 ? "down_proj.fp8_cast" : "fc2.fp8_cast", OpKind.MLP, tokens * f);
     p.gemm(upMatrices == 2 ? "down_proj" : "fc2", OpKind.MLP, f, h, 1);
     adapters(p, false, LoraTarget.DOWN);
     p.allReduce("mlp.tp_all_reduce", tokens * h * reduceBytes);
@@ -346,10 +358,15 @@ final class LayerEmitter {
     double sp = sequenceParallel ? tp : 1;
     p.elementwise("residual_2.bwd", OpKind.NORM_ELEMENTWISE, 3 * tokens * h * actBytes / sp, tokens * h / sp);
     p.spGather("mlp.bwd.sp_all_gather", tokens * h * actBytes); // the reduce-scatter's transpose
+    p.teGradCast(upMatrices == 2 ? "down_proj.bwd.fp8_cast" : "fc2.bwd.fp8_cast", OpKind.MLP, tokens * h, frozen);
     p.gemm(upMatrices == 2 ? "down_proj.bwd" : "fc2.bwd", OpKind.MLP, f, h, g);
     adapters(p, true, LoraTarget.DOWN);
     double gluBytes = upMatrices == 2 && eager != null ? eager.gluBackwardBytes() : 2 * (upMatrices + 1) * actBytes;
     p.elementwise(upMatrices == 2 ? "swiglu.bwd" : "gelu.bwd", OpKind.MLP, gluBytes * tokens * f, 16 * tokens * f);
+    p.teGradCast(upMatrices == 2 ? "gate_up_proj.bwd.fp8_cast" : "fc1.bwd.fp8_cast", OpKind.MLP,
+        tokens * upMatrices * f, frozen);
+    p.teNormTranspose(upMatrices == 2 ? "gate_up_proj.bwd.fp8_transpose" : "fc1.bwd.fp8_transpose", OpKind.MLP,
+        tokens * h, frozen);
     p.gemm(upMatrices == 2 ? "gate_up_proj.bwd" : "fc1.bwd", OpKind.MLP, h, upMatrices * f, g);
     adapters(p, true, LoraTarget.UP, LoraTarget.GATE);
     p.allReduce("mlp.bwd.tp_all_reduce", tokens * h * reduceBytes);
@@ -358,6 +375,7 @@ final class LayerEmitter {
           10 * tokens * h / sp);
     }
     p.spGather("attn.bwd.sp_all_gather", tokens * h * actBytes);
+    p.teGradCast("o_proj.bwd.fp8_cast", OpKind.ATTENTION, tokens * h, frozen);
     p.gemm("o_proj.bwd", OpKind.ATTENTION, q, h, g);
     adapters(p, true, LoraTarget.O);
     if (recomputeAttention && !flash) {
@@ -381,6 +399,8 @@ final class LayerEmitter {
     }
     adapters(p, true, LoraTarget.V, LoraTarget.K, LoraTarget.Q);
     fusedQkvAdapter(p, true);
+    p.teGradCast("qkv_proj.bwd.fp8_cast", OpKind.ATTENTION, tokens * (q + 2 * kv), frozen);
+    p.teNormTranspose("qkv_proj.bwd.fp8_transpose", OpKind.ATTENTION, tokens * h, frozen);
     p.gemm("qkv_proj.bwd", OpKind.ATTENTION, h, q + 2 * kv, g);
     p.allReduce("attn.bwd.tp_all_reduce", tokens * h * reduceBytes);
     int qkvModules = llamaEager && eager.fusedQkv() ? 1 : 3;
@@ -590,7 +610,9 @@ final class LayerEmitter {
         wBytes = BF16_BYTES;
         group = ctx.gemm;
       }
-      double bytes = factor * (in * out * wBytes + tokens * (in + out) * actBytes);
+      // under TE's fp8 recipe the GEMM reads fp8 inputs and writes bf16
+      double inBytes = te ? TransformerEngineFp8.FP8_BYTES : actBytes;
+      double bytes = factor * (in * out * wBytes + tokens * (in * inBytes + out * actBytes));
       return op(name, kind, group, factor * 2 * tokens * in * out, bytes, tokens,
           backward ? in : out, backward ? out : in);
     }
@@ -635,6 +657,32 @@ final class LayerEmitter {
 
     int elementwise(String name, OpKind kind, double bytes, double flops) {
       return op(name, kind, ctx.elementwise, flops, bytes);
+    }
+
+    /**
+     * te.Linear's cast of its bf16 input of {@code elements} to fp8 (TERowParallelLinear: o_proj, fc2), with the
+     * fp8 transpose the weight gradient reads when the weights train; nothing outside TE's fp8 recipe.
+     */
+    void teInputCast(String name, OpKind kind, double elements) {
+      if (te) {
+        elementwise(name, kind, elements * (trainsBase ? TransformerEngineFp8.CAST_TRANSPOSE_BYTES
+            : TransformerEngineFp8.CAST_BYTES), elements);
+      }
+    }
+
+    /** Backward: the output gradient's cast to fp8 (with its transpose when the weights train). */
+    void teGradCast(String name, OpKind kind, double elements, boolean frozen) {
+      if (te) {
+        elementwise(name, kind, elements * (frozen ? TransformerEngineFp8.CAST_BYTES
+            : TransformerEngineFp8.CAST_TRANSPOSE_BYTES), elements);
+      }
+    }
+
+    /** Backward of a LayerNormLinear whose weights train: its norm's fp8 output transposed for the weight gradient. */
+    void teNormTranspose(String name, OpKind kind, double elements, boolean frozen) {
+      if (te && !frozen) {
+        elementwise(name, kind, elements * TransformerEngineFp8.TRANSPOSE_BYTES, 0);
+      }
     }
   }
 }

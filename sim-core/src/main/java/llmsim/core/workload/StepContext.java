@@ -35,6 +35,11 @@ final class StepContext {
   final int gemm;
   final int gemmQuantised;
   /**
+   * The output head's GEMM: {@link #gemm}, except under Transformer Engine's fp8 recipe, where Megatron-Core's output
+   * layer (its own tensor_parallel.ColumnParallelLinear, not a TE module) runs in bf16 at the bf16 GEMM fraction.
+   */
+  final int outputGemm;
+  /**
    * The backward pass's GEMMs and element-wise ops: the same resources, the launch overhead of the profile's
    * backward kernel count spread over a backward layer's ops.
    */
@@ -57,6 +62,8 @@ final class StepContext {
   final String softwareWarning;
   /** How the task's precision runs on this device (native, emulated with a warning). */
   final PrecisionSupport.Resolved precision;
+  /** Whether the step runs Transformer Engine's fp8 recipe ({@link TransformerEngineFp8}). */
+  final boolean transformerEngineFp8;
 
   StepContext(SystemSpec system, Task task, SoftwareProfile sw, OpSink sink, int opsPerLayer) {
     this(system, task, sw, sink, opsPerLayer, opsPerLayer, "");
@@ -87,6 +94,7 @@ final class StepContext {
     Device d = system.device();
     precision = PrecisionSupport.resolve(d, task.precision(), sw);
     peakFlops = precision.peakFlops();
+    transformerEngineFp8 = TransformerEngineFp8.applies(sw, task, precision.gemmPrecision());
     devicePool = sink.addPool(label + (unified ? "unified memory" : "device memory"));
     hostPool = unified ? devicePool : sink.addPool(label + "host memory");
     int h2dPool = unified ? -1 : sink.addPool(label + "host link H2D");
@@ -115,6 +123,10 @@ final class StepContext {
     gemmQuantised = sink.addGroup(new CostGroup("gemm (block-quantised weights)", gemmPeak / (1 + dequant * gemmFraction),
         devicePool, memBw * sw.dequantScale(), -1, 1, launch));
     elementwise = sink.addGroup(new CostGroup("element-wise", gemmPeak, devicePool, memBw, -1, 1, launch));
+    Precision sixteenBit = d.hasPeak(Precision.BF16) ? Precision.BF16 : Precision.FP16;
+    outputGemm = transformerEngineFp8 ? sink.addGroup(new CostGroup("gemm (output head, bf16)",
+        d.peakFlops(sixteenBit) * d.efficiency().gemmAt(sixteenBit) * sw.gemmScale(), devicePool, memBw, -1, 1, launch,
+        d.computeUnits())) : gemm;
     elementwisePeak = gemmPeak;
     elementwiseBandwidth = memBw;
     double launchBackward = sw.hostDispatch() ? 0

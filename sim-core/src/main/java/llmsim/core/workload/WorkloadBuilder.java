@@ -409,9 +409,10 @@ final class WorkloadBuilder {
   int lmHead(StepContext c, LayerEmitter le, String p, double tokens, int[] dep, double factor) {
     double h = m.hidden();
     double v = m.vocab() / (double) t.plan().tp(); // vocabulary-parallel embedding and head
-    double wBytes = t.kind().training() && !t.kind().frozenBase() ? t.precision().bytes() : 2;
-    double actBytes = t.precision().bytes();
-    int id = c.sink.addGemm(cat(p, "lm_head"), OpKind.OUTPUT, c.compute, c.gemm,
+    // under Transformer Engine's fp8 recipe the head is not a TE module: bf16 weights and activations
+    double wBytes = c.transformerEngineFp8 ? 2 : t.kind().training() && !t.kind().frozenBase() ? t.precision().bytes() : 2;
+    double actBytes = c.transformerEngineFp8 ? 2 : t.precision().bytes();
+    int id = c.sink.addGemm(cat(p, "lm_head"), OpKind.OUTPUT, c.compute, c.outputGemm,
         factor * 2 * tokens * h * v, factor * (h * v * wBytes + tokens * (h + v) * actBytes), tokens, v, h, deps(dep));
     le.totalFlops += factor * 2 * tokens * h * v * c.sink.weight();
     return id;
