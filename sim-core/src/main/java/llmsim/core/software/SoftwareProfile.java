@@ -131,7 +131,6 @@ public record SoftwareProfile(
         flashAttention && flashAttention2);
   }
 
-  /** This profile with its layer passes issued by a host thread running ahead of the GPU (see the record doc). */
   /**
    * Whether the profile runs Megatron's classic attention, whose scale-mask-softmax is one fused kernel only where
    * {@link #megatronSoftmaxFused} allows it (the {@code megatron-classic} profile).
@@ -150,11 +149,9 @@ public record SoftwareProfile(
     return keys > 16 && keys <= 2048 && queries % 4 == 0 && attentionBatches % 4 == 0;
   }
 
+  /** This profile with its layer passes issued by a host thread running ahead of the GPU (see the record doc). */
   public SoftwareProfile withHostDispatch(double secondsPerLayerPass) {
-    return new SoftwareProfile(id, description, aliases, gemmScale, streamScale, launchSeconds, kernelsPerLayer, flashAttention,
-        scoreBytesPerElement, workspaceBytes, dequantScale, cpuRunsHostLayers, promptChunkTokens, source,
-        backwardKernelsPerLayer, flashAttention2, llamaCpp, decodeKvPerQueryHead, secondsPerLayerPass, eagerOps,
-        optimizerImpl, causalBlockSkip);
+    return extended(flashAttention, llamaCpp, decodeKvPerQueryHead, secondsPerLayerPass, causalBlockSkip);
   }
 
   /** Whether a host thread issues the layer passes ahead of the GPU (their kernels then pay no launch). */
@@ -207,10 +204,7 @@ public record SoftwareProfile(
     if (llamaCpp == null) {
       throw new IllegalStateException(id + " is not a llama.cpp profile");
     }
-    return new SoftwareProfile(id, description, aliases, gemmScale, streamScale, launchSeconds, kernelsPerLayer,
-        build.flashAttention(), scoreBytesPerElement, workspaceBytes, dequantScale, cpuRunsHostLayers,
-        promptChunkTokens, source, backwardKernelsPerLayer, flashAttention2, build, decodeKvPerQueryHead,
-        hostSecondsPerLayerPass, eagerOps, optimizerImpl, causalBlockSkip);
+    return extended(build.flashAttention(), build, decodeKvPerQueryHead, hostSecondsPerLayerPass, causalBlockSkip);
   }
 
   /** A llama.cpp profile at {@code build}. */
@@ -225,10 +219,7 @@ public record SoftwareProfile(
 
   /** This profile with decode attention reading a sequence's keys and values once per query head. */
   public SoftwareProfile withDecodeKvPerQueryHead() {
-    return new SoftwareProfile(id, description, aliases, gemmScale, streamScale, launchSeconds, kernelsPerLayer,
-        flashAttention, scoreBytesPerElement, workspaceBytes, dequantScale, cpuRunsHostLayers, promptChunkTokens,
-        source, backwardKernelsPerLayer, flashAttention2, llamaCpp, true, hostSecondsPerLayerPass, eagerOps,
-        optimizerImpl, causalBlockSkip);
+    return extended(flashAttention, llamaCpp, true, hostSecondsPerLayerPass, causalBlockSkip);
   }
 
   /**
@@ -239,9 +230,15 @@ public record SoftwareProfile(
     if (!flashAttention) {
       throw new IllegalStateException(id + " computes the whole score matrix (no flash kernel)");
     }
-    return new SoftwareProfile(id, description, aliases, gemmScale, streamScale, launchSeconds, kernelsPerLayer,
-        flashAttention, scoreBytesPerElement, workspaceBytes, dequantScale, cpuRunsHostLayers, promptChunkTokens,
-        source, backwardKernelsPerLayer, flashAttention2, llamaCpp, decodeKvPerQueryHead, hostSecondsPerLayerPass,
-        eagerOps, optimizerImpl, true);
+    return extended(flashAttention, llamaCpp, decodeKvPerQueryHead, hostSecondsPerLayerPass, true);
+  }
+
+  /** This profile with the components its withers change set as given, every other one as it is. */
+  private SoftwareProfile extended(boolean flash, LlamaCppBuild build, boolean kvPerQueryHead, double hostPerPass,
+      boolean causalSkip) {
+    return new SoftwareProfile(id, description, aliases, gemmScale, streamScale, launchSeconds, kernelsPerLayer, flash,
+        scoreBytesPerElement, workspaceBytes, dequantScale, cpuRunsHostLayers, promptChunkTokens, source,
+        backwardKernelsPerLayer, flashAttention2, build, kvPerQueryHead, hostPerPass, eagerOps, optimizerImpl,
+        causalSkip);
   }
 }
