@@ -3,6 +3,7 @@ package llmsim.core.testing;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import llmsim.core.engine.Trace;
 import llmsim.core.hw.Device;
 import llmsim.core.hw.Efficiency;
 import llmsim.core.hw.Host;
@@ -100,5 +101,16 @@ public final class Fixtures {
     Host h = new Host("soc-cpu", "Test SoC CPU", List.of(), 1, 24, "16P+8E", 192 * Units.GIB, 800e9, "test", 1.8e12, "test");
     Link l = new Link("unified", "unified", List.of(), LinkKind.UNIFIED, 800e9, "test", 620e9, "test", 0, "test");
     return new SystemSpec("unified", "Test unified", List.of(), h, d, 1, l, Optional.empty(), 0.75, "test", Optional.empty());
+  }
+
+  /** The id of the op named {@code name} in a run's trace (names are kept by simulations that trace). */
+  public static int op(Trace t, String name) {
+    String[] names = t.ops().names();
+    for (int i = 0; i < names.length; i++) {
+      if (names[i].equals(name)) {
+        return i;
+      }
+    }
+    throw new AssertionError("no op " + name);
   }
 }

@@ -1,5 +1,6 @@
 package llmsim.core.workload;
 
+import static llmsim.core.testing.Fixtures.op;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.data.Percentage.withPercentage;
 
@@ -34,16 +35,6 @@ class HostDispatchTest {
 
   private Trace trace(SoftwareProfile sw, int batch, int seq) {
     return Simulator.simulate(Fixtures.discrete(), llama7b, training(batch, seq), sw).trace();
-  }
-
-  private static int op(Trace t, String name) {
-    String[] names = t.ops().names();
-    for (int i = 0; i < names.length; i++) {
-      if (names[i].equals(name)) {
-        return i;
-      }
-    }
-    throw new AssertionError("no op " + name);
   }
 
   /** Host ops that issue a pass (the host's waits are host ops of no duration). */

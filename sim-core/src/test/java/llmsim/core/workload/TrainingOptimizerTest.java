@@ -1,5 +1,6 @@
 package llmsim.core.workload;
 
+import static llmsim.core.testing.Fixtures.op;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.data.Percentage.withPercentage;
 
@@ -118,13 +119,4 @@ class TrainingOptimizerTest {
         withPercentage(1e-9));
   }
 
-  private static int op(Trace t, String name) {
-    String[] names = t.ops().names();
-    for (int i = 0; i < names.length; i++) {
-      if (names[i].equals(name)) {
-        return i;
-      }
-    }
-    throw new AssertionError("no op " + name);
-  }
 }
