@@ -6,6 +6,8 @@ import llmsim.core.hw.Device;
 import llmsim.core.hw.Link;
 import llmsim.core.hw.Precision;
 import llmsim.core.hw.SystemSpec;
+import llmsim.core.kernel.Kernels;
+import llmsim.core.kernel.RooflineKernel;
 import llmsim.core.parallel.Placement;
 import llmsim.core.workload.CollectiveAlgorithm;
 import llmsim.core.workload.CollectiveBench;
@@ -103,7 +105,8 @@ final class ValidationRunner {
         Device d = cat.system(m.hardware(), "hardware").device();
         Precision p = Precision.fromKey(m.precision());
         double share = m.dies() > 0 ? (double) m.dies() / d.dies() : 1.0;
-        return d.peakFlops(p) * share * d.efficiency().gemmAt(p);
+        double rate = d.peakFlops(p) * share * d.efficiency().gemmAt(p);
+        return m.shaped() ? shapedGemm(d, p, rate, m.gemmM(), m.gemmN(), m.gemmK()) : rate;
       }
       case "all_reduce": {
         SystemSpec s = Placement.size(cat.system(m.hardware(), "hardware"), 0, m.gpus());
@@ -124,6 +127,23 @@ final class ValidationRunner {
         return l.measuredBytesPerSecondPerDirection();
       }
     }
+  }
+
+  /**
+   * One GEMM of M x N x K timed as a simulated GEMM op is (the roofline kernel with the tile and wave factor over the
+   * device's SMs, no launch): its FLOP/s, 2MNK over max(compute, memory), memory being A, B and C once each.
+   */
+  static double shapedGemm(Device d, Precision p, double rate, double m, double n, double k) {
+    double[] flops = {2 * m * n * k};
+    double[] bytes = {(m * k + k * n + m * n) * p.bytes()};
+    double[] factor = new double[1];
+    RooflineKernel kernel = Kernels.get();
+    kernel.shapeFactors(new double[] {m}, new double[] {n}, new double[] {k}, 0, 1, d.computeUnits(), factor);
+    double[] time = new double[1];
+    kernel.evaluate(flops, factor, bytes, new double[1], 0, 1,
+        RooflineKernel.Coefficients.of(rate, d.memoryBandwidthBytesPerSecond() * d.efficiency().memoryStreaming(),
+            Double.POSITIVE_INFINITY, 0), time, new double[1], new double[1], new double[1]);
+    return flops[0] / time[0];
   }
 
   /** Convert an SI value (seconds, FLOP/s, B/s, a fraction) to the case's unit; GPU-hours are done above. */

@@ -101,6 +101,36 @@ class ValidateCommandTest {
     assertThat(w.err()).contains("W1.yaml:13:9: a ttft_s is measured in ms, s, minutes, hours, days, GPU-hours, not 'tokens/s'");
   }
 
+  static String gemmCase(String id, String measure, String shape) {
+    return "kind: case\nid: " + id + "\ncategory: E-microbench\nmicrobenchmark:\n  measure: " + measure
+        + "\n  hardware: h100-sxm\n  precision: bf16\n  shape: " + shape + "\nmetric: gemm_flops\nmeasured:\n"
+        + "  value: 100\n  unit: \"TFLOP/s\"\nsource: s\nquote: q\nconfidence: high\n";
+  }
+
+  @Test
+  void shapedGemm_isTimedAsASimulatedGemm_computeBoundWithItsTileFill_orMemoryBound() throws IOException {
+    // H100 SXM: 989.4 TFLOP/s bf16 x 0.803, 132 SMs, 3350 GB/s x 0.80 (catalog/devices/h100-sxm.yaml)
+    write("g/G1.yaml", gemmCase("G1", "gemm", "{m: 4096, n: 4096, k: 4096}"));
+    write("g/G2.yaml", gemmCase("G2", "gemm", "{m: 4096, n: 4096, k: 64}"));
+    CliRunner r = CliRunner.run("validate", dir.resolve("g").toString(), "--format", "json");
+    assertThat(r.code()).as(r.err()).isZero();
+    JsonNode cases = readJson(r.out()).get("cases");
+    // 4096 x 4096 in 256 x 128 tiles: 512 tiles in 4 waves of 132 SMs, 512 / 528 = 128 / 132 of them busy
+    assertThat(cases.get(0).get("predicted").asDouble())
+        .isCloseTo(989.4 * 0.803 * 128 / 132, org.assertj.core.data.Percentage.withPercentage(1e-9));
+    // K = 64: A, B and C in bf16 take longer to move than the math takes; FLOP/s = 2MNK / (bytes / bandwidth)
+    double bytes = (4096.0 * 64 + 64 * 4096 + 4096.0 * 4096) * 2;
+    assertThat(cases.get(1).get("predicted").asDouble())
+        .isCloseTo(2.0 * 4096 * 4096 * 64 / (bytes / (3350e9 * 0.80)) / 1e12,
+            org.assertj.core.data.Percentage.withPercentage(1e-9));
+
+    write("s/S1.yaml", gemmCase("S1", "memory", "{m: 1, n: 1, k: 1}").replace("metric: gemm_flops",
+        "metric: memory_bandwidth").replace("TFLOP/s", "GB/s"));
+    CliRunner s = CliRunner.run("validate", dir.resolve("s").toString());
+    assertThat(s.code()).isEqualTo(2);
+    assertThat(s.err()).contains("S1.yaml:8:10: 'shape' applies to a 'gemm' microbenchmark, not to 'memory'");
+  }
+
   @Test
   void jobTime_isTheScenariosTokensOverTheStepsThroughput_andNeedsTokens() throws IOException {
     String training = "kind: case\nid: J%d\ncategory: C-training\nscenario:\n  hardware: h100-sxm\n  model: llama-7b\n"

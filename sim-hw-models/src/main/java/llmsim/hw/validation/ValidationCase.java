@@ -46,10 +46,18 @@ public record ValidationCase(
 
   /**
    * A microbenchmark: a GEMM, a memory stream, a link transfer, or a collective; {@code bytes} and {@code gpus} (0:
-   * all of the system) are a collective's payload and size, {@code algorithm} an all-reduce's (auto, ring, tree).
+   * all of the system) are a collective's payload and size, {@code algorithm} an all-reduce's (auto, ring, tree);
+   * {@code gemmM}, {@code gemmN} and {@code gemmK} a GEMM's shape when the measurement is of one shape (0: the
+   * device's large-shape fraction).
    */
   public record Micro(String measure, String hardware, String link, String precision, int dies, double bytes, int gpus,
-      String algorithm) {}
+      String algorithm, int gemmM, int gemmN, int gemmK) {
+
+    /** Whether a GEMM microbenchmark names the shape it measured. */
+    public boolean shaped() {
+      return gemmM > 0;
+    }
+  }
 
   /** The cases that read, and one or more problems for each file that did not. */
   public record Loaded(List<ValidationCase> cases, List<Problem> problems) {}
@@ -159,9 +167,15 @@ public record ValidationCase(
       throw new InputException(m.require("algorithm").problem("'algorithm' applies to an 'all_reduce' microbenchmark"
           + " (ring, tree or auto), not to '" + measure + "'"));
     }
+    Optional<Node> shape = m.get("shape");
+    if (shape.isPresent() && !measure.equals("gemm")) {
+      throw new InputException(shape.get().problem("'shape' applies to a 'gemm' microbenchmark, not to '" + measure
+          + "'"));
+    }
     return new Micro(measure, m.optStr("hardware").map(h -> FileRefs.resolve(folder, h)).orElse(null),
         m.optStr("link").orElse(null), m.optStr("precision").orElse(null), m.integer("dies", 0), m.num("bytes", 0),
-        m.integer("gpus", 0), m.optStr("algorithm").orElse("auto"));
+        m.integer("gpus", 0), m.optStr("algorithm").orElse("auto"), shape.map(s -> s.integer("m")).orElse(0),
+        shape.map(s -> s.integer("n")).orElse(0), shape.map(s -> s.integer("k")).orElse(0));
   }
 
   /** The scenario with relative hardware and model files resolved against the case file's folder. */
