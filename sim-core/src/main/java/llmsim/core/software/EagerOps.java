@@ -135,18 +135,25 @@ public record EagerOps(
   public static final EagerOps TORCHTUNE = new EagerOps(36, 84, 8, 48, 100, 10, 18, 6, 0, 10, 4, 6, 0, 4, 8);
 
   /**
-   * Unsloth's Triton kernels and manual autograd (unslothai/unsloth, unsloth/kernels: rms_layernorm.py, rope_embedding.py,
-   * swiglu.py, fast_lora.py): RMSNorm one kernel each way (read and write the activations: 4 B forward, 8 backward,
-   * as a fused norm); rotary in place on q and k (2+2 each way); SwiGLU one kernel forward (gate and up read, one
-   * output: 6 B) and one backward (the upstream gradient and both inputs read, both input gradients written in
-   * place: 10 B); the input gradients of q, k, v (and gate, up) summed inside the GEMMs (addmm_, beta 1: the running
-   * sum read and written, 4 B per further projection). LoRA (matmul_lora, late 2023): out += (X @ A) @ (s * B), the
-   * adapters cast to the input dtype and B scaled (tiny), the product added into the base output (6 B per output
-   * element), no separate scaling pass; backward the input gradient's adapter term added in place by addmm_ (4 B per
-   * input element). Kernels: two casts, B's scaling, two GEMMs and the add forward (6); four GEMMs, two scalings
-   * backward (6).
+   * Unsloth's Triton kernels and manual autograd as they stood from its first release (2023-12) to its April 2024
+   * release (unslothai/unsloth, unsloth/kernels: rms_layernorm.py, rope_embedding.py, swiglu.py, fast_lora.py, utils.py;
+   * docs/CALIBRATION.md, "Unsloth"): RMSNorm one kernel each way (read and write the activations: 4 B forward, 8
+   * backward, as a fused norm); rotary in place on q and k (2+2 each way); SwiGLU one kernel forward (gate and up
+   * read, one output: 6 B) and one backward ({@code swiglu_DWf_DW_dfg_kernel}: the upstream gradient and both inputs
+   * read, h, df and de written in their place: 12 B); the input gradients of k, v (and gate) added to the running
+   * dX by {@code dX += dK @ KW.t()}: the GEMM writes its product, the add reads both and writes (6 B per further
+   * projection). LoRA, forward ({@code matmul_lora}): {@code out += (X @ A.to(dtype)) @ (s * B.to(dtype))}, the
+   * adapters fp32 (Unsloth's prepare_model_for_kbit_training: "Also must be in float32!"), the product added into
+   * the base output (6 B per output element beyond the product's write). Backward ({@code LoRA_QKV}, {@code LoRA_MLP},
+   * {@code LoRA_W}): six GEMMs where autograd would run four, {@code d_A = X.t() @ (dY @ B.t())},
+   * {@code d_B = (A.t() @ X.t()) @ dY} and {@code dX += dY @ B.t() @ (S * A.t())}: dY read three times (one more
+   * than the adapter's two GEMM reads: 2 B per output element), X read twice and the dX term written once (one
+   * more: 2 B per input element) and added into dX (6 B). Kernels forward: two casts, B's scaling, two GEMMs and the
+   * add (6); backward: the six GEMMs, autocast's casts of B and A for the first two products, the two
+   * {@code *= S}, the dX term's two casts, A's scaling and the add, the gradients cast to the fp32 parameters and
+   * accumulated (2 + 2): 18.
    */
-  public static final EagerOps UNSLOTH = new EagerOps(4, 8, 0, 4, 4, 6, 10, 4, 0, 6, 0, 4, 0, 6, 6);
+  public static final EagerOps UNSLOTH = new EagerOps(4, 8, 0, 4, 4, 6, 12, 6, 0, 6, 2, 8, 0, 6, 18);
 
   /**
    * LitGPT's modules in eager PyTorch (Lightning-AI/litgpt, litgpt/model.py and litgpt/lora.py; docs/CALIBRATION.md):

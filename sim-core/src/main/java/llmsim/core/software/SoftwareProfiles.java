@@ -92,12 +92,15 @@ public final class SoftwareProfiles {
 
   /**
    * Unsloth: Hugging Face's LLaMA with Unsloth's Triton kernels (RMSNorm, rotary, SwiGLU, cross-entropy) and manual
-   * autograd for the LoRA'd projections ({@link EagerOps#UNSLOTH}), FlashAttention-2. 14 kernels per layer forward
-   * (norm x2, q, k, v, rotary, attention, o, two residual adds, gate, up, SwiGLU, down) before its adapters' own.
+   * autograd for the LoRA'd projections ({@link EagerOps#UNSLOTH}), FlashAttention-2. 15 kernels per layer forward
+   * (norm x2, q, k, v, rotary on q and on k, attention, o, two residual adds, gate, up, SwiGLU, down) and 20 backward
+   * (the two residual gradients' sums, norm x2, rotary x2, FlashAttention-2's three backward kernels, SwiGLU, the
+   * seven input-gradient GEMMs and the three {@code dX +=} adds of k, v and gate), before its adapters' own and
+   * the NF4 dequantisations' (docs/CALIBRATION.md).
    */
   public static final SoftwareProfile UNSLOTH = new SoftwareProfile(
       "unsloth", "Unsloth (Triton RMSNorm/rotary/SwiGLU kernels, manual LoRA autograd), FlashAttention-2",
-      List.of(), 1.0, 1.0, 12e-6, 14, true, 8, 1.0 * Units.GIB, 1.0, false, 0, "docs/CALIBRATION.md#unsloth", 28,
+      List.of(), 1.0, 1.0, 12e-6, 15, true, 8, 1.0 * Units.GIB, 1.0, false, 0, "docs/CALIBRATION.md#unsloth", 20,
       true, EagerOps.UNSLOTH);
 
   /**

@@ -27,6 +27,12 @@ final class LayerEmitter {
    * (single-sequence decode) runs bitsandbytes' fused 4-bit mat-vec, which reads the packed weights directly.
    */
   final boolean nf4;
+  /**
+   * Per weight, the fp32 absmax a double-quantised NF4 dequantisation passes between its kernels (one per 64-weight
+   * block): written by the nested dequantisation (4 B), read and written by {@code absmax += offset} (8 B), read by the
+   * 4-bit kernel (4 B): 16 / 64 B (bitsandbytes {@code dequantize_4bit}, Unsloth {@code fast_dequantize}).
+   */
+  static final double NF4_ABSMAX_FP32_BYTES = 16.0 / 64;
   final boolean flash;
   final double scoreBytesPerElement;
   final int loraRank;
@@ -600,8 +606,8 @@ final class LayerEmitter {
       double wBytes = weightBytesPerParam;
       int group = ctx.gemmGroup(quantised);
       if (nf4 && tokens > 1) {
-        op(ctx.sink.keepsNames() ? name + ".dequant_nf4" : "", kind, ctx.elementwise, in * out,
-            in * out * (weightBytesPerParam + BF16_BYTES));
+        op(ctx.sink.keepsNames() ? name + ".dequant_nf4" : "", kind, ctx.dequantNf4, in * out,
+            in * out * (weightBytesPerParam + BF16_BYTES + NF4_ABSMAX_FP32_BYTES));
         wBytes = BF16_BYTES;
       } else if (quantised && ctx.dequantisesToF16(tokens)) {
         // llama.cpp CUDA before #8075: to_fp16 writes the matrix's f16 copy, FP16 cuBLAS then reads it

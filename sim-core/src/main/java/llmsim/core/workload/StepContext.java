@@ -54,6 +54,18 @@ final class StepContext {
   final int attention;
   final int attentionBackward;
   final int elementwise;
+  /**
+   * bitsandbytes' NF4 dequantisation of one weight matrix to bf16 (QLoRA), forward and backward: memory-bound, and
+   * {@link #NF4_DEQUANT_KERNELS} launches of its own rather than a share of the layer's kernel count.
+   */
+  final int dequantNf4;
+  /**
+   * Kernels one NF4 dequantisation launches with double quantisation (QLoRA's default): the nested absmax
+   * dequantised ({@code cdequantize_blockwise_fp32}), its offset added ({@code absmax += offset}), then the 4-bit
+   * weights ({@code cdequantize_blockwise_bf16_nf4}); bitsandbytes' {@code dequantize_4bit} and Unsloth's
+   * {@code fast_dequantize} issue the same three (docs/CALIBRATION.md).
+   */
+  static final int NF4_DEQUANT_KERNELS = 3;
   final int copyIn;
   final int copyOut;
   final int cpuGroup;
@@ -123,6 +135,8 @@ final class StepContext {
     gemmQuantised = sink.addGroup(new CostGroup("gemm (block-quantised weights)", gemmPeak / (1 + dequant * gemmFraction),
         devicePool, memBw * sw.dequantScale(), -1, 1, launch));
     elementwise = sink.addGroup(new CostGroup("element-wise", gemmPeak, devicePool, memBw, -1, 1, launch));
+    dequantNf4 = sink.addGroup(new CostGroup("dequantise (NF4)", gemmPeak, devicePool, memBw, -1, 1,
+        sw.hostDispatch() ? 0 : launchSeconds * NF4_DEQUANT_KERNELS));
     Precision sixteenBit = d.hasPeak(Precision.BF16) ? Precision.BF16 : Precision.FP16;
     outputGemm = transformerEngineFp8 ? sink.addGroup(new CostGroup("gemm (output head, bf16)",
         d.peakFlops(sixteenBit) * d.efficiency().gemmAt(sixteenBit) * sw.gemmScale(), devicePool, memBw, -1, 1, launch,
@@ -217,7 +231,7 @@ final class StepContext {
 
   /** Whether ops of {@code group} are element-wise (costed, but not counted in MFU's FLOPs). */
   boolean elementwiseGroup(int group) {
-    return group == elementwise || group == elementwiseBackward;
+    return group == elementwise || group == elementwiseBackward || group == dequantNf4;
   }
 
   private final LlamaCppBuild llamaCpp;

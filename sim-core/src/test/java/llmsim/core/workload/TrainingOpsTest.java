@@ -103,10 +103,13 @@ class TrainingOpsTest {
     double h = 4096;
     double ffn = 11008;
     double nf4Bytes = 4.127 / 8;
-    // read the packed weight, write its bf16 copy; the GEMM then reads 2 B per weight
+    // read the packed weight, write its bf16 copy; the GEMM then reads 2 B per weight. With double quantisation the
+    // block's fp32 absmax (one per 64 weights) is written by the nested dequantisation (4 B), read and written by
+    // `absmax += offset` (8 B) and read by the 4-bit kernel (4 B)
     double downProj = ffn * h;
+    double absmaxFp32 = (4 + 8 + 4) / 64.0;
     assertThat(tr.ops().memBytes()[op(tr, "L0.down_proj.dequant_nf4")])
-        .isCloseTo(downProj * (nf4Bytes + 2), withPercentage(1e-9));
+        .isCloseTo(downProj * (nf4Bytes + 2 + absmaxFp32), withPercentage(1e-9));
     double tokens = 2 * 512;
     assertThat(tr.ops().memBytes()[op(tr, "L0.down_proj")])
         .isCloseTo(downProj * 2 + tokens * (ffn + h) * 2, withPercentage(1e-9));
@@ -236,6 +239,40 @@ class TrainingOpsTest {
             && !t.ops().names()[i].contains("recompute"))
         .mapToDouble(i -> t.costs().launch[i]).sum();
     assertThat(forward).isCloseTo(hf.launchSeconds() * (48 + 2 * 8), withPercentage(1e-9));
+  }
+
+  @Test
+  void unslothQlora_backwardRunsSixAdapterGemms_addsIntoDxOutOfPlace_andEachDequantisationLaunchesThreeKernels() {
+    int b = 2;
+    int s = 512;
+    double tokens = b * s;
+    double h = 4096;
+    SoftwareProfile unsloth = SoftwareProfiles.find("unsloth").orElseThrow();
+    Trace t = Simulator.simulate(Fixtures.discrete(), llama7b, lora(WeightFormat.NF4, b, s), unsloth).trace();
+    // LoRA_QKV.backward (unsloth/kernels/fast_lora.py): d_A = X.t() @ (dY @ B.t()), d_B = (A.t() @ X.t()) @ dY,
+    // dX += dY @ B.t() @ (S * A.t()): dY is read three times and X twice, the dX term written once. The adapter's
+    // GEMM op reads dY twice, X once and writes the term once, so its glue carries one dY read (2 B per output
+    // element), one X read (2 B per input element) and the out-of-place `dX +=` (read both, write: 6 B per input)
+    double in = h;
+    double out = h;
+    assertThat(t.ops().memBytes()[op(t, "L0.lora_q.glue.bwd")])
+        .isCloseTo((2 * out + (2 + 6) * in) * tokens, withPercentage(1e-9));
+    // forward: matmul_lora's `out += (X @ A) @ (s * B)` reads the base output and the product, writes the sum (6)
+    assertThat(t.ops().memBytes()[op(t, "L0.lora_q.glue")]).isCloseTo(6 * out * tokens, withPercentage(1e-9));
+    // fast_dequantize: cdequantize_blockwise_fp32 (the nested absmax), `out_absmax += offset`,
+    // cdequantize_blockwise_bf16_nf4: three launches for each weight matrix, forward and backward alike
+    assertThat(t.costs().launch[op(t, "L0.down_proj.dequant_nf4")])
+        .isCloseTo(3 * unsloth.launchSeconds(), withPercentage(1e-9));
+    assertThat(t.costs().launch[op(t, "L0.down_proj.bwd.dequant_nf4")])
+        .isCloseTo(3 * unsloth.launchSeconds(), withPercentage(1e-9));
+    // a forward layer's other launches: 15 of the layer (norm x2, q, k, v, rotary on q and on k, attention, o, two
+    // residual adds, gate, up, SwiGLU, down) and 6 for each of the two default adapters (q, v): two casts, s * B,
+    // two GEMMs, the add
+    double forward = java.util.stream.IntStream.range(0, t.size())
+        .filter(i -> t.ops().names()[i].startsWith("L0.") && !t.ops().names()[i].contains("bwd")
+            && !t.ops().names()[i].contains("dequant"))
+        .mapToDouble(i -> t.costs().launch[i]).sum();
+    assertThat(forward).isCloseTo(unsloth.launchSeconds() * (15 + 2 * 6), withPercentage(1e-9));
   }
 
   @Test
