@@ -150,7 +150,7 @@ class BadInputTest {
   @Test
   void recomputeMode_isOneOfTheThree() {
     assertBadInput(CliRunner.run("memory", "--model", "llama-7b", "--hardware", "h100-sxm", "--task", "train",
-        "--recompute", "partial"), "--recompute: must be one of none, selective, full, was 'partial'");
+        "--recompute", "partial"), "--recompute: must be one of none, selective, full, full_offload, was 'partial'");
   }
 
   @Test

@@ -251,6 +251,10 @@ public record Footprint(
     if (t.recompute() == Recompute.FULL) {
       return inFlight * layers * tokens * 2.0 * m.hidden() * scale + perLayer + (pp > 1 ? 0 : logits);
     }
+    if (t.recompute() == Recompute.FULL_OFFLOAD) {
+      // the layer inputs wait in host memory; one is back on the device while its layer recomputes
+      return tokens * 2.0 * m.hidden() * scale + perLayer + (pp > 1 ? 0 : logits);
+    }
     return inFlight * layers * perLayer + (pp > 1 ? 0 : logits);
   }
 

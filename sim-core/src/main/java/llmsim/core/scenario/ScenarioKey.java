@@ -103,7 +103,9 @@ public enum ScenarioKey {
           + " input and runs the layer's forward again before its backward (activation checkpointing, Megatron"
           + " --recompute-granularity full); selective recomputes the attention core only (QK^T, softmax, attention x"
           + " V), so its batch x heads x seq_len^2 scores are never kept (Korthikanti et al. 2022); with FlashAttention"
-          + " they never are, and selective changes nothing. Example: recompute: full."),
+          + " they never are, and selective changes nothing; full_offload is full with each layer's input kept in host"
+          + " memory, copied out in the forward and back before the recomputed forward over the host link, in the"
+          + " compute stream's order (Unsloth's use_gradient_checkpointing=\"unsloth\"). Example: recompute: full."),
   LORA_RANK("lora_rank", null, null, "R", Type.INT, null, 1, 65_536, "8", "LoRA/QLoRA adapter rank."),
   LORA_TARGETS("lora_targets", null, null, "LIST", Type.TEXT, null, 0, 0, "q,v",
       "Layers the LoRA/QLoRA adapters attach to: q,v (PEFT's default for LLaMA-family models), all (every projection:"

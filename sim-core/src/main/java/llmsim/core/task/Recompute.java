@@ -15,7 +15,19 @@ public enum Recompute {
    */
   SELECTIVE,
   /** Each layer keeps its input only; its whole forward runs again before its backward (activation checkpointing). */
-  FULL;
+  FULL,
+  /**
+   * As {@link #FULL}, with each layer's input kept in host memory: copied out before the layer's forward and back
+   * before its recomputed forward, each copy in the compute stream's order (Unsloth's offloaded gradient
+   * checkpointing, {@code use_gradient_checkpointing="unsloth"}, April 2024: {@code hidden_states.to("cpu",
+   * non_blocking = True)} in the forward, {@code .to("cuda", non_blocking = True)} in the backward).
+   */
+  FULL_OFFLOAD;
+
+  /** Whether each layer's forward runs again before its backward. */
+  public boolean recomputesLayers() {
+    return this == FULL || this == FULL_OFFLOAD;
+  }
 
   public String key() {
     return name().toLowerCase(Locale.ROOT);
@@ -27,6 +39,6 @@ public enum Recompute {
         return r;
       }
     }
-    throw new IllegalArgumentException("unknown recompute '" + key + "' (allowed: none, selective, full)");
+    throw new IllegalArgumentException("unknown recompute '" + key + "' (allowed: none, selective, full, full_offload)");
   }
 }

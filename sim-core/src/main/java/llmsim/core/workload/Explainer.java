@@ -105,7 +105,7 @@ final class Explainer {
                   + " would move it; more bandwidth or FLOP/s would not.",
               pct, r.task().kind().training() ? "step" : "run", r.software().id(),
               r.software().hostSecondsPerLayerPass() * 1e3,
-              r.task().recompute() == llmsim.core.task.Recompute.FULL ? "a forward, a recomputed forward, a backward"
+              r.task().recompute().recomputesLayers() ? "a forward, a recomputed forward, a backward"
                   : r.task().kind().training() ? "a forward, a backward" : "a forward",
               r.task().plan().pp() > 1 ? "; the host also waits at every pipeline send and receive" : ""));
         } else {

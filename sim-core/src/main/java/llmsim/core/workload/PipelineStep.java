@@ -205,7 +205,9 @@ final class PipelineStep {
     }
     long keys = t.seqLen() + (t.kind() == TaskKind.PTUNING_V2 ? t.prefixTokens() : 0);
     for (int l = firstLayer[vs]; l < firstLayer[vs + 1]; l++) {
-      prev = le[g].forward(l, name(vs, mb, "L" + l + "."), t.batch(), t.seqLen(), keys, false, WorkloadBuilder.deps(prev));
+      int saved = w.checkpointToHost(c, name(vs, mb, "L" + l + ".checkpoint_to_host"), prev);
+      prev = le[g].forward(l, name(vs, mb, "L" + l + "."), t.batch(), t.seqLen(), keys, false,
+          WorkloadBuilder.deps(prev, saved));
     }
     if (vs == virtualStages - 1) {
       prev = w.headAndLoss(c, le[g], name(vs, mb, ""), t.batch() * t.seqLen(), prev);
@@ -231,9 +233,10 @@ final class PipelineStep {
     // the stage's last backward: GPipe runs them in reverse order
     boolean lastMb = mb == (t.plan().schedule() == PipelineSchedule.GPIPE ? 0 : t.microBatches() - 1);
     for (int l = firstLayer[vs + 1] - 1; l >= firstLayer[vs]; l--) {
-      if (t.recompute() == Recompute.FULL) {
+      if (t.recompute().recomputesLayers()) {
+        int restored = w.checkpointFromHost(c, name(vs, mb, "L" + l + ".checkpoint_from_host"), prev);
         prev = le[g].forward(l, name(vs, mb, "L" + l + ".recompute."), t.batch(), t.seqLen(), keys, true,
-            WorkloadBuilder.deps(prev));
+            WorkloadBuilder.deps(prev, restored));
       }
       prev = le[g].backward(l, name(vs, mb, "L" + l + "."), t.batch(), t.seqLen(), keys, frozen,
           t.recompute() == Recompute.SELECTIVE, WorkloadBuilder.deps(prev));

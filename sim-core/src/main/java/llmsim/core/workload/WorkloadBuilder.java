@@ -173,7 +173,8 @@ final class WorkloadBuilder {
       for (int l = 0; l < forwardLayers; l++) {
         int w = streamWeights ? copyIn(layerName(p, l, ".weights"), layerWeightBytes, l >= 2 ? fwdEnd[l - 2] : -1) : -1;
         w = zero >= 3 ? gatherWeights(layerName(p, l, ".zero3_all_gather"), prev) : w;
-        prev = layers.forward(l, layerName(p, l, "."), b, s, keys, false, deps(prev, w));
+        int saved = checkpointToHost(ctx, layerName(p, l, ".checkpoint_to_host"), prev);
+        prev = layers.forward(l, layerName(p, l, "."), b, s, keys, false, deps(prev, w, saved));
         fwdEnd[l] = prev;
       }
       sink.endRepeat();
@@ -186,8 +187,9 @@ final class WorkloadBuilder {
         int w = streamWeights ? copyIn(layerName(p, l, ".weights.bwd"), layerWeightBytes,
             back >= 2 ? bwdEnd[l + 2] : fwdEnd[forwardLayers - 1]) : -1;
         w = zero >= 3 ? gatherWeights(layerName(p, l, ".zero3_all_gather.bwd"), prev) : w;
-        if (t.recompute() == Recompute.FULL) {
-          prev = layers.forward(l, layerName(p, l, ".recompute."), b, s, keys, true, deps(prev, w));
+        if (t.recompute().recomputesLayers()) {
+          int restored = checkpointFromHost(ctx, layerName(p, l, ".checkpoint_from_host"), prev);
+          prev = layers.forward(l, layerName(p, l, ".recompute."), b, s, keys, true, deps(prev, w, restored));
           w = -1;
         }
         prev = layers.backward(l, layerName(p, l, "."), b, s, keys, frozen, t.recompute() == Recompute.SELECTIVE,
@@ -503,6 +505,30 @@ final class WorkloadBuilder {
       return dep;
     }
     return c.sink.addOp(name, OpKind.TRANSFER, c.h2d, c.copyIn, 0, 0, bytes, deps(dep));
+  }
+
+  /**
+   * Under {@link Recompute#FULL_OFFLOAD}, a layer input's copy to host memory after {@code dep} (the previous layer's
+   * output), which the layer's forward waits for, as the compute stream orders it; -1 otherwise (or on unified
+   * memory). One layer input: tokens x hidden at the activations' width.
+   */
+  int checkpointToHost(StepContext c, String name, int dep) {
+    if (t.recompute() != Recompute.FULL_OFFLOAD || c.unified) {
+      return -1;
+    }
+    return c.sink.addOp(name, OpKind.TRANSFER, c.d2h, c.copyOut, 0, 0, checkpointBytes(), deps(dep));
+  }
+
+  /** Under {@link Recompute#FULL_OFFLOAD}, the layer input's copy back before its recomputed forward; else -1. */
+  int checkpointFromHost(StepContext c, String name, int dep) {
+    if (t.recompute() != Recompute.FULL_OFFLOAD || c.unified) {
+      return -1;
+    }
+    return copyIn(c, name, checkpointBytes(), dep);
+  }
+
+  private double checkpointBytes() {
+    return (double) t.batch() * t.seqLen() * m.hidden() * t.precision().bytes();
   }
 
   private int copyOut(String name, double bytes, int dep) {

@@ -276,6 +276,32 @@ class TrainingOpsTest {
   }
 
   @Test
+  void offloadedCheckpointing_copiesEachLayerInputToTheHostAndBack_beforeTheLayerRunsOnIt() {
+    int b = 2;
+    int s = 512;
+    Task task = new Task(TaskKind.FINETUNE_QLORA, Precision.BF16, WeightFormat.NF4, b, s, 1, 1, 1,
+        llmsim.core.task.Recompute.FULL_OFFLOAD, 8, 128, Offload.NONE, 0, llmsim.core.task.KvCacheFormat.F16,
+        Task.GPU_LAYERS_AUTO, new llmsim.core.task.ParallelPlan(1, 1, 1, 0));
+    Trace t = Simulator.simulate(Fixtures.discrete(), llama7b, task, SoftwareProfiles.find("unsloth").orElseThrow())
+        .trace();
+    // one layer input, tokens x hidden in bf16, out in the forward and back before the recomputed forward
+    double input = b * s * 4096 * 2.0;
+    int out = op(t, "L0.checkpoint_to_host");
+    int back = op(t, "L0.checkpoint_from_host");
+    assertThat(t.linkBytes(out)).isCloseTo(input, withPercentage(1e-9));
+    assertThat(t.linkBytes(back)).isCloseTo(input, withPercentage(1e-9));
+    // the copies are in the compute stream's order: the layer waits for them
+    assertThat(t.start()[op(t, "L0.attn_norm")]).isGreaterThanOrEqualTo(t.end()[out]);
+    assertThat(t.start()[op(t, "L0.recompute.attn_norm")]).isGreaterThanOrEqualTo(t.end()[back]);
+    // plain full recomputation copies nothing
+    Task full = new Task(TaskKind.FINETUNE_QLORA, Precision.BF16, WeightFormat.NF4, b, s, 1, 1, 1, true, 8, 128,
+        Offload.NONE);
+    Trace f = Simulator.simulate(Fixtures.discrete(), llama7b, full, SoftwareProfiles.find("unsloth").orElseThrow())
+        .trace();
+    assertThat(java.util.Arrays.stream(f.ops().names()).filter(n -> n.contains("checkpoint_"))).isEmpty();
+  }
+
+  @Test
   void foreachAdamW_movesEighteenFp32StatePassesAndThreeGradientReads_inEightListOpsPerChunkOfTensors() {
     double adapters = 32 * 2; // q and v in every layer
     double params = adapters * 8 * (4096 + 4096);
