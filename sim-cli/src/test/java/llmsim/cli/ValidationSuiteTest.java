@@ -74,10 +74,12 @@ class ValidationSuiteTest {
 
   @Test
   void singleGpuEndToEndCases_medianAbsoluteErrorIsAtMostTwelvePercent() {
-    // every single-GPU end-to-end case, training and fine-tuning included: 10.05% over 43 cases today (15.3% over 21
-    // before the fine-tuning frameworks' profiles and llama.cpp's builds; 6.4% over 34 before causal attention was
-    // charged the blocks FlashAttention-2 visits and CUDA quantised prefill cases B05-B07 came in). The fidelity
-    // issue's target is 10%: this is a regression bound just above today, not the goal
+    // every single-GPU end-to-end case, training and fine-tuning included: 6.0% over 43 cases today (10.05% before
+    // Unsloth's backward and NF4 dequantisation launches were counted from its code and its offloaded checkpointing
+    // modelled, T30-T32 crossing from ~20% to under 5% where the distribution has a gap from 6.9% to 10.0%; 15.3%
+    // over 21 before the fine-tuning frameworks' profiles and llama.cpp's builds; 6.4% over 34 before causal
+    // attention was charged the blocks FlashAttention-2 visits and CUDA quantised prefill cases B05-B07 came in). The
+    // fidelity issue's target is 10%: this is a regression bound above today, not the goal
     ValidationStats e2e = ValidationStats.of("end-to-end", outcomes.stream()
         .filter(o -> o.c().endToEnd() && gpus(o.c()) == 1).toList());
     assertThat(e2e.cases()).isGreaterThanOrEqualTo(20);
