@@ -16,6 +16,12 @@ import llmsim.core.kernel.RooflineKernel;
  * concurrent transfers on one link direction, or GPU and CPU ops on one unified-memory pool, share the
  * bandwidth fairly and are re-shared whenever one starts or ends.
  *
+ * <p>A communication kernel may hold SMs of its GPU from its start to its end ({@link CostGroup#smsHeld()}: an NCCL
+ * collective runs one CTA per channel, each alone on an SM). While ops hold {@code h} of the {@code S} SMs of the GPU
+ * whose memory pool is {@code p}, every op flowing on {@code p} has its compute time scaled by {@code S / (S - h)}:
+ * compute-bound work runs on the SMs left. Its memory time is not scaled. Ops on {@code p} are re-rated at the
+ * instants a holder starts and ends, as transfers are when a link's sharers change.
+ *
  * <p>Event order is (time, priority, sequence): at equal times completions (priority 0) run before
  * flow starts (priority 1), so a freed resource is seen by what starts at the same instant.
  */
@@ -53,7 +59,7 @@ public final class Simulation implements OpSink {
 
   @Override
   public int addGroup(CostGroup g) {
-    if (g.memPool() >= poolNames.size() || g.linkPool() >= poolNames.size()) {
+    if (g.memPool() >= poolNames.size() || g.linkPool() >= poolNames.size() || g.smPool() >= poolNames.size()) {
       throw new IllegalArgumentException("cost group " + g.name() + " names an unknown pool");
     }
     groups.add(g);
@@ -170,6 +176,12 @@ public final class Simulation implements OpSink {
     final boolean[] streamBusy;
     final int[][] poolActive;
     final int[] poolSize;
+    /** Per pool: SMs its GPU's communication kernels hold now, and the SMs the GPU has (0: none held ever). */
+    final int[] smsHeld;
+    final int[] smsOf;
+    /** Per row: the pool whose GPU's SMs its ops hold (-1: none), and how many each holds. */
+    final int[] rowSmPool;
+    final int[] rowSmsHeld;
     final BoundSweep sweep;
     double now;
     long events;
@@ -204,6 +216,22 @@ public final class Simulation implements OpSink {
       streamBusy = new boolean[streamNames.size()];
       poolActive = new int[poolNames.size()][4];
       poolSize = new int[poolNames.size()];
+      smsHeld = new int[poolNames.size()];
+      smsOf = new int[poolNames.size()];
+      rowSmPool = c.smPool;
+      rowSmsHeld = c.smsHeld;
+      for (int row = 0; row < ops.rows(); row++) {
+        if (c.smsHeld[row] > 0) {
+          for (int j = 0; j < ops.copies(row); j++) {
+            int pool = c.smPool[row] + j;
+            if (smsOf[pool] != 0 && smsOf[pool] != c.smsOfDevice[row]) {
+              throw new IllegalArgumentException("pool " + poolNames.get(pool) + ": its GPU has " + smsOf[pool]
+                  + " SMs by one cost group and " + c.smsOfDevice[row] + " by another");
+            }
+            smsOf[pool] = c.smsOfDevice[row];
+          }
+        }
+      }
       sweep = new BoundSweep(n, op -> Trace.opBound(lane[ops.stream(op)], rowBound[ops.row(op)]));
     }
 
@@ -280,6 +308,7 @@ public final class Simulation implements OpSink {
       streamBusy[s] = true;
       start[op] = now;
       put(stride * op, REMAINING, 1.0);
+      holdSms(op, 1, -1, -1);
       double l = launch[ops.row(op)];
       sweep.start(op, lane[s], now, now + l);
       if (l > 0) {
@@ -318,6 +347,8 @@ public final class Simulation implements OpSink {
       if (lp >= 0) {
         leave(lp, op);
       }
+      // SMs handed back before the re-share, so that an op on these pools and on the GPU's is re-rated once
+      holdSms(op, -1, mp, lp);
       reshare(-1, mp, lp);
       int s = ops.stream(op);
       streamBusy[s] = false;
@@ -355,6 +386,40 @@ public final class Simulation implements OpSink {
       if (--pendingDeps[d] == 0) {
         tryStart(ops.stream(d));
       }
+    }
+
+    /**
+     * Op {@code op} takes ({@code sign} 1) or hands back (-1) the SMs it holds, if any, and every op flowing on that
+     * GPU's memory pool is re-rated, except those on {@code mp} or {@code lp}, which the caller re-rates next.
+     */
+    private void holdSms(int op, int sign, int mp, int lp) {
+      int row = ops.row(op);
+      int held = rowSmsHeld[row];
+      if (held == 0) {
+        return;
+      }
+      int pool = rowSmPool[row] + (op - ops.first(row));
+      smsHeld[pool] += sign * held;
+      if (pool == mp || pool == lp) {
+        return;
+      }
+      int[] active = poolActive[pool];
+      for (int i = 0; i < poolSize[pool]; i++) {
+        int o = active[i];
+        if (o != op && (mp < 0 || !onPool(o, mp)) && (lp < 0 || !onPool(o, lp)) && !listedBefore(active, i)) {
+          rerate(o);
+        }
+      }
+    }
+
+    /** What compute on pool {@code mp}'s GPU takes against standalone: its SMs over those no kernel holds. */
+    private double computeScale(int mp) {
+      int held = mp < 0 ? 0 : smsHeld[mp];
+      if (held == 0) {
+        return 1;
+      }
+      int of = smsOf[mp];
+      return (double) of / Math.max(1, of - held);
     }
 
     /**
@@ -425,7 +490,7 @@ public final class Simulation implements OpSink {
       put(o, LAST, now);
       int mp = (int) (p >> 32);
       int lp = (int) p;
-      double t = Math.max(fixedTime(f, T_COMPUTE), Math.max(fixedTime(f, T_MEMORY) * (mp >= 0 ? poolSize[mp] : 1),
+      double t = Math.max(fixedTime(f, T_COMPUTE) * computeScale(mp), Math.max(fixedTime(f, T_MEMORY) * (mp >= 0 ? poolSize[mp] : 1),
           fixedTime(f, T_LINK) * (lp >= 0 ? poolSize[lp] : 1)));
       double when;
       if (t <= 0) {
