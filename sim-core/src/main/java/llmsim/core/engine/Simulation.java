@@ -182,6 +182,11 @@ public final class Simulation implements OpSink {
     /** Per row: the pool whose GPU's SMs its ops hold (-1: none), and how many each holds. */
     final int[] rowSmPool;
     final int[] rowSmsHeld;
+    /**
+     * Whether any op holds SMs: when none does, starts, ends and re-rates skip the bookkeeping; when some do, only
+     * ops on a communication lane are looked up.
+     */
+    final boolean holders;
     final BoundSweep sweep;
     double now;
     long events;
@@ -220,8 +225,14 @@ public final class Simulation implements OpSink {
       smsOf = new int[poolNames.size()];
       rowSmPool = c.smPool;
       rowSmsHeld = c.smsHeld;
+      boolean any = false;
       for (int row = 0; row < ops.rows(); row++) {
         if (c.smsHeld[row] > 0) {
+          any = true;
+          if (!streamLanes.get(ops.stream(ops.first(row))).communication()) {
+            throw new IllegalArgumentException("op " + ops.name(ops.first(row)) + " holds SMs but runs on stream "
+                + streamNames.get(ops.stream(ops.first(row))) + ", not an intra-node link or network one");
+          }
           for (int j = 0; j < ops.copies(row); j++) {
             int pool = c.smPool[row] + j;
             if (smsOf[pool] != 0 && smsOf[pool] != c.smsOfDevice[row]) {
@@ -232,6 +243,7 @@ public final class Simulation implements OpSink {
           }
         }
       }
+      holders = any;
       sweep = new BoundSweep(n, op -> Trace.opBound(lane[ops.stream(op)], rowBound[ops.row(op)]));
     }
 
@@ -308,7 +320,9 @@ public final class Simulation implements OpSink {
       streamBusy[s] = true;
       start[op] = now;
       put(stride * op, REMAINING, 1.0);
-      holdSms(op, 1, -1, -1);
+      if (holders && lane[s].communication()) {
+        holdSms(op, 1, -1, -1);
+      }
       double l = launch[ops.row(op)];
       sweep.start(op, lane[s], now, now + l);
       if (l > 0) {
@@ -347,10 +361,12 @@ public final class Simulation implements OpSink {
       if (lp >= 0) {
         leave(lp, op);
       }
-      // SMs handed back before the re-share, so that an op on these pools and on the GPU's is re-rated once
-      holdSms(op, -1, mp, lp);
-      reshare(-1, mp, lp);
       int s = ops.stream(op);
+      // SMs handed back before the re-share, so that an op on these pools and on the GPU's is re-rated once
+      if (holders && lane[s].communication()) {
+        holdSms(op, -1, mp, lp);
+      }
+      reshare(-1, mp, lp);
       streamBusy[s] = false;
       streamHead[s]++;
       // copy j of a row reaches copy j of a dependent of as many copies, the one copy of a dependent of one, and
@@ -407,17 +423,17 @@ public final class Simulation implements OpSink {
       for (int i = 0; i < poolSize[pool]; i++) {
         int o = active[i];
         if (o != op && (mp < 0 || !onPool(o, mp)) && (lp < 0 || !onPool(o, lp)) && !listedBefore(active, i)) {
-          rerate(o);
+          rerateIfChanged(o);
         }
       }
     }
 
-    /** What compute on pool {@code mp}'s GPU takes against standalone: its SMs over those no kernel holds. */
+    /**
+     * What compute on pool {@code mp}'s GPU takes against standalone while kernels hold some of its SMs: its SMs over
+     * those left (at least one).
+     */
     private double computeScale(int mp) {
-      int held = mp < 0 ? 0 : smsHeld[mp];
-      if (held == 0) {
-        return 1;
-      }
+      int held = smsHeld[mp];
       int of = smsOf[mp];
       return (double) of / Math.max(1, of - held);
     }
@@ -490,7 +506,11 @@ public final class Simulation implements OpSink {
       put(o, LAST, now);
       int mp = (int) (p >> 32);
       int lp = (int) p;
-      double t = Math.max(fixedTime(f, T_COMPUTE) * computeScale(mp), Math.max(fixedTime(f, T_MEMORY) * (mp >= 0 ? poolSize[mp] : 1),
+      double compute = fixedTime(f, T_COMPUTE);
+      if (holders && mp >= 0 && smsHeld[mp] > 0) {
+        compute *= computeScale(mp);
+      }
+      double t = Math.max(compute, Math.max(fixedTime(f, T_MEMORY) * (mp >= 0 ? poolSize[mp] : 1),
           fixedTime(f, T_LINK) * (lp >= 0 ? poolSize[lp] : 1)));
       double when;
       if (t <= 0) {
@@ -502,6 +522,40 @@ public final class Simulation implements OpSink {
       }
       put(o, DUE, when);
       push(when, COMPLETE, (op << 1) | COMPLETE);
+    }
+
+    /** An op's time at its current share of its pools and of its GPU's SMs; {@code f}, {@code p}: as in rerate. */
+    private double serviceTime(int f, long p) {
+      int mp = (int) (p >> 32);
+      int lp = (int) p;
+      double compute = fixedTime(f, T_COMPUTE);
+      if (holders && mp >= 0 && smsHeld[mp] > 0) {
+        compute *= computeScale(mp);
+      }
+      return Math.max(compute, Math.max(
+          fixedTime(f, T_MEMORY) * (mp >= 0 ? poolSize[mp] : 1), fixedTime(f, T_LINK) * (lp >= 0 ? poolSize[lp] : 1)));
+    }
+
+    /**
+     * Re-rate {@code op} when the SMs held on its GPU changed its rate; an op bound by memory or a link either side
+     * of the change keeps its rate and its completion event.
+     */
+    private void rerateIfChanged(int op) {
+      int f;
+      long p;
+      if (packed) {
+        f = 8 * op + 4;
+        p = state[f + POOLS];
+      } else {
+        int r = ops.row(op);
+        f = 4 * r;
+        p = ofCopy(rows[f + POOLS], op - ops.first(r));
+      }
+      double t = serviceTime(f, p);
+      double rate = t <= 0 ? 0 : 1.0 / t;
+      if (rate != get(stride * op, RATE)) {
+        rerate(op);
+      }
     }
 
     void join(int pool, int op) {

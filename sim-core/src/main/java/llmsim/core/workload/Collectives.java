@@ -78,8 +78,12 @@ final class Collectives {
   private final int[][] streams = new int[Purpose.values().length][2];
   private final int fabricPool;
   private final int networkPool;
-  /** Cost group per (algorithm, steps, network, SMs held): a ring phase's latency depends on its steps. */
-  private final Map<Long, Integer> groups = new HashMap<>();
+  /** Cost group per (algorithm, steps, network, span): a ring phase's latency depends on its steps. */
+  private final Map<Integer, Integer> groups = new HashMap<>();
+  /** Channels (SMs) a kernel holds, per {@link Span}: within the node (ring, NVLS), across nodes. */
+  private final int nodeChannels;
+  private final int nvlsChannels;
+  private final int nodesChannels;
   /** The NVLS all-reduce's cost group, -1 until first used. */
   private int nvlsGroup = -1;
   /** The zero-cost op that joins an all-to-all's fabric and network halves, -1 until first used. */
@@ -109,6 +113,9 @@ final class Collectives {
     for (int[] s : streams) {
       java.util.Arrays.fill(s, -1);
     }
+    nodeChannels = system.deviceLink().map(Link::ncclChannels).orElse(0);
+    nvlsChannels = system.deviceLink().map(Link::nvlsChannels).orElse(0);
+    nodesChannels = system.network().map(net -> net.nic().ncclChannels()).orElse(0);
   }
 
   /** The stream of a purpose's transfers on one kind of link (tensor- and data-parallel traffic queue apart). */
@@ -200,12 +207,12 @@ final class Collectives {
     int fabricLast = -1;
     for (int peer = 1; peer < intra; peer++) {
       fabricLast = ctx.sink.addOp(names ? name + ".peer" + peer : "", OpKind.TRANSFER, stream(Purpose.DATA, false),
-          ringGroup(1, false, 0), 0, 0, perPeer, fabricLast < 0 ? deps : new int[] {fabricLast});
+          ringGroup(1, false, Span.NONE), 0, 0, perPeer, fabricLast < 0 ? deps : new int[] {fabricLast});
     }
     int networkLast = -1;
     for (int peer = intra; peer < n; peer++) {
       networkLast = ctx.sink.addOp(names ? name + ".peer" + peer : "", OpKind.TRANSFER, stream(Purpose.DATA, true),
-          ringGroup(1, true, 0), 0, 0, perPeer, networkLast < 0 ? deps : new int[] {networkLast});
+          ringGroup(1, true, Span.NONE), 0, 0, perPeer, networkLast < 0 ? deps : new int[] {networkLast});
     }
     if (fabricLast < 0 || networkLast < 0) {
       return Math.max(fabricLast, networkLast);
@@ -250,10 +257,10 @@ final class Collectives {
    */
   private int phase(String name, Purpose purpose, Kind kind, int n, double bytes, boolean network, Span span,
       int... deps) {
-    int channels = channels(span, false);
     if (kind == Kind.ALL_REDUCE && network && treeTaken(n, bytes)) {
       int levels = log2Floor(n);
-      int group = groups.computeIfAbsent(key(1, levels, true, channels), k -> ctx.sink.addGroup(holding(new CostGroup(
+      int channels = channels(span, false);
+      int group = groups.computeIfAbsent(key(1, levels, true, span), k -> ctx.sink.addGroup(holding(new CostGroup(
           "network double binary tree, 2 x " + levels + " levels", 1, -1, 1, networkPool,
           networkBusBandwidth() * TREE_BANDWIDTH_FRACTION, treeLatencySeconds(n)), channels)));
       return ctx.sink.addOp(ctx.sink.keepsNames() ? name : "", OpKind.TRANSFER, stream(purpose, true), group, 0, 0,
@@ -271,12 +278,12 @@ final class Collectives {
     int steps = kind == Kind.ALL_REDUCE ? 2 * (n - 1) : n - 1;
     double moved = kind == Kind.ALL_REDUCE ? 2.0 * (n - 1) / n * bytes : (double) (n - 1) / n * bytes;
     return ctx.sink.addOp(ctx.sink.keepsNames() ? name : "", OpKind.TRANSFER, stream(purpose, network),
-        ringGroup(steps, network, channels), 0, 0, moved, deps);
+        ringGroup(steps, network, span), 0, 0, moved, deps);
   }
 
-  /** A cost group's key: algorithm (0 ring, 1 tree), steps or levels, network or fabric, SMs held. */
-  private static long key(int algorithm, int steps, boolean network, int channels) {
-    return (long) algorithm << 48 | (long) channels << 32 | (long) steps << 1 | (network ? 1 : 0);
+  /** A cost group's key: algorithm (0 ring, 1 tree), steps or levels, network or fabric, span. */
+  private static int key(int algorithm, int steps, boolean network, Span span) {
+    return ((steps * 2 + (network ? 1 : 0)) * 2 + algorithm) * 3 + span.ordinal();
   }
 
   /**
@@ -286,8 +293,8 @@ final class Collectives {
   private int channels(Span span, boolean nvls) {
     return switch (span) {
       case NONE -> 0;
-      case NODES -> system.network().map(net -> net.nic().ncclChannels()).orElse(0);
-      case NODE -> system.deviceLink().map(l -> nvls ? l.nvlsChannels() : l.ncclChannels()).orElse(0);
+      case NODES -> nodesChannels;
+      case NODE -> nvls ? nvlsChannels : nodeChannels;
     };
   }
 
@@ -302,13 +309,14 @@ final class Collectives {
 
   /**
    * The cost group of {@code steps} ring steps (or point-to-point rounds) on the fabric or the network, each op
-   * holding {@code channels} SMs.
+   * holding the SMs of its {@code span}'s communicator.
    */
-  private int ringGroup(int steps, boolean network, int channels) {
+  private int ringGroup(int steps, boolean network, Span span) {
+    int channels = channels(span, false);
     Link link = network ? system.network().orElseThrow().nic() : system.deviceLink().orElseThrow();
     double bw = network ? networkBusBandwidth() : link.measuredBytesPerSecondPerDirection();
     int pool = network ? networkPool : fabricPool;
-    return groups.computeIfAbsent(key(0, steps, network, channels), k -> ctx.sink.addGroup(holding(new CostGroup(
+    return groups.computeIfAbsent(key(0, steps, network, span), k -> ctx.sink.addGroup(holding(new CostGroup(
         (network ? "network " : "intra-node ") + "ring, " + steps + " steps", 1, -1, 1, pool, bw,
         steps * link.latencySeconds()), channels)));
   }

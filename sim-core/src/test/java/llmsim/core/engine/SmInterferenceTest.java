@@ -112,6 +112,14 @@ class SmInterferenceTest {
   }
 
   @Test
+  void anOpHoldingSms_mustRunOnACommunicationLane() {
+    Simulation sim = new Simulation();
+    Gpu g = gpu(sim, "", CHANNELS);
+    sim.addOp("misplaced", OpKind.TRANSFER, g.compute(), g.collective(), 0, 0, COMM_BYTES);
+    assertThatThrownBy(sim::run).isInstanceOf(IllegalArgumentException.class).hasMessageContaining("holds SMs");
+  }
+
+  @Test
   void holdingSms_needsTheGpusPoolAndMoreSmsThanHeld() {
     CostGroup ring = new CostGroup("ring", 1, -1, 1, 0, LINK_BW, 0);
     assertThatThrownBy(() -> ring.holdingSms(-1, CHANNELS, SMS)).isInstanceOf(IllegalArgumentException.class);
