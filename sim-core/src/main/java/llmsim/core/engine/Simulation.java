@@ -504,14 +504,7 @@ public final class Simulation implements OpSink {
       double remaining = Math.max(0, get(o, REMAINING) - get(o, RATE) * (now - get(o, LAST)));
       put(o, REMAINING, remaining);
       put(o, LAST, now);
-      int mp = (int) (p >> 32);
-      int lp = (int) p;
-      double compute = fixedTime(f, T_COMPUTE);
-      if (holders && mp >= 0 && smsHeld[mp] > 0) {
-        compute *= computeScale(mp);
-      }
-      double t = Math.max(compute, Math.max(fixedTime(f, T_MEMORY) * (mp >= 0 ? poolSize[mp] : 1),
-          fixedTime(f, T_LINK) * (lp >= 0 ? poolSize[lp] : 1)));
+      double t = serviceTime(f, p);
       double when;
       if (t <= 0) {
         put(o, RATE, 0);
