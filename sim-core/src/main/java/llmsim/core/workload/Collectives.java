@@ -118,6 +118,26 @@ final class Collectives {
     nodesChannels = system.network().map(net -> net.nic().ncclChannels()).orElse(0);
   }
 
+  /**
+   * What the result must say when this plan's collectives run on a link whose NCCL/RCCL channel count is not
+   * sourced, or on a device whose SM count is not: there, collectives are not taken to slow compute. Null otherwise.
+   */
+  String warning() {
+    java.util.List<String> links = new java.util.ArrayList<>();
+    if (fabricPool >= 0 && nodeChannels == 0) {
+      links.add(system.deviceLink().orElseThrow().id());
+    }
+    if (networkPool >= 0 && nodesChannels == 0) {
+      links.add(system.network().orElseThrow().nic().id());
+    }
+    if (fabricPool >= 0 && links.isEmpty() && system.device().computeUnits() == 0) {
+      return "collectives are not taken to slow compute: the SM count of " + system.device().id()
+          + " is not in the catalog";
+    }
+    return links.isEmpty() ? null : "collectives on " + String.join(" and ", links)
+        + " are not taken to slow compute: no NCCL/RCCL channel count is sourced for that link";
+  }
+
   /** The stream of a purpose's transfers on one kind of link (tensor- and data-parallel traffic queue apart). */
   private int stream(Purpose purpose, boolean network) {
     int[] s = streams[purpose.ordinal()];

@@ -94,6 +94,20 @@ class CollectivesTest {
   }
 
   @Test
+  void whereNoChannelCountIsSourced_theResultSaysCollectivesDoNotSlowCompute() {
+    ModelSpec m = Fixtures.llama7b();
+    Task dp8 = training(new ParallelPlan(1, 1, 8, 0), 1);
+    assertThat(Simulator.simulate(Fixtures.cluster(1, 0, 108, 24, 16), m, dp8, IDEAL).warnings()).isEmpty();
+    assertThat(Simulator.simulate(Fixtures.cluster(1, 0, 108, 0, 16), m, dp8, IDEAL).warnings())
+        .singleElement().asString().contains("collectives on fabric are not taken to slow compute");
+    assertThat(Simulator.simulate(Fixtures.cluster(1, 0, 0, 24, 16), m, dp8, IDEAL).warnings())
+        .singleElement().asString().contains("SM count of gpu");
+    Task dp16 = training(new ParallelPlan(1, 1, 16, 0), 1);
+    assertThat(Simulator.simulate(Fixtures.cluster(2, 0, 108, 24, 0), m, dp16, IDEAL).warnings())
+        .singleElement().asString().contains("collectives on nic are not");
+  }
+
+  @Test
   void ringAllReduce_withinANode_takesTwoNMinusOneOverNOfTheBytesAtBusBandwidth_plusALatencyPerStep() {
     double s = 1e9;
     int n = 8;
