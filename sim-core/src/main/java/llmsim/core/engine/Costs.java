@@ -29,6 +29,10 @@ public final class Costs {
   public final double[] bound;
   private final int[] memPool;
   private final int[] linkPool;
+  /** The memory pool of the GPU whose SMs the op holds while it runs (-1: none), and how many (see {@link CostGroup}). */
+  final int[] smPool;
+  final int[] smsHeld;
+  final int[] smsOfDevice;
 
   private Costs(int n) {
     tCompute = new double[n];
@@ -41,6 +45,9 @@ public final class Costs {
     bound = new double[n];
     memPool = new int[n];
     linkPool = new int[n];
+    smPool = new int[n];
+    smsHeld = new int[n];
+    smsOfDevice = new int[n];
   }
 
   int memPool(int op) {
@@ -71,6 +78,9 @@ public final class Costs {
       c.bound[i] = bound[r];
       c.memPool[i] = memPool[r] < 0 ? -1 : memPool[r] + j;
       c.linkPool[i] = linkPool[r] < 0 ? -1 : linkPool[r] + j;
+      c.smPool[i] = smPool[r] < 0 ? -1 : smPool[r] + j;
+      c.smsHeld[i] = smsHeld[r];
+      c.smsOfDevice[i] = smsOfDevice[r];
     }
     return c;
   }
@@ -122,6 +132,9 @@ public final class Costs {
         c.launch[op] = co.launchSeconds();
         c.memPool[op] = mb[j] > 0 ? cg.memPool() : -1;
         c.linkPool[op] = lb[j] > 0 ? cg.linkPool() : -1;
+        c.smPool[op] = cg.smsHeld() > 0 ? cg.smPool() : -1;
+        c.smsHeld[op] = cg.smsHeld();
+        c.smsOfDevice[op] = cg.smsOfDevice();
       }
     }
     return c;

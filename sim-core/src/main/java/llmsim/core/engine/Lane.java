@@ -18,6 +18,11 @@ public enum Lane {
     return label;
   }
 
+  /** Whether this lane's ops are collectives or sends between GPUs (the intra-node link or the network). */
+  public boolean communication() {
+    return this == FABRIC || this == NETWORK;
+  }
+
   /** Whether transfers on this lane cross the CPU-GPU link (a copy engine direction). */
   public boolean hostLink() {
     return this == H2D || this == D2H;

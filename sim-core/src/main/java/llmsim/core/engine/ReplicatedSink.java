@@ -84,8 +84,9 @@ public final class ReplicatedSink implements OpSink {
     for (int j = 0; j < peers; j++) {
       int mem = g.memPool() < 0 ? -1 : pools.get(g.memPool())[j];
       int link = g.linkPool() < 0 ? -1 : pools.get(g.linkPool())[j];
+      int sm = g.smPool() < 0 ? -1 : pools.get(g.smPool())[j];
       ids[j] = inner.addGroup(new CostGroup(g.name(), g.effectivePeakFlops(), mem, g.effectiveMemBandwidth(), link,
-          g.effectiveLinkBandwidth(), g.launchSeconds(), g.computeUnits()));
+          g.effectiveLinkBandwidth(), g.launchSeconds(), g.computeUnits(), sm, g.smsHeld(), g.smsOfDevice()));
     }
     checkConsecutive("group " + g.name(), ids);
     groups.put(ids[0], ids);

@@ -16,6 +16,12 @@ import llmsim.core.kernel.RooflineKernel;
  * concurrent transfers on one link direction, or GPU and CPU ops on one unified-memory pool, share the
  * bandwidth fairly and are re-shared whenever one starts or ends.
  *
+ * <p>A communication kernel may hold SMs of its GPU from its start to its end ({@link CostGroup#smsHeld()}: an NCCL
+ * collective runs one CTA per channel, each alone on an SM). While ops hold {@code h} of the {@code S} SMs of the GPU
+ * whose memory pool is {@code p}, every op flowing on {@code p} has its compute time scaled by {@code S / (S - h)}:
+ * compute-bound work runs on the SMs left. Its memory time is not scaled. Ops on {@code p} are re-rated at the
+ * instants a holder starts and ends, as transfers are when a link's sharers change.
+ *
  * <p>Event order is (time, priority, sequence): at equal times completions (priority 0) run before
  * flow starts (priority 1), so a freed resource is seen by what starts at the same instant.
  */
@@ -53,7 +59,7 @@ public final class Simulation implements OpSink {
 
   @Override
   public int addGroup(CostGroup g) {
-    if (g.memPool() >= poolNames.size() || g.linkPool() >= poolNames.size()) {
+    if (g.memPool() >= poolNames.size() || g.linkPool() >= poolNames.size() || g.smPool() >= poolNames.size()) {
       throw new IllegalArgumentException("cost group " + g.name() + " names an unknown pool");
     }
     groups.add(g);
@@ -170,6 +176,17 @@ public final class Simulation implements OpSink {
     final boolean[] streamBusy;
     final int[][] poolActive;
     final int[] poolSize;
+    /** Per pool: SMs its GPU's communication kernels hold now, and the SMs the GPU has (0: none held ever). */
+    final int[] smsHeld;
+    final int[] smsOf;
+    /** Per row: the pool whose GPU's SMs its ops hold (-1: none), and how many each holds. */
+    final int[] rowSmPool;
+    final int[] rowSmsHeld;
+    /**
+     * Whether any op holds SMs: when none does, starts, ends and re-rates skip the bookkeeping; when some do, only
+     * ops on a communication lane are looked up.
+     */
+    final boolean holders;
     final BoundSweep sweep;
     double now;
     long events;
@@ -204,6 +221,29 @@ public final class Simulation implements OpSink {
       streamBusy = new boolean[streamNames.size()];
       poolActive = new int[poolNames.size()][4];
       poolSize = new int[poolNames.size()];
+      smsHeld = new int[poolNames.size()];
+      smsOf = new int[poolNames.size()];
+      rowSmPool = c.smPool;
+      rowSmsHeld = c.smsHeld;
+      boolean any = false;
+      for (int row = 0; row < ops.rows(); row++) {
+        if (c.smsHeld[row] > 0) {
+          any = true;
+          if (!streamLanes.get(ops.stream(ops.first(row))).communication()) {
+            throw new IllegalArgumentException("op " + ops.name(ops.first(row)) + " holds SMs but runs on stream "
+                + streamNames.get(ops.stream(ops.first(row))) + ", not an intra-node link or network one");
+          }
+          for (int j = 0; j < ops.copies(row); j++) {
+            int pool = c.smPool[row] + j;
+            if (smsOf[pool] != 0 && smsOf[pool] != c.smsOfDevice[row]) {
+              throw new IllegalArgumentException("pool " + poolNames.get(pool) + ": its GPU has " + smsOf[pool]
+                  + " SMs by one cost group and " + c.smsOfDevice[row] + " by another");
+            }
+            smsOf[pool] = c.smsOfDevice[row];
+          }
+        }
+      }
+      holders = any;
       sweep = new BoundSweep(n, op -> Trace.opBound(lane[ops.stream(op)], rowBound[ops.row(op)]));
     }
 
@@ -280,6 +320,9 @@ public final class Simulation implements OpSink {
       streamBusy[s] = true;
       start[op] = now;
       put(stride * op, REMAINING, 1.0);
+      if (holders && lane[s].communication()) {
+        holdSms(op, 1, -1, -1);
+      }
       double l = launch[ops.row(op)];
       sweep.start(op, lane[s], now, now + l);
       if (l > 0) {
@@ -318,8 +361,12 @@ public final class Simulation implements OpSink {
       if (lp >= 0) {
         leave(lp, op);
       }
-      reshare(-1, mp, lp);
       int s = ops.stream(op);
+      // SMs handed back before the re-share, so that an op on these pools and on the GPU's is re-rated once
+      if (holders && lane[s].communication()) {
+        holdSms(op, -1, mp, lp);
+      }
+      reshare(-1, mp, lp);
       streamBusy[s] = false;
       streamHead[s]++;
       // copy j of a row reaches copy j of a dependent of as many copies, the one copy of a dependent of one, and
@@ -355,6 +402,40 @@ public final class Simulation implements OpSink {
       if (--pendingDeps[d] == 0) {
         tryStart(ops.stream(d));
       }
+    }
+
+    /**
+     * Op {@code op} takes ({@code sign} 1) or hands back (-1) the SMs it holds, if any, and every op flowing on that
+     * GPU's memory pool is re-rated, except those on {@code mp} or {@code lp}, which the caller re-rates next.
+     */
+    private void holdSms(int op, int sign, int mp, int lp) {
+      int row = ops.row(op);
+      int held = rowSmsHeld[row];
+      if (held == 0) {
+        return;
+      }
+      int pool = rowSmPool[row] + (op - ops.first(row));
+      smsHeld[pool] += sign * held;
+      if (pool == mp || pool == lp) {
+        return;
+      }
+      int[] active = poolActive[pool];
+      for (int i = 0; i < poolSize[pool]; i++) {
+        int o = active[i];
+        if (o != op && (mp < 0 || !onPool(o, mp)) && (lp < 0 || !onPool(o, lp)) && !listedBefore(active, i)) {
+          rerateIfChanged(o);
+        }
+      }
+    }
+
+    /**
+     * What compute on pool {@code mp}'s GPU takes against standalone while kernels hold some of its SMs: its SMs over
+     * those left (at least one).
+     */
+    private double computeScale(int mp) {
+      int held = smsHeld[mp];
+      int of = smsOf[mp];
+      return (double) of / Math.max(1, of - held);
     }
 
     /**
@@ -423,10 +504,7 @@ public final class Simulation implements OpSink {
       double remaining = Math.max(0, get(o, REMAINING) - get(o, RATE) * (now - get(o, LAST)));
       put(o, REMAINING, remaining);
       put(o, LAST, now);
-      int mp = (int) (p >> 32);
-      int lp = (int) p;
-      double t = Math.max(fixedTime(f, T_COMPUTE), Math.max(fixedTime(f, T_MEMORY) * (mp >= 0 ? poolSize[mp] : 1),
-          fixedTime(f, T_LINK) * (lp >= 0 ? poolSize[lp] : 1)));
+      double t = serviceTime(f, p);
       double when;
       if (t <= 0) {
         put(o, RATE, 0);
@@ -437,6 +515,40 @@ public final class Simulation implements OpSink {
       }
       put(o, DUE, when);
       push(when, COMPLETE, (op << 1) | COMPLETE);
+    }
+
+    /** An op's time at its current share of its pools and of its GPU's SMs; {@code f}, {@code p}: as in rerate. */
+    private double serviceTime(int f, long p) {
+      int mp = (int) (p >> 32);
+      int lp = (int) p;
+      double compute = fixedTime(f, T_COMPUTE);
+      if (holders && mp >= 0 && smsHeld[mp] > 0) {
+        compute *= computeScale(mp);
+      }
+      return Math.max(compute, Math.max(
+          fixedTime(f, T_MEMORY) * (mp >= 0 ? poolSize[mp] : 1), fixedTime(f, T_LINK) * (lp >= 0 ? poolSize[lp] : 1)));
+    }
+
+    /**
+     * Re-rate {@code op} when the SMs held on its GPU changed its rate; an op bound by memory or a link either side
+     * of the change keeps its rate and its completion event.
+     */
+    private void rerateIfChanged(int op) {
+      int f;
+      long p;
+      if (packed) {
+        f = 8 * op + 4;
+        p = state[f + POOLS];
+      } else {
+        int r = ops.row(op);
+        f = 4 * r;
+        p = ofCopy(rows[f + POOLS], op - ops.first(r));
+      }
+      double t = serviceTime(f, p);
+      double rate = t <= 0 ? 0 : 1.0 / t;
+      if (rate != get(stride * op, RATE)) {
+        rerate(op);
+      }
     }
 
     void join(int pool, int op) {

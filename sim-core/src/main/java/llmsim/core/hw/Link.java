@@ -13,6 +13,10 @@ import llmsim.core.util.Checks;
  *     direction at which an all-reduce's multimem traffic flows through one GPU's link; 0 where it cannot
  * @param nvlsLatencySeconds the fixed time of one NVLS all-reduce, whatever its size (the small-message floor
  *     nccl-tests measures with the NVLS algorithm forced); 0 where the switch does not reduce
+ * @param ncclChannels the channels (CTAs, each alone on an SM while the collective runs) NCCL's ring and tree
+ *     collectives use on this link: the intra-node fabric's for a communicator within one node, the NIC's for one
+ *     spanning nodes; 0 where no source gives it (then no SMs are taken from compute)
+ * @param nvlsChannels the channels NCCL's NVLS all-reduce uses on this fabric; 0 where unknown or no NVLS
  */
 public record Link(
     String id,
@@ -28,7 +32,11 @@ public record Link(
     double nvlsBytesPerSecondPerDirection,
     String nvlsSource,
     double nvlsLatencySeconds,
-    String nvlsLatencySource) {
+    String nvlsLatencySource,
+    int ncclChannels,
+    String ncclChannelsSource,
+    int nvlsChannels,
+    String nvlsChannelsSource) {
 
   /** A link without in-switch reduction. */
   public Link(String id, String name, List<String> aliases, LinkKind kind, double nominalBytesPerSecondPerDirection,
@@ -36,6 +44,24 @@ public record Link(
       String latencySource) {
     this(id, name, aliases, kind, nominalBytesPerSecondPerDirection, nominalSource, measuredBytesPerSecondPerDirection,
         measuredSource, latencySeconds, latencySource, 0, "", 0, "");
+  }
+
+  /** A link whose NCCL channel counts are not known. */
+  public Link(String id, String name, List<String> aliases, LinkKind kind, double nominalBytesPerSecondPerDirection,
+      String nominalSource, double measuredBytesPerSecondPerDirection, String measuredSource, double latencySeconds,
+      String latencySource, double nvlsBytesPerSecondPerDirection, String nvlsSource, double nvlsLatencySeconds,
+      String nvlsLatencySource) {
+    this(id, name, aliases, kind, nominalBytesPerSecondPerDirection, nominalSource, measuredBytesPerSecondPerDirection,
+        measuredSource, latencySeconds, latencySource, nvlsBytesPerSecondPerDirection, nvlsSource, nvlsLatencySeconds,
+        nvlsLatencySource, 0, "", 0, "");
+  }
+
+  /** The same link with NCCL's channel counts on it (0: unknown), each with its source. */
+  public Link withChannels(int ring, String ringSource, int nvlsRing, String nvlsRingSource) {
+    return new Link(id, name, aliases, kind, nominalBytesPerSecondPerDirection, nominalSource,
+        measuredBytesPerSecondPerDirection, measuredSource, latencySeconds, latencySource,
+        nvlsBytesPerSecondPerDirection, nvlsSource, nvlsLatencySeconds, nvlsLatencySource, ring, ringSource, nvlsRing,
+        nvlsRingSource);
   }
 
   public Link {
@@ -46,6 +72,11 @@ public record Link(
     Checks.nonNegative("latency (s)", latencySeconds);
     Checks.nonNegative("NVLS bandwidth (B/s)", nvlsBytesPerSecondPerDirection);
     Checks.nonNegative("NVLS latency (s)", nvlsLatencySeconds);
+    Checks.nonNegative("NCCL channels", ncclChannels);
+    Checks.nonNegative("NVLS channels", nvlsChannels);
+    if (nvlsChannels > 0 && !(nvlsBytesPerSecondPerDirection > 0)) {
+      throw new IllegalArgumentException("link " + id + ": NVLS channels on a link without NVLS");
+    }
     if (nvlsBytesPerSecondPerDirection > 0 && !(nvlsLatencySeconds > 0)) {
       throw new IllegalArgumentException("link " + id + ": an NVLS link needs its NVLS all-reduce latency (> 0)");
     }

@@ -41,10 +41,24 @@ import llmsim.core.task.ParallelPlan;
  * <p>All-to-all: each rank sends S/n to every other rank as point-to-point transfers, those to the peers in its node
  * over the fabric and those to other nodes over its share of the NICs, one peer after another on each (NCCL issues
  * them round by round), each paying one step's latency.
+ *
+ * <p>SMs: an NCCL collective is a kernel of one CTA per channel, each CTA alone on an SM for the kernel's duration
+ * (NVIDIA/nccl issue #689). Each phase's transfer holds, on this GPU, the channels of the communicator it belongs to
+ * ({@link Span}): the fabric link's {@link Link#ncclChannels()} (or {@link Link#nvlsChannels()} for an NVLS
+ * all-reduce) for a communicator within one node, the NIC's for one spanning nodes, every phase of a hierarchical
+ * collective included (NCCL sizes one kernel's channels per communicator). The engine runs the GPU's compute on the
+ * SMs left meanwhile ({@link llmsim.core.engine.Simulation}). Where the link gives no count, and for pipeline sends
+ * and all-to-all (point-to-point channels per peer, not sourced here), no SMs are held.
  */
 final class Collectives {
   /** The collectives of a group: which links its phases cross. */
   enum Kind { ALL_REDUCE, REDUCE_SCATTER, ALL_GATHER }
+
+  /**
+   * The communicator a phase belongs to, which decides the channels its kernel holds: one within a node, one
+   * spanning nodes, or a point-to-point exchange whose SMs are not modelled.
+   */
+  private enum Span { NODE, NODES, NONE }
 
   /** What a transfer is for: each purpose queues on a stream of its own per kind of link. */
   private enum Purpose {
@@ -64,8 +78,12 @@ final class Collectives {
   private final int[][] streams = new int[Purpose.values().length][2];
   private final int fabricPool;
   private final int networkPool;
-  /** Cost group per (steps, network): a ring phase's latency depends on its steps. */
+  /** Cost group per (algorithm, steps, network, span): a ring phase's latency depends on its steps. */
   private final Map<Integer, Integer> groups = new HashMap<>();
+  /** Channels (SMs) a kernel holds, per {@link Span}: within the node (ring, NVLS), across nodes. */
+  private final int nodeChannels;
+  private final int nvlsChannels;
+  private final int nodesChannels;
   /** The NVLS all-reduce's cost group, -1 until first used. */
   private int nvlsGroup = -1;
   /** The zero-cost op that joins an all-to-all's fabric and network halves, -1 until first used. */
@@ -95,6 +113,29 @@ final class Collectives {
     for (int[] s : streams) {
       java.util.Arrays.fill(s, -1);
     }
+    nodeChannels = system.deviceLink().map(Link::ncclChannels).orElse(0);
+    nvlsChannels = system.deviceLink().map(Link::nvlsChannels).orElse(0);
+    nodesChannels = system.network().map(net -> net.nic().ncclChannels()).orElse(0);
+  }
+
+  /**
+   * What the result must say when this plan's collectives run on a link whose NCCL/RCCL channel count is not
+   * sourced, or on a device whose SM count is not: there, collectives are not taken to slow compute. Null otherwise.
+   */
+  String warning() {
+    java.util.List<String> links = new java.util.ArrayList<>();
+    if (fabricPool >= 0 && nodeChannels == 0) {
+      links.add(system.deviceLink().orElseThrow().id());
+    }
+    if (networkPool >= 0 && nodesChannels == 0) {
+      links.add(system.network().orElseThrow().nic().id());
+    }
+    if (fabricPool >= 0 && links.isEmpty() && system.device().computeUnits() == 0) {
+      return "collectives are not taken to slow compute: the SM count of " + system.device().id()
+          + " is not in the catalog";
+    }
+    return links.isEmpty() ? null : "collectives on " + String.join(" and ", links)
+        + " are not taken to slow compute: no NCCL/RCCL channel count is sourced for that link";
   }
 
   /** The stream of a purpose's transfers on one kind of link (tensor- and data-parallel traffic queue apart). */
@@ -128,7 +169,7 @@ final class Collectives {
       return deps.length == 0 ? -1 : deps[deps.length - 1];
     }
     if (!tpCrossesNodes()) {
-      return phase(name, Purpose.TENSOR, kind, plan.tp(), bytes, false, deps);
+      return phase(name, Purpose.TENSOR, kind, plan.tp(), bytes, false, Span.NODE, deps);
     }
     return hierarchical(name, Purpose.TENSOR, kind, system.deviceCount(), plan.tp() / system.deviceCount(),
         bytes, deps);
@@ -142,7 +183,7 @@ final class Collectives {
     int intra = dpIntraRanks();
     int inter = plan.dp() / intra;
     if (inter == 1) {
-      return phase(name, Purpose.DATA, kind, intra, bytes, false, deps);
+      return phase(name, Purpose.DATA, kind, intra, bytes, false, Span.NODE, deps);
     }
     return hierarchical(name, Purpose.DATA, kind, intra, inter, bytes, deps);
   }
@@ -152,7 +193,7 @@ final class Collectives {
     if (!plan.hybridShard() || plan.dp() <= 1) {
       return dataParallel(name, Kind.ALL_GATHER, bytes, deps);
     }
-    return phase(name, Purpose.DATA, Kind.ALL_GATHER, dpIntraRanks(), bytes, false, deps);
+    return phase(name, Purpose.DATA, Kind.ALL_GATHER, dpIntraRanks(), bytes, false, Span.NODE, deps);
   }
 
   /**
@@ -165,8 +206,9 @@ final class Collectives {
       return dataParallel(name, Kind.REDUCE_SCATTER, bytes, deps);
     }
     int intra = dpIntraRanks();
-    int last = phase(name + ".intra_rs", Purpose.DATA, Kind.REDUCE_SCATTER, intra, bytes, false, deps);
-    return phase(name + ".inter", Purpose.DATA, Kind.ALL_REDUCE, plan.dp() / intra, bytes / intra, true, last);
+    int last = phase(name + ".intra_rs", Purpose.DATA, Kind.REDUCE_SCATTER, intra, bytes, false, Span.NODE, deps);
+    return phase(name + ".inter", Purpose.DATA, Kind.ALL_REDUCE, plan.dp() / intra, bytes / intra, true, Span.NODES,
+        last);
   }
 
   /**
@@ -185,12 +227,12 @@ final class Collectives {
     int fabricLast = -1;
     for (int peer = 1; peer < intra; peer++) {
       fabricLast = ctx.sink.addOp(names ? name + ".peer" + peer : "", OpKind.TRANSFER, stream(Purpose.DATA, false),
-          ringGroup(1, false), 0, 0, perPeer, fabricLast < 0 ? deps : new int[] {fabricLast});
+          ringGroup(1, false, Span.NONE), 0, 0, perPeer, fabricLast < 0 ? deps : new int[] {fabricLast});
     }
     int networkLast = -1;
     for (int peer = intra; peer < n; peer++) {
       networkLast = ctx.sink.addOp(names ? name + ".peer" + peer : "", OpKind.TRANSFER, stream(Purpose.DATA, true),
-          ringGroup(1, true), 0, 0, perPeer, networkLast < 0 ? deps : new int[] {networkLast});
+          ringGroup(1, true, Span.NONE), 0, 0, perPeer, networkLast < 0 ? deps : new int[] {networkLast});
     }
     if (fabricLast < 0 || networkLast < 0) {
       return Math.max(fabricLast, networkLast);
@@ -206,14 +248,15 @@ final class Collectives {
     int last;
     double shard = bytes / intra;
     if (kind == Kind.ALL_GATHER) {
-      last = phase(name + ".inter", stream, kind, inter, shard, true, deps);
-      return intra > 1 ? phase(name + ".intra", stream, kind, intra, bytes, false, last) : last;
+      last = phase(name + ".inter", stream, kind, inter, shard, true, Span.NODES, deps);
+      return intra > 1 ? phase(name + ".intra", stream, kind, intra, bytes, false, Span.NODES, last) : last;
     }
-    last = intra > 1 ? phase(name + ".intra_rs", stream, Kind.REDUCE_SCATTER, intra, bytes, false, deps) : -1;
+    last = intra > 1
+        ? phase(name + ".intra_rs", stream, Kind.REDUCE_SCATTER, intra, bytes, false, Span.NODES, deps) : -1;
     int[] after = last < 0 ? deps : new int[] {last};
-    last = phase(name + ".inter", stream, kind, inter, shard, true, after);
+    last = phase(name + ".inter", stream, kind, inter, shard, true, Span.NODES, after);
     if (kind == Kind.ALL_REDUCE && intra > 1) {
-      last = phase(name + ".intra_ag", stream, Kind.ALL_GATHER, intra, bytes, false, last);
+      last = phase(name + ".intra_ag", stream, Kind.ALL_GATHER, intra, bytes, false, Span.NODES, last);
     }
     return last;
   }
@@ -225,27 +268,29 @@ final class Collectives {
    */
   int pointToPoint(String name, double bytes, int... deps) {
     boolean network = (long) plan.tp() * plan.dp() >= system.deviceCount() && system.nodes() > 1;
-    return phase(name, Purpose.PIPELINE, Kind.REDUCE_SCATTER, 2, 2 * bytes, network, deps);
+    return phase(name, Purpose.PIPELINE, Kind.REDUCE_SCATTER, 2, 2 * bytes, network, Span.NONE, deps);
   }
 
   /**
    * One phase over {@code n} ranks on the fabric or the network: a ring, an NVLS all-reduce inside the node or a
    * double binary tree across nodes where the algorithm allows it and it is faster.
    */
-  private int phase(String name, Purpose purpose, Kind kind, int n, double bytes, boolean network, int... deps) {
+  private int phase(String name, Purpose purpose, Kind kind, int n, double bytes, boolean network, Span span,
+      int... deps) {
     if (kind == Kind.ALL_REDUCE && network && treeTaken(n, bytes)) {
       int levels = log2Floor(n);
-      int group = groups.computeIfAbsent(-(2 * levels + 1), k -> ctx.sink.addGroup(new CostGroup(
+      int channels = channels(span, false);
+      int group = groups.computeIfAbsent(key(1, levels, true, span), k -> ctx.sink.addGroup(holding(new CostGroup(
           "network double binary tree, 2 x " + levels + " levels", 1, -1, 1, networkPool,
-          networkBusBandwidth() * TREE_BANDWIDTH_FRACTION, treeLatencySeconds(n))));
+          networkBusBandwidth() * TREE_BANDWIDTH_FRACTION, treeLatencySeconds(n)), channels)));
       return ctx.sink.addOp(ctx.sink.keepsNames() ? name : "", OpKind.TRANSFER, stream(purpose, true), group, 0, 0,
           treeBytes(n, bytes), deps);
     }
     if (kind == Kind.ALL_REDUCE && !network && nvlsFaster(n, bytes)) {
       Link link = system.deviceLink().orElseThrow();
       if (nvlsGroup < 0) {
-        nvlsGroup = ctx.sink.addGroup(new CostGroup("intra-node NVLS all-reduce", 1, -1, 1, fabricPool,
-            link.nvlsBytesPerSecondPerDirection(), link.nvlsLatencySeconds()));
+        nvlsGroup = ctx.sink.addGroup(holding(new CostGroup("intra-node NVLS all-reduce", 1, -1, 1, fabricPool,
+            link.nvlsBytesPerSecondPerDirection(), link.nvlsLatencySeconds()), channels(span, true)));
       }
       return ctx.sink.addOp(ctx.sink.keepsNames() ? name : "", OpKind.TRANSFER, stream(purpose, false), nvlsGroup, 0,
           0, bytes * (n + 1) / n, deps);
@@ -253,17 +298,47 @@ final class Collectives {
     int steps = kind == Kind.ALL_REDUCE ? 2 * (n - 1) : n - 1;
     double moved = kind == Kind.ALL_REDUCE ? 2.0 * (n - 1) / n * bytes : (double) (n - 1) / n * bytes;
     return ctx.sink.addOp(ctx.sink.keepsNames() ? name : "", OpKind.TRANSFER, stream(purpose, network),
-        ringGroup(steps, network), 0, 0, moved, deps);
+        ringGroup(steps, network, span), 0, 0, moved, deps);
   }
 
-  /** The cost group of {@code steps} ring steps (or point-to-point rounds) on the fabric or the network. */
-  private int ringGroup(int steps, boolean network) {
+  /** A cost group's key: algorithm (0 ring, 1 tree), steps or levels, network or fabric, span. */
+  private static int key(int algorithm, int steps, boolean network, Span span) {
+    return ((steps * 2 + (network ? 1 : 0)) * 2 + algorithm) * 3 + span.ordinal();
+  }
+
+  /**
+   * The channels a phase's kernel holds on this GPU: the fabric's (ring, or NVLS where {@code nvls}) for a
+   * communicator within the node, the NIC's for one spanning nodes; 0 where unknown or for point-to-point.
+   */
+  private int channels(Span span, boolean nvls) {
+    return switch (span) {
+      case NONE -> 0;
+      case NODES -> nodesChannels;
+      case NODE -> nvls ? nvlsChannels : nodeChannels;
+    };
+  }
+
+  /**
+   * {@code g} with each op holding {@code channels} of this GPU's SMs, where the count and the GPU's SMs are known
+   * and leave SMs for compute; else {@code g} as it is.
+   */
+  private CostGroup holding(CostGroup g, int channels) {
+    int sms = system.device().computeUnits();
+    return channels > 0 && sms > channels ? g.holdingSms(ctx.devicePool, channels, sms) : g;
+  }
+
+  /**
+   * The cost group of {@code steps} ring steps (or point-to-point rounds) on the fabric or the network, each op
+   * holding the SMs of its {@code span}'s communicator.
+   */
+  private int ringGroup(int steps, boolean network, Span span) {
+    int channels = channels(span, false);
     Link link = network ? system.network().orElseThrow().nic() : system.deviceLink().orElseThrow();
     double bw = network ? networkBusBandwidth() : link.measuredBytesPerSecondPerDirection();
     int pool = network ? networkPool : fabricPool;
-    return groups.computeIfAbsent(2 * steps + (network ? 1 : 0), k -> ctx.sink.addGroup(new CostGroup(
+    return groups.computeIfAbsent(key(0, steps, network, span), k -> ctx.sink.addGroup(holding(new CostGroup(
         (network ? "network " : "intra-node ") + "ring, " + steps + " steps", 1, -1, 1, pool, bw,
-        steps * link.latencySeconds())));
+        steps * link.latencySeconds()), channels)));
   }
 
   /** This GPU's share of its node's NICs (bytes/s): the network bus bandwidth a ring reaches per GPU. */

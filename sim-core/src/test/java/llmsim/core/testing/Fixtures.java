@@ -83,10 +83,20 @@ public final class Fixtures {
    * NVLS all-reduce costing {@link #NVLS_LATENCY} besides its bytes.
    */
   public static SystemSpec cluster(int nodes, double nvls) {
-    SystemSpec one = discrete();
+    return cluster(nodes, nvls, 0, 0, 0);
+  }
+
+  /**
+   * As {@link #cluster(int, double)}, on GPUs of {@code sms} SMs whose NCCL collectives hold {@code fabricChannels}
+   * of them within a node and {@code nicChannels} when spanning nodes (0: none).
+   */
+  public static SystemSpec cluster(int nodes, double nvls, int sms, int fabricChannels, int nicChannels) {
+    SystemSpec one = discrete(sms);
     Link fabric = new Link("fabric", "Test fabric", List.of(), LinkKind.NVLINK, 300e9, "test", 200e9, "test", 2e-6, "test",
-        nvls, nvls > 0 ? "test" : "", nvls > 0 ? NVLS_LATENCY : 0, nvls > 0 ? "test" : "");
-    Link nic = new Link("nic", "Test NIC", List.of(), LinkKind.INFINIBAND, 25e9, "test", 20e9, "test", 5e-6, "test");
+        nvls, nvls > 0 ? "test" : "", nvls > 0 ? NVLS_LATENCY : 0, nvls > 0 ? "test" : "")
+        .withChannels(fabricChannels, "test", 0, "");
+    Link nic = new Link("nic", "Test NIC", List.of(), LinkKind.INFINIBAND, 25e9, "test", 20e9, "test", 5e-6, "test")
+        .withChannels(nicChannels, "test", 0, "");
     return new SystemSpec("cluster", "Test cluster", List.of(), one.host(), one.device(), 8, one.hostLink(),
         Optional.of(fabric), 1.0, "test", Optional.empty(), nodes, llmsim.core.hw.FabricKind.SWITCH,
         Optional.of(new llmsim.core.hw.Network(nic, 8, true, "test")));

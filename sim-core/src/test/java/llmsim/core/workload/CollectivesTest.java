@@ -43,6 +43,70 @@ class CollectivesTest {
     return sim.run().makespan();
   }
 
+  /**
+   * A compute-bound op of {@code flops} on GPU 0's compute stream, and a data-parallel all-reduce of {@code bytes}
+   * issued at the same instant ({@code overlap}) or after the op; returns the op's end.
+   */
+  static double computeEnd(SystemSpec system, ParallelPlan plan, double flops, double bytes, boolean overlap) {
+    Simulation sim = new Simulation();
+    StepContext ctx = new StepContext(system, training(plan, 1), IDEAL, sim, 1);
+    int op = sim.addOp("gemm", llmsim.core.engine.OpKind.MLP, ctx.compute, ctx.elementwise, flops, 1e6, 0);
+    if (overlap) {
+      ctx.collectives.dataParallel("c", Collectives.Kind.ALL_REDUCE, bytes);
+    } else {
+      ctx.collectives.dataParallel("c", Collectives.Kind.ALL_REDUCE, bytes, op);
+    }
+    return sim.run().end()[op];
+  }
+
+  @Test
+  void aDataParallelAllReduce_holdsTheFabricsChannels_andSlowsComputeOnTheGpuWhileItRuns() {
+    int sms = 108;
+    int channels = 24;
+    SystemSpec system = Fixtures.cluster(1, 0, sms, channels, 16);
+    ParallelPlan plan = new ParallelPlan(1, 1, 8, 0);
+    double flops = 1e13;
+    double bytes = 1e9;
+    int n = 8;
+    double ring = 2.0 * (n - 1) / n * bytes / FABRIC + 2 * (n - 1) * FABRIC_STEP;
+    double alone = computeEnd(system, plan, flops, bytes, false);
+    assertThat(alone).isGreaterThan(ring);
+    // for the ring's whole duration the op runs on sms - channels of sms SMs
+    assertThat(computeEnd(system, plan, flops, bytes, true)).isCloseTo(alone + ring * channels / sms, within(1e-12));
+    // a fabric without a channel count takes no SMs
+    assertThat(computeEnd(Fixtures.cluster(1, 0, sms, 0, 0), plan, flops, bytes, true)).isCloseTo(alone, within(1e-12));
+  }
+
+  @Test
+  void anAllReduceSpanningNodes_holdsTheNicsChannelsInEveryPhase() {
+    int sms = 108;
+    SystemSpec system = Fixtures.cluster(2, 0, sms, 24, 16);
+    ParallelPlan plan = new ParallelPlan(1, 1, 16, 0);
+    double flops = 1e14;
+    double bytes = 1e9;
+    double alone = computeEnd(system, plan, flops, bytes, false);
+    // reduce-scatter in the node, ring all-reduce of the 1/8 shard over two nodes, all-gather in the node
+    double intra = 7.0 / 8 * bytes / FABRIC + 7 * FABRIC_STEP;
+    double inter = bytes / 8 / NIC + 2 * NIC_STEP;
+    double comm = 2 * intra + inter;
+    assertThat(alone).isGreaterThan(comm);
+    assertThat(computeEnd(system, plan, flops, bytes, true)).isCloseTo(alone + comm * 16 / sms, within(1e-12));
+  }
+
+  @Test
+  void whereNoChannelCountIsSourced_theResultSaysCollectivesDoNotSlowCompute() {
+    ModelSpec m = Fixtures.llama7b();
+    Task dp8 = training(new ParallelPlan(1, 1, 8, 0), 1);
+    assertThat(Simulator.simulate(Fixtures.cluster(1, 0, 108, 24, 16), m, dp8, IDEAL).warnings()).isEmpty();
+    assertThat(Simulator.simulate(Fixtures.cluster(1, 0, 108, 0, 16), m, dp8, IDEAL).warnings())
+        .singleElement().asString().contains("collectives on fabric are not taken to slow compute");
+    assertThat(Simulator.simulate(Fixtures.cluster(1, 0, 0, 24, 16), m, dp8, IDEAL).warnings())
+        .singleElement().asString().contains("SM count of gpu");
+    Task dp16 = training(new ParallelPlan(1, 1, 16, 0), 1);
+    assertThat(Simulator.simulate(Fixtures.cluster(2, 0, 108, 24, 0), m, dp16, IDEAL).warnings())
+        .singleElement().asString().contains("collectives on nic are not");
+  }
+
   @Test
   void ringAllReduce_withinANode_takesTwoNMinusOneOverNOfTheBytesAtBusBandwidth_plusALatencyPerStep() {
     double s = 1e9;

@@ -113,7 +113,9 @@ final class Binder {
         n.get("nvls_gb_per_s_per_direction").isPresent() ? n.num("nvls_gb_per_s_per_direction") * Units.GB : 0,
         n.optStr("nvls_source").orElse(""),
         n.get("nvls_latency_us").isPresent() ? n.num("nvls_latency_us") * 1e-6 : 0,
-        n.optStr("nvls_latency_source").orElse("")));
+        n.optStr("nvls_latency_source").orElse("")).withChannels(
+            n.get("nccl_channels").isPresent() ? n.integer("nccl_channels") : 0, n.optStr("nccl_channels_source").orElse(""),
+            n.get("nvls_channels").isPresent() ? n.integer("nvls_channels") : 0, n.optStr("nvls_channels_source").orElse("")));
   }
 
   /** The computed parameter count may differ from the published one by this fraction at most. */

@@ -88,6 +88,34 @@ class TopologyCatalogTest {
     }
   }
 
+  private static Link link(Catalog c, String id) {
+    return c.links().stream().filter(l -> l.id().equals(id)).findFirst().orElseThrow();
+  }
+
+  @Test
+  void ncclChannelCounts_areReadWithTheirSources_andLeaveSmsForCompute() {
+    Catalog c = Catalog.loadBundled();
+    assertThat(link(c, "nvlink3").ncclChannels()).isEqualTo(24);
+    assertThat(link(c, "nvlink4").ncclChannels()).isEqualTo(24);
+    assertThat(link(c, "nvlink4").nvlsChannels()).isEqualTo(16);
+    assertThat(link(c, "nvlink4-h800").ncclChannels()).isEqualTo(16);
+    assertThat(link(c, "ib-hdr-200").ncclChannels()).isEqualTo(16);
+    assertThat(link(c, "pcie4-x16").ncclChannels()).isZero();
+    for (Link l : c.links()) {
+      if (l.ncclChannels() > 0) {
+        assertThat(l.ncclChannelsSource()).as(l.id()).isNotBlank();
+      }
+      if (l.nvlsChannels() > 0) {
+        assertThat(l.nvlsChannelsSource()).as(l.id()).isNotBlank();
+      }
+    }
+    for (SystemSpec s : c.systems()) {
+      int sms = s.device().computeUnits();
+      s.deviceLink().ifPresent(l -> assertThat(Math.max(l.ncclChannels(), l.nvlsChannels())).as(s.id())
+          .isLessThan(Math.max(1, sms)));
+    }
+  }
+
   @Test
   void theNamesPeopleUse_resolveToTheRightTopology() {
     Catalog c = Catalog.bundled();

@@ -83,6 +83,16 @@ class SchemaTest {
   }
 
   @Test
+  void ncclChannels_needASource_andNvlsChannelsAnNvlsLink() {
+    assertThat(problems(GOOD_LINK + "nccl_channels: 24\n")).extracting(Problem::message)
+        .anySatisfy(m -> assertThat(m).contains("nccl_channels_source"));
+    assertThat(problems(GOOD_LINK + "nccl_channels: 24\nnccl_channels_source: NCCL log\n")).isEmpty();
+    assertThat(problems(GOOD_LINK + "nccl_channels: 0\nnccl_channels_source: NCCL log\n")).isNotEmpty();
+    assertThat(problems(GOOD_LINK + "nvls_channels: 16\nnvls_channels_source: NCCL log\n")).extracting(Problem::message)
+        .anySatisfy(m -> assertThat(m).contains("nvls_gb_per_s_per_direction"));
+  }
+
+  @Test
   void everyErrorIsReportedAtOnce() {
     String bad = GOOD_LINK.replace("31.5", "0").replace("type: pcie", "type: pci").replace("name: My link\n", "");
     assertThat(problems(bad)).hasSize(3);
