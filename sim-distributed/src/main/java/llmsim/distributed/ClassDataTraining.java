@@ -23,21 +23,26 @@ public final class ClassDataTraining {
 
   public static void main(String[] args) {
     PrintWriter sink = new PrintWriter(OutputStream.nullOutputStream(), true);
+    System.exit(train(sink, sink));
+  }
+
+  /** Runs the training sweeps, their rows to {@code out}; the worst exit code. */
+  static int train(PrintWriter out, PrintWriter err) {
     String[] grid = {"sweep", "--hardware", "m2-ultra", "--models", "llama-7b", "--batch", "1,2", "--backend", "hazelcast"};
     int worst = 0;
     // an embedded member, analytic and event-simulated chunks
-    worst = Math.max(worst, Main.execute(grid, sink, sink));
-    worst = Math.max(worst, Main.execute(concat(grid, "--mode", "simulate", "--threads", "1"), sink, sink));
+    worst = Math.max(worst, Main.execute(grid, out, err));
+    worst = Math.max(worst, Main.execute(concat(grid, "--mode", "simulate", "--threads", "1"), out, err));
     // a member as 'llmsim worker' starts it, alone, and a sweep sent to it as a client
     Members.logLevel(Level.SEVERE);
     HazelcastInstance member = Hazelcast.newHazelcastInstance(Members.member("127.0.0.1", PORT, List.of(), 1));
     try {
       int port = member.getCluster().getLocalMember().getAddress().getPort();
-      worst = Math.max(worst, Main.execute(concat(grid, "--cluster", "127.0.0.1:" + port), sink, sink));
+      worst = Math.max(worst, Main.execute(concat(grid, "--cluster", "127.0.0.1:" + port), out, err));
     } finally {
       member.getLifecycleService().terminate();
     }
-    System.exit(worst);
+    return worst;
   }
 
   private static String[] concat(String[] a, String... b) {
