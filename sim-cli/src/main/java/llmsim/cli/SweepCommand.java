@@ -112,21 +112,23 @@ final class SweepCommand implements ScenarioOptions.GridCommand, Callable<Intege
 
   @Override
   public Integer call() throws Exception {
-    Map<ScenarioKey, List<String>> axes = axes();
-    SweepCosts costs = SweepCosts.of(job);
-    SweepGrid grid = new SweepGrid(axes, Catalog.bundled().withOverrides(sets), costs);
-    ScenarioOptions.warnOverrides(grid.catalog, spec.commandLine().getErr());
-    long n = grid.points();
-    checkOptions(n, costs); // every flag is checked before the output is touched
-    if (mode.equals("analytic") && grid.hasPipelineStages()) {
-      throw new BadFlagException("--pp: the closed form (--mode analytic) sums ops as if nothing overlapped, which a"
-          + " pipeline's stages do by design: sweep pp > 1 with --mode simulate");
-    }
-    int workers = threads == null ? Runtime.getRuntime().availableProcessors() : threads;
+    // first: a distributed backend starts (a member) or connects (a client) on its own thread while this one reads
+    // the catalog and builds the grid; the refusals below still come first, whatever it answers
     FutureTask<SweepBackend> opening = open();
     SweepJob job;
     AtomicFiles.Staged staged;
     try {
+      Map<ScenarioKey, List<String>> axes = axes();
+      SweepCosts costs = SweepCosts.of(this.job);
+      SweepGrid grid = new SweepGrid(axes, Catalog.bundled().withOverrides(sets), costs);
+      ScenarioOptions.warnOverrides(grid.catalog, spec.commandLine().getErr());
+      long n = grid.points();
+      checkOptions(n, costs); // every flag is checked before the output is touched
+      if (mode.equals("analytic") && grid.hasPipelineStages()) {
+        throw new BadFlagException("--pp: the closed form (--mode analytic) sums ops as if nothing overlapped, which a"
+            + " pipeline's stages do by design: sweep pp > 1 with --mode simulate");
+      }
+      int workers = threads == null ? Runtime.getRuntime().availableProcessors() : threads;
       if (mode.equals("simulate")) {
         checkSimulable(grid, n, workers);
       }
@@ -134,13 +136,13 @@ final class SweepCommand implements ScenarioOptions.GridCommand, Callable<Intege
           format.equals("jsonl"), top, by, mode.equals("analytic") ? ANALYTIC_CHUNK : SIMULATE_CHUNK, n);
       staged = output == null ? null : stageOutput();
     } catch (RuntimeException | Error e) {
-      closeOnceOpen(opening);
+      closeWhenOpen(opening);
       throw e;
     }
     try (SweepBackend engine = opened(opening)) {
       Writer w = staged == null ? new PrintWriter(spec.commandLine().getOut())
           : new BufferedWriter(new OutputStreamWriter(Files.newOutputStream(staged.tmp()), StandardCharsets.UTF_8), 1 << 16);
-      Progress progress = new Progress(spec.commandLine().getErr(), n, output != null && TerminalWriter.attached());
+      Progress progress = new Progress(spec.commandLine().getErr(), job.points(), output != null && TerminalWriter.attached());
       Run run = new Run(job, w, staged, progress);
       Thread hook = new Thread(run::interrupt, "llmsim-sweep-interrupt");
       if (staged != null) {
@@ -170,7 +172,8 @@ final class SweepCommand implements ScenarioOptions.GridCommand, Callable<Intege
 
   /**
    * Opens the backend: a distributed one on its own thread, so that a cluster's client connects (or an embedded member
-   * starts, about a second either way) while this thread counts the points' ops; the local one at once.
+   * starts, half a second to a second either way) while this thread reads the catalog, builds the grid and counts the
+   * points' ops; the local one at once.
    */
   private FutureTask<SweepBackend> open() {
     FutureTask<SweepBackend> task = new FutureTask<>(
@@ -201,7 +204,19 @@ final class SweepCommand implements ScenarioOptions.GridCommand, Callable<Intege
   }
 
   /** Closes a backend still opening when the sweep is refused before it ran (a refusal's message comes first). */
-  private static void closeOnceOpen(FutureTask<SweepBackend> opening) {
+  private static void closeWhenOpen(FutureTask<SweepBackend> opening) {
+    if (opening.isDone()) {
+      closeOpened(opening);
+      return;
+    }
+    // still starting or connecting (a client gives up after its connect timeout): the refusal goes out now, and
+    // the backend is closed on a thread of its own once it is open (or, in the CLI, ends with the JVM)
+    Thread t = new Thread(() -> closeOpened(opening), "llmsim-sweep-close");
+    t.setDaemon(true);
+    t.start();
+  }
+
+  private static void closeOpened(FutureTask<SweepBackend> opening) {
     try {
       opening.get().close();
     } catch (ExecutionException e) {

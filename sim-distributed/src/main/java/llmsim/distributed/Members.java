@@ -37,6 +37,9 @@ final class Members {
     join.getMulticastConfig().setEnabled(false);
     join.getAutoDetectionConfig().setEnabled(false);
     join.getTcpIpConfig().setEnabled(!members.isEmpty()).setMembers(new ArrayList<>(members));
+    // no metrics collection: it serves Hazelcast's Management Center, which llmsim does not use, and registering
+    // its probes is ~10% of a member's start (docs/DISTRIBUTED.md)
+    c.getMetricsConfig().setEnabled(false);
     c.getExecutorConfig(EXECUTOR).setPoolSize(threads);
     c.getMemberAttributeConfig().setAttribute(THREADS_ATTRIBUTE, Integer.toString(threads));
     return c;
