@@ -140,6 +140,17 @@ public record SoftwareProfile(
   }
 
   /**
+   * Whether pipeline sends split the tensor over the tensor-parallel ranks (Megatron-LM before Megatron-Core and
+   * Megatron-DeepSpeed: {@code --no-scatter-gather-tensors-in-pipeline} is off by default, so {@code _communicate} in
+   * {@code megatron/p2p_communication.py} sends {@code split_tensor_into_1d_equal_chunks} of the activation, 1 / tp
+   * per rank, and the receiver rebuilds it with {@code gather_split_1d_tensor}, an all-gather over the
+   * tensor-parallel group): the {@code megatron-classic} profile.
+   */
+  public boolean megatronPipelineScatterGather() {
+    return id.equals("megatron-classic");
+  }
+
+  /**
    * Megatron's FusedScaleMaskSoftmax condition for its fused causal kernel: 16 < keys <= 2048, queries a multiple of
    * 4 and attention batches (micro-batch x heads on this GPU) a multiple of 4; otherwise it runs PyTorch's ops in
    * fp32 (VIA-Research/vTrain src/model/fused_softmax.py, Megatron's megatron/model/fused_softmax.py as vTrain

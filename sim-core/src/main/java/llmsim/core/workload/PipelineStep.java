@@ -186,6 +186,30 @@ final class PipelineStep {
     return (double) t.batch() * t.seqLen() * m.hidden() * t.precision().bytes();
   }
 
+  /**
+   * Whether each tensor-parallel rank sends only its 1 / tp share of a stage's activation (or gradient) and the
+   * receiving stage all-gathers it over its tensor-parallel group ({@link
+   * llmsim.core.software.SoftwareProfile#megatronPipelineScatterGather}); not under sequence parallelism, whose
+   * activations are already split.
+   */
+  private boolean scatterGather(StepContext c) {
+    return c.software.megatronPipelineScatterGather() && t.plan().tp() > 1 && !t.plan().sequenceParallel();
+  }
+
+  /** Bytes one rank sends to the neighbouring stage: the activation, or its 1 / tp share under scatter-gather. */
+  private double sendBytes(StepContext c) {
+    return scatterGather(c) ? activationBytes() / t.plan().tp() : activationBytes();
+  }
+
+  /**
+   * After a receive (and the host's synchronisation on it), the all-gather that rebuilds the whole tensor from the
+   * tensor-parallel ranks' shares under scatter-gather ({@code gather_split_1d_tensor}); else {@code received}.
+   */
+  private int gathered(StepContext c, String name, int received) {
+    return scatterGather(c)
+        ? c.collectives.tensorParallel(name, Collectives.Kind.ALL_GATHER, activationBytes(), received) : received;
+  }
+
   private void forward(int vs, int mb) {
     int g = vs % gpus;
     StepContext c = cx[g];
@@ -202,6 +226,7 @@ final class PipelineStep {
       prev = actSend[vs - 1][mb];
       // torch.cuda.synchronize() after the receive: the transfer and everything queued on this GPU
       c.hostWaitsFor(name(vs, mb, "pp.recv_activations.host_sync"), prev, lastOnGpu[g]);
+      prev = gathered(c, name(vs, mb, "pp.recv_activations.all_gather"), prev);
     }
     long keys = t.seqLen() + (t.kind() == TaskKind.PTUNING_V2 ? t.prefixTokens() : 0);
     for (int l = firstLayer[vs]; l < firstLayer[vs + 1]; l++) {
@@ -212,7 +237,7 @@ final class PipelineStep {
     if (vs == virtualStages - 1) {
       prev = w.headAndLoss(c, le[g], name(vs, mb, ""), t.batch() * t.seqLen(), prev);
     } else {
-      actSend[vs][mb] = c.collectives.pointToPoint(name(vs, mb, "pp.send_activations"), activationBytes(), prev);
+      actSend[vs][mb] = c.collectives.pointToPoint(name(vs, mb, "pp.send_activations"), sendBytes(c), prev);
       c.hostWaitsFor(name(vs, mb, "pp.send_activations.host_sync"), actSend[vs][mb]);
     }
     fEnd[vs][mb] = prev;
@@ -228,6 +253,7 @@ final class PipelineStep {
         t.batch() * t.seqLen(), fEnd[vs][mb], frozen) : gradSend[vs + 1][mb];
     if (vs < virtualStages - 1) {
       c.hostWaitsFor(name(vs, mb, "pp.recv_gradients.host_sync"), prev, lastOnGpu[g]);
+      prev = gathered(c, name(vs, mb, "pp.recv_gradients.all_gather"), prev);
     }
     long keys = t.seqLen() + (t.kind() == TaskKind.PTUNING_V2 ? t.prefixTokens() : 0);
     // the stage's last backward: GPipe runs them in reverse order
@@ -250,7 +276,7 @@ final class PipelineStep {
       }
     }
     if (vs > 0) {
-      gradSend[vs][mb] = c.collectives.pointToPoint(name(vs, mb, "pp.send_gradients"), activationBytes(), prev);
+      gradSend[vs][mb] = c.collectives.pointToPoint(name(vs, mb, "pp.send_gradients"), sendBytes(c), prev);
       c.hostWaitsFor(name(vs, mb, "pp.send_gradients.host_sync"), gradSend[vs][mb]);
     }
     bEnd[vs][mb] = prev;
