@@ -73,17 +73,17 @@ class ValidationSuiteTest {
   }
 
   @Test
-  void singleGpuEndToEndCases_medianAbsoluteErrorIsAtMostTwelvePercent() {
+  void singleGpuEndToEndCases_medianAbsoluteErrorIsAtMostTenPercent() {
     // every single-GPU end-to-end case, training and fine-tuning included: 6.0% over 43 cases today (10.05% before
     // Unsloth's backward and NF4 dequantisation launches were counted from its code and its offloaded checkpointing
     // modelled, T30-T32 crossing from ~20% to under 5% where the distribution has a gap from 6.9% to 10.0%; 15.3%
     // over 21 before the fine-tuning frameworks' profiles and llama.cpp's builds; 6.4% over 34 before causal
     // attention was charged the blocks FlashAttention-2 visits and CUDA quantised prefill cases B05-B07 came in). The
-    // fidelity issue's target is 10%: this is a regression bound above today, not the goal
+    // fidelity issue's target, 10%, is the bound
     ValidationStats e2e = ValidationStats.of("end-to-end", outcomes.stream()
         .filter(o -> o.c().endToEnd() && gpus(o.c()) == 1).toList());
     assertThat(e2e.cases()).isGreaterThanOrEqualTo(20);
-    assertThat(e2e.medianAbsError()).isLessThanOrEqualTo(0.12);
+    assertThat(e2e.medianAbsError()).isLessThanOrEqualTo(0.10);
   }
 
   static boolean isInference(ValidationCase c) {
@@ -92,7 +92,8 @@ class ValidationSuiteTest {
 
   @Test
   void multiGpuEndToEndCases_run_andTheirMedianAbsoluteErrorIsAtMostTwentyPercent() {
-    // 18.7% over 45 cases today: 30.8% before the multi-GPU inference cases were read from their sources and
+    // 17.8% over 45 cases today (18.7% before the SM hold of collectives and Megatron's scatter-gather of pipeline
+    // sends): 30.8% before the multi-GPU inference cases were read from their sources and
     // TensorRT-LLM v0.6's decode kernel was modelled, 16.7% before causal attention was charged the blocks
     // FlashAttention-2 visits (more optimistic: what the full matrix hid is not modelled yet); the many-GPUs issue
     // asks 20% of each public case
