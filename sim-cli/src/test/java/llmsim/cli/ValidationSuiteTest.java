@@ -151,7 +151,7 @@ class ValidationSuiteTest {
 
   static ValidationCase withMeasured(ValidationCase c, double measured) {
     return new ValidationCase(c.file(), c.line(), c.id(), c.category(), c.scenario(), c.micro(), c.skip(), c.metric(),
-        measured, c.unit(), c.source(), c.quote(), c.confidence(), c.hardware(), c.model(), c.software());
+        measured, c.unit(), c.source(), c.quote(), c.confidence(), c.hardware(), c.model(), c.software(), c.ratio());
   }
 
   @TempDir Path dir;
