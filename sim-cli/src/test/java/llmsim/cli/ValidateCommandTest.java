@@ -278,4 +278,14 @@ class ValidateCommandTest {
         .contains("N5.yaml:").contains("a ratio of tokens_per_s is measured in ratio, percent, not 'tokens/s'")
         .doesNotContain("Exception");
   }
+
+  @Test
+  void ratioSummaries_areTheMeanMedianSmallestAndLargestOfTheRuns() {
+    java.util.List<Double> runs = java.util.List.of(0.9, 0.7, 1.0, 0.6);
+    assertThat(ValidationRunner.summarise(runs, "mean")).isCloseTo(3.2 / 4, org.assertj.core.data.Offset.offset(1e-12));
+    assertThat(ValidationRunner.summarise(runs, "median")).isCloseTo((0.7 + 0.9) / 2, org.assertj.core.data.Offset.offset(1e-12));
+    assertThat(ValidationRunner.summarise(runs.subList(0, 3), "median")).isEqualTo(0.9);
+    assertThat(ValidationRunner.summarise(runs, "min")).isEqualTo(0.6);
+    assertThat(ValidationRunner.summarise(runs, "max")).isEqualTo(1.0);
+  }
 }
