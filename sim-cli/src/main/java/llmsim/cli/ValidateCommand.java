@@ -83,7 +83,8 @@ final class ValidateCommand implements Callable<Integer> {
     List<Map<String, Object>> json = new ArrayList<>();
     for (ValidationRunner.Outcome o : outcomes) {
       var c = o.c();
-      t.row(List.of(c.id(), c.category(), o.ran() ? c.metric() : "skipped", o.ran() ? num(o.predicted(), sig(o.predicted())) : "-",
+      String metric = c.ratio().isPresent() ? c.metric() + " ratio" : c.metric();
+      t.row(List.of(c.id(), c.category(), o.ran() ? metric : "skipped", o.ran() ? num(o.predicted(), sig(o.predicted())) : "-",
           num(c.measured(), sig(c.measured())), c.unit(), o.ran() ? signed(o.signedError()) : "-", c.confidence()));
       Map<String, Object> m = new LinkedHashMap<>();
       m.put("id", c.id());
@@ -99,6 +100,7 @@ final class ValidateCommand implements Callable<Integer> {
       m.put("skip_reason", o.skipped());
       m.put("confidence", c.confidence());
       m.put("source", c.source());
+      c.ratio().ifPresent(q -> m.put("ratio", ratioJson(q, o)));
       json.add(m);
     }
     switch (output.format) {
@@ -125,6 +127,24 @@ final class ValidateCommand implements Callable<Integer> {
         outcomes.stream().filter(o -> !o.ran()).forEach(o -> out.println("  " + o.c().id() + ": " + o.skipped()));
       }
     }
+  }
+
+  /** A ratio case's baseline, per-GPU normalisation, summary and each run's ratio (in the case's unit). */
+  private static Map<String, Object> ratioJson(ValidationCase.Ratio q, ValidationRunner.Outcome o) {
+    Map<String, Object> r = new LinkedHashMap<>();
+    r.put("baseline_hardware", q.baselineHardware());
+    r.put("scenario_gpus", q.scenarioGpus());
+    r.put("baseline_gpus", q.baselineGpus());
+    r.put("summary", q.summary());
+    List<Map<String, Object>> runs = new ArrayList<>();
+    for (int i = 0; i < q.models().size(); i++) {
+      Map<String, Object> run = new LinkedHashMap<>();
+      run.put("model", q.models().get(i));
+      run.put("predicted", i < o.parts().size() ? o.parts().get(i) : null);
+      runs.add(run);
+    }
+    r.put("runs", runs);
+    return r;
   }
 
   private static String pct(double fraction) {

@@ -21,8 +21,15 @@ import llmsim.hw.yaml.Problem;
 final class ValidationRunner {
   private ValidationRunner() {}
 
-  /** One case's outcome; {@code predicted} is NaN for a skipped case. */
-  record Outcome(ValidationCase c, double predicted, String skipped) {
+  /**
+   * One case's outcome; {@code predicted} is NaN for a skipped case. {@code parts} are a ratio case's per-run ratios
+   * (in the case's unit, in the order of its runs), empty for any other case.
+   */
+  record Outcome(ValidationCase c, double predicted, String skipped, List<Double> parts) {
+    Outcome(ValidationCase c, double predicted, String skipped) {
+      this(c, predicted, skipped, List.of());
+    }
+
     double signedError() {
       return (predicted - c.measured()) / c.measured();
     }
@@ -51,6 +58,11 @@ final class ValidationRunner {
         continue;
       }
       try {
+        if (c.ratio().isPresent()) {
+          List<Double> parts = ratios(c);
+          out.add(new Outcome(c, summarise(parts, c.ratio().get().summary()), null, parts));
+          continue;
+        }
         out.add(new Outcome(c, c.micro().isPresent() ? toUnit(micro(c), c) : endToEnd(c), null));
       } catch (BadFlagException | IllegalArgumentException e) {
         problems.add(new Problem(c.file(), c.line(), 1, e.getMessage()));
@@ -63,12 +75,65 @@ final class ValidationRunner {
   }
 
   private static double endToEnd(ValidationCase c) {
-    ScenarioOptions.Resolved r = new ScenarioOptions().resolve(c.scenario().orElseThrow(), true);
+    StepResult s = simulate(c.scenario().orElseThrow());
+    double si = metric(s, c.metric());
+    if (perGpu(c.unit())) {
+      si /= s.system().totalDevices(); // the step's rates are the whole system's; these units are one GPU's share
+    }
+    return c.unit().equals("GPU-hours") ? si * s.system().totalDevices() / 3600 : toUnit(si, c);
+  }
+
+  private static StepResult simulate(llmsim.hw.scenario.ScenarioFile.Raw scenario) {
+    ScenarioOptions.Resolved r = new ScenarioOptions().resolve(scenario, true);
     if (r.hardware().size() != 1) {
       throw new IllegalArgumentException("a case's scenario names exactly one hardware id");
     }
-    StepResult s = SimulateCommand.run(r).get(0);
-    double si = switch (c.metric()) {
+    return SimulateCommand.run(r).get(0);
+  }
+
+  /**
+   * A ratio case's runs, each the scenario's metric per published GPU over the baseline's, in the case's unit. The
+   * step's rates are the whole system's; each is divided by the GPUs the source counts in that system, which must
+   * divide the simulated devices (an MI250 package is 2 GCD ranks: 4 GPUs over 8 ranks).
+   */
+  static List<Double> ratios(ValidationCase c) {
+    ValidationCase.Ratio q = c.ratio().orElseThrow();
+    List<Double> out = new ArrayList<>();
+    for (int i = 0; i < q.scenarios().size(); i++) {
+      StepResult s = simulate(q.scenarios().get(i));
+      StepResult b = simulate(q.baselines().get(i));
+      checkGpus("scenario_gpus", q.scenarioGpus(), s);
+      checkGpus("baseline_gpus", q.baselineGpus(), b);
+      double perGpu = metric(s, c.metric()) / q.scenarioGpus();
+      double basePerGpu = metric(b, c.metric()) / q.baselineGpus();
+      out.add(toUnit(perGpu / basePerGpu, c));
+    }
+    return out;
+  }
+
+  private static void checkGpus(String key, int gpus, StepResult s) {
+    int devices = s.system().totalDevices();
+    if (devices % gpus != 0) {
+      throw new IllegalArgumentException("ratio: " + key + " " + gpus + " does not divide the " + devices
+          + " devices the system simulates");
+    }
+  }
+
+  /** One value from a ratio case's runs: mean, median, min or max (the schema admits no other). */
+  static double summarise(List<Double> parts, String summary) {
+    double[] v = parts.stream().mapToDouble(Double::doubleValue).sorted().toArray();
+    return switch (summary) {
+      case "mean" -> java.util.Arrays.stream(v).sum() / v.length;
+      case "median" -> v.length % 2 == 1 ? v[v.length / 2] : (v[v.length / 2 - 1] + v[v.length / 2]) / 2;
+      case "min" -> v[0];
+      case "max" -> v[v.length - 1];
+      default -> throw new IllegalArgumentException("ratio: unknown summary '" + summary + "'");
+    };
+  }
+
+  /** A scenario metric in SI units, for the whole system. */
+  private static double metric(StepResult s, String metric) {
+    return switch (metric) {
       case "prefill_tokens_per_s" -> s.prefillTokensPerSecond();
       case "decode_tokens_per_s" -> s.decodeTokensPerSecond();
       case "tokens_per_s" -> s.tokensPerSecond();
@@ -84,12 +149,8 @@ final class ValidationRunner {
       case "mfu" -> s.mfu();
       case "hfu" -> s.hfu();
       case "mbu" -> s.mbu();
-      default -> throw new IllegalArgumentException("metric '" + c.metric() + "' does not apply to a scenario");
+      default -> throw new IllegalArgumentException("metric '" + metric + "' does not apply to a scenario");
     };
-    if (perGpu(c.unit())) {
-      si /= s.system().totalDevices(); // the step's rates are the whole system's; these units are one GPU's share
-    }
-    return c.unit().equals("GPU-hours") ? si * s.system().totalDevices() / 3600 : toUnit(si, c);
   }
 
   /** Units that are one GPU's share of the system's rate. */

@@ -207,4 +207,85 @@ class ValidateCommandTest {
   static JsonNode readJson(String s) throws IOException {
     return new ObjectMapper().readTree(s);
   }
+
+  static String trainScenario(String hardware) {
+    return "  hardware: " + hardware + "\n  task: train\n  precision: bf16\n  seq_len: 512\n  dp: 8\n  zero: 3\n";
+  }
+
+  /** A plain case: one model's training throughput on a system, whole-system tokens/s. */
+  static String trainCase(String id, String hardware, String model, int batch) {
+    return "kind: case\nid: " + id + "\ncategory: C-training\nscenario:\n" + trainScenario(hardware) + "  model: " + model
+        + "\n  batch: " + batch + "\nmetric: tokens_per_s\nmeasured:\n  value: 1000\n  unit: \"tokens/s\"\nsource: s\n"
+        + "quote: q\nconfidence: high\n";
+  }
+
+  static String ratioCase(String id, String ratio) {
+    return "kind: case\nid: " + id + "\ncategory: C-training\nscenario:\n" + trainScenario("mi250-4x") + "baseline:\n"
+        + trainScenario("dgx-a100-8x40gb") + ratio + "metric: tokens_per_s\nmeasured:\n  value: 0.8\n  unit: \"ratio\"\n"
+        + "source: s\nquote: q\nconfidence: medium\n";
+  }
+
+  @Test
+  void ratioCase_isTheMeanOfEachRunsPerGpuRatio_asTwoPlainCasesGiveIt() throws IOException {
+    // the same four simulations as plain whole-system cases; per GPU as the source counts them: 4 MI250 packages
+    // (8 GCD ranks) against 8 A100s
+    write("p/M1.yaml", trainCase("M1", "mi250-4x", "gpt3-125m", 4));
+    write("p/A1.yaml", trainCase("A1", "dgx-a100-8x40gb", "gpt3-125m", 4));
+    write("p/M2.yaml", trainCase("M2", "mi250-4x", "llama-7b", 1));
+    write("p/A2.yaml", trainCase("A2", "dgx-a100-8x40gb", "llama-7b", 1));
+    write("r/R1.yaml", ratioCase("R1", "ratio:\n  runs:\n    - {model: gpt3-125m, batch: 4}\n    - {model: llama-7b, batch: 1}\n"
+        + "  summary: mean\n  scenario_gpus: 4\n  baseline_gpus: 8\n"));
+    CliRunner plain = CliRunner.run("validate", dir.resolve("p").toString(), "--format", "json");
+    CliRunner ratio = CliRunner.run("validate", dir.resolve("r").toString(), "--format", "json");
+    assertThat(plain.code()).as(plain.err()).isZero();
+    assertThat(ratio.code()).as(ratio.err()).isZero();
+    JsonNode p = new ObjectMapper().readTree(plain.out()).get("cases");
+    double[] tps = new double[4]; // A1, A2, M1, M2 (sorted by file name)
+    for (int i = 0; i < 4; i++) {
+      tps[i] = p.get(i).get("predicted").asDouble();
+    }
+    double r1 = (tps[2] / 4) / (tps[0] / 8);
+    double r2 = (tps[3] / 4) / (tps[1] / 8);
+    JsonNode c = new ObjectMapper().readTree(ratio.out()).get("cases").get(0);
+    assertThat(c.get("predicted").asDouble()).isCloseTo((r1 + r2) / 2, org.assertj.core.data.Offset.offset(1e-12));
+    assertThat(c.get("signed_error").asDouble()).isCloseTo(((r1 + r2) / 2 - 0.8) / 0.8,
+        org.assertj.core.data.Offset.offset(1e-12));
+    assertThat(c.get("ratio").get("runs").get(1).get("predicted").asDouble()).isCloseTo(r2,
+        org.assertj.core.data.Offset.offset(1e-12));
+    assertThat(c.get("ratio").get("baseline_hardware").asText()).isEqualTo("dgx-a100-8x40gb");
+    // the per-package normalisation is what the case says: counting GCDs as GPUs would halve the ratio
+    assertThat(r1).isNotCloseTo((tps[2] / 8) / (tps[0] / 8), org.assertj.core.data.Offset.offset(0.1 * r1));
+    CliRunner text = CliRunner.run("validate", dir.resolve("r").toString());
+    assertThat(text.out()).contains("tokens_per_s ratio").contains("R1");
+  }
+
+  @Test
+  void ratioCase_withoutBaseline_orUnknownSummary_orRunsOnAPlainCase_isRefusedWithItsLine() throws IOException {
+    String good = "ratio:\n  runs:\n    - {model: gpt3-125m, batch: 4}\n  summary: mean\n  scenario_gpus: 4\n"
+        + "  baseline_gpus: 8\n";
+    write("b/N1.yaml", ratioCase("N1", good).replace("baseline:\n" + trainScenario("dgx-a100-8x40gb"), ""));
+    write("b/N2.yaml", ratioCase("N2", good.replace("summary: mean", "summary: average")));
+    write("b/N3.yaml", trainCase("N3", "mi250-4x", "gpt3-125m", 4).replace("metric:", good + "metric:"));
+    write("b/N4.yaml", ratioCase("N4", good.replace("scenario_gpus: 4", "scenario_gpus: 3")));
+    write("b/N5.yaml", ratioCase("N5", good).replace("unit: \"ratio\"", "unit: \"tokens/s\""));
+    CliRunner r = CliRunner.run("validate", dir.resolve("b").toString());
+    assertThat(r.code()).isEqualTo(2);
+    assertThat(r.err())
+        .contains("N1.yaml:12:3: a ratio case needs 'scenario', 'baseline' and 'ratio' together (no 'baseline' to divide by)")
+        .contains("N2.yaml:").contains("average")
+        .contains("N3.yaml:14:3: a ratio case needs 'scenario', 'baseline' and 'ratio' together (no 'baseline' to divide by)")
+        .contains("N4.yaml:1:1: ratio: scenario_gpus 3 does not divide the 8 devices the system simulates")
+        .contains("N5.yaml:").contains("a ratio of tokens_per_s is measured in ratio, percent, not 'tokens/s'")
+        .doesNotContain("Exception");
+  }
+
+  @Test
+  void ratioSummaries_areTheMeanMedianSmallestAndLargestOfTheRuns() {
+    java.util.List<Double> runs = java.util.List.of(0.9, 0.7, 1.0, 0.6);
+    assertThat(ValidationRunner.summarise(runs, "mean")).isCloseTo(3.2 / 4, org.assertj.core.data.Offset.offset(1e-12));
+    assertThat(ValidationRunner.summarise(runs, "median")).isCloseTo((0.7 + 0.9) / 2, org.assertj.core.data.Offset.offset(1e-12));
+    assertThat(ValidationRunner.summarise(runs.subList(0, 3), "median")).isEqualTo(0.9);
+    assertThat(ValidationRunner.summarise(runs, "min")).isEqualTo(0.6);
+    assertThat(ValidationRunner.summarise(runs, "max")).isEqualTo(1.0);
+  }
 }

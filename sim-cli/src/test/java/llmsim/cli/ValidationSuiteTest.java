@@ -92,8 +92,9 @@ class ValidationSuiteTest {
 
   @Test
   void multiGpuEndToEndCases_run_andTheirMedianAbsoluteErrorIsAtMostTwentyPercent() {
-    // 17.8% over 45 cases today (18.7% before the SM hold of collectives and Megatron's scatter-gather of pipeline
-    // sends): 30.8% before the multi-GPU inference cases were read from their sources and
+    // 18.5% over 47 cases today (17.8% over 45 before the MI250-vs-A100 ratio cases C59/C60 ran, at +21% and +30%;
+    // 18.7% over 45 before the SM hold of collectives and Megatron's scatter-gather of pipeline sends): 30.8% before
+    // the multi-GPU inference cases were read from their sources and
     // TensorRT-LLM v0.6's decode kernel was modelled, 16.7% before causal attention was charged the blocks
     // FlashAttention-2 visits (more optimistic: what the full matrix hid is not modelled yet); the many-GPUs issue
     // asks 20% of each public case
@@ -120,8 +121,10 @@ class ValidationSuiteTest {
   @Test
   void multiDeviceCases_runOrSayWhatTheyNeed() {
     // FSDP (zero 3) on 8 GPUs, and Megatron's tp x pp x dp runs up to 3072 GPUs (C21: pp 64), all run
-    assertThat(outcomes.stream().filter(o -> List.of("C01", "C02", "C11", "C21", "C34", "C35").contains(o.c().id())))
-        .hasSize(6).allSatisfy(o -> assertThat(o.ran()).as(o.c().id()).isTrue());
+    // and the MI250-vs-A100 ratio cases (C59, C60: two simulations per model, four models)
+    assertThat(outcomes.stream().filter(o -> List.of("C01", "C02", "C11", "C21", "C34", "C35", "C59", "C60")
+        .contains(o.c().id())))
+        .hasSize(8).allSatisfy(o -> assertThat(o.ran()).as(o.c().id()).isTrue());
     // every multi-GPU case that still cannot run says why
     assertThat(outcomes.stream().filter(o -> o.c().id().startsWith("C") && !o.ran()))
         .allSatisfy(o -> assertThat(o.skipped()).isNotBlank());
@@ -152,7 +155,7 @@ class ValidationSuiteTest {
 
   static ValidationCase withMeasured(ValidationCase c, double measured) {
     return new ValidationCase(c.file(), c.line(), c.id(), c.category(), c.scenario(), c.micro(), c.skip(), c.metric(),
-        measured, c.unit(), c.source(), c.quote(), c.confidence(), c.hardware(), c.model(), c.software());
+        measured, c.unit(), c.source(), c.quote(), c.confidence(), c.hardware(), c.model(), c.software(), c.ratio());
   }
 
   @TempDir Path dir;

@@ -26,9 +26,21 @@ public final class ScenarioSchema {
         properties(true, "    "), ",\n  \"required\": [\"hardware\", \"models\"]");
   }
 
-  /** The scenario object as it sits inside a validation case (hardware and model required). */
+  /**
+   * The scenario object as it sits inside a validation case: hardware required; the model is required of every case
+   * but a ratio case, whose runs name the models (the case reader checks it).
+   */
   public static String embeddedScenario() {
-    return "{\"type\": \"object\", \"additionalProperties\": false, \"required\": [\"hardware\", \"model\"],\n"
+    return embedded("[\"hardware\"]");
+  }
+
+  /** One run of a ratio case: scenario keys laid over both the scenario and the baseline (the model required). */
+  public static String embeddedRun() {
+    return embedded("[\"model\"]");
+  }
+
+  private static String embedded(String required) {
+    return "{\"type\": \"object\", \"additionalProperties\": false, \"required\": " + required + ",\n"
         + "  \"x-renamed\": " + renamed() + ",\n"
         + "  \"properties\": {\n" + properties(false, "    ") + "\n  }}";
   }

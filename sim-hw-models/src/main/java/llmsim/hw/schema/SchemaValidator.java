@@ -59,7 +59,7 @@ public final class SchemaValidator {
   private static String withScenarioDef(String caseSchema) {
     int end = caseSchema.lastIndexOf('}');
     return caseSchema.substring(0, end).stripTrailing() + ",\n  \"$defs\": {\"scenario\": "
-        + ScenarioSchema.embeddedScenario() + "}\n}\n";
+        + ScenarioSchema.embeddedScenario() + ",\n  \"run\": " + ScenarioSchema.embeddedRun() + "}\n}\n";
   }
 
   private static String resourceText(String kind) {

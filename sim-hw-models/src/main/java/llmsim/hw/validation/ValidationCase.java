@@ -25,6 +25,8 @@ import llmsim.hw.yaml.TreeReader;
  * @param hardware the hardware id or file the case runs on (a link id for a link microbenchmark); null for a skip
  * @param model the model id or file; null where none applies
  * @param software the software profile named; null where none is
+ * @param ratio present for a ratio case: the scenario's per-GPU metric over a baseline's, over several runs; its
+ *     {@code scenario} is then the first run's
  */
 public record ValidationCase(
     String file,
@@ -42,7 +44,27 @@ public record ValidationCase(
     String confidence,
     String hardware,
     String model,
-    String software) {
+    String software,
+    Optional<Ratio> ratio) {
+
+  /** The case without a ratio (every case but a ratio case). */
+  public ValidationCase(String file, int line, String id, String category, Optional<ScenarioFile.Raw> scenario,
+      Optional<Micro> micro, Optional<String> skip, String metric, double measured, String unit, String source,
+      String quote, String confidence, String hardware, String model, String software) {
+    this(file, line, id, category, scenario, micro, skip, metric, measured, unit, source, quote, confidence, hardware,
+        model, software, Optional.empty());
+  }
+
+  /**
+   * A ratio case's runs: run i is the scenario with run i's keys laid over it, against the baseline with the same
+   * keys laid over it. Each side's metric is divided by the GPUs the source counts in its system, so that a package
+   * of two dies simulated as two ranks (MI250) counts as the one GPU the source compares.
+   *
+   * @param models each run's model, as written
+   * @param summary mean, median, min or max over the runs' ratios
+   */
+  public record Ratio(List<ScenarioFile.Raw> scenarios, List<ScenarioFile.Raw> baselines, List<String> models,
+      String summary, int scenarioGpus, int baselineGpus, String baselineHardware) {}
 
   /**
    * A microbenchmark: a GEMM, a memory stream, a link transfer, or a collective; {@code bytes} and {@code gpus} (0:
@@ -130,16 +152,35 @@ public record ValidationCase(
     if (!skip && n.get("metric").isEmpty()) {
       throw new InputException(n.problem("missing required field 'metric' (a case that is not skipped needs one)"));
     }
+    Optional<Node> ratioNode = n.get("ratio");
+    Optional<Node> baselineNode = n.get("baseline");
+    if (baselineNode.isPresent() != ratioNode.isPresent() || (ratioNode.isPresent() && n.get("scenario").isEmpty())) {
+      Node at = ratioNode.orElse(baselineNode.orElse(n));
+      throw new InputException(at.problem("a ratio case needs 'scenario', 'baseline' and 'ratio' together ("
+          + (ratioNode.isPresent() ? (baselineNode.isPresent() ? "no 'scenario'" : "no 'baseline' to divide by")
+              : "'baseline' without 'ratio'") + ")"));
+    }
     Node measured = n.require("measured");
+    boolean isRatio = ratioNode.isPresent();
     n.get("metric").ifPresent(m -> {
-      List<String> allowed = UNITS.get(dimension(m.asText()));
+      List<String> allowed = isRatio ? UNITS.get("fraction") : UNITS.get(dimension(m.asText()));
       if (!allowed.contains(measured.str("unit"))) {
-        throw new InputException(measured.require("unit").problem("a " + m.asText() + " is measured in "
+        throw new InputException(measured.require("unit").problem("a " + (isRatio ? "ratio of " : "") + m.asText()
+            + " is measured in "
             + String.join(", ", allowed) + ", not '" + measured.str("unit") + "'"));
       }
     });
     Path folder = path.getParent() == null ? Path.of("") : path.getParent();
     Optional<Micro> micro = n.get("microbenchmark").map(m -> micro(m, folder));
+    if (ratioNode.isPresent()) {
+      return readRatio(path, n, measured, folder, n.require("scenario"), baselineNode.get(), ratioNode.get());
+    }
+    n.get("scenario").ifPresent(s -> {
+      if (s.get("model").isEmpty()) {
+        throw new InputException(s.problem("missing required field 'model' (only a ratio case names its models under"
+            + " 'ratio: runs')"));
+      }
+    });
     Optional<Node> scenario = n.get("scenario").map(s -> relativeToCase(s, folder));
     String hardware = scenario.map(ValidationCase::hardwareText)
         .orElse(micro.map(m -> m.hardware() != null ? m.hardware() : m.link()).orElse(null));
@@ -148,6 +189,42 @@ public record ValidationCase(
         measured.num("value"), measured.str("unit"), n.str("source"), n.str("quote"), n.str("confidence"),
         hardware, scenario.flatMap(s -> s.optStr("model")).orElse(null),
         scenario.flatMap(s -> s.optStr("software")).orElse(null));
+  }
+
+  private static ValidationCase readRatio(Path path, Node n, Node measured, Path folder, Node scenario, Node baseline,
+      Node ratio) {
+    String metric = n.str("metric");
+    if (!dimension(metric).equals("throughput")) {
+      throw new InputException(n.require("metric").problem("a ratio case compares per-GPU throughputs; metric '"
+          + metric + "' is not one (prefill_tokens_per_s, decode_tokens_per_s or tokens_per_s)"));
+    }
+    // the unit was checked against the metric's above only for a plain case; a ratio is a fraction
+    for (Node side : List.of(scenario, baseline)) {
+      if (side.get("model").isPresent()) {
+        throw new InputException(side.require("model").problem("a ratio case names its models under 'ratio: runs',"
+            + " not in 'scenario' or 'baseline'"));
+      }
+    }
+    List<ScenarioFile.Raw> scenarios = new ArrayList<>();
+    List<ScenarioFile.Raw> baselines = new ArrayList<>();
+    List<String> models = new ArrayList<>();
+    for (Node run : ratio.require("runs").items()) {
+      Node s = scenario;
+      Node b = baseline;
+      for (Map.Entry<String, Node> e : run.fields().entrySet()) {
+        s = s.withField(e.getKey(), e.getValue());
+        b = b.withField(e.getKey(), e.getValue());
+      }
+      scenarios.add(ScenarioFile.fromNode(relativeToCase(s, folder), null));
+      baselines.add(ScenarioFile.fromNode(relativeToCase(b, folder), null));
+      models.add(run.str("model"));
+    }
+    Node sb = relativeToCase(baseline, folder);
+    return new ValidationCase(path.toString(), n.line(), n.str("id"), n.str("category"), Optional.of(scenarios.get(0)),
+        Optional.empty(), Optional.empty(), metric, measured.num("value"), measured.str("unit"), n.str("source"),
+        n.str("quote"), n.str("confidence"), hardwareText(relativeToCase(scenario, folder)), String.join(",", models),
+        scenario.optStr("software").orElse(null), Optional.of(new Ratio(scenarios, baselines, models,
+            ratio.str("summary"), ratio.integer("scenario_gpus"), ratio.integer("baseline_gpus"), hardwareText(sb))));
   }
 
   private static Micro micro(Node m, Path folder) {
