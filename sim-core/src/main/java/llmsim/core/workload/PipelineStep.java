@@ -275,6 +275,11 @@ final class PipelineStep {
         lastReduction[g] = w.reduceGradients(c, name(vs, mb, "L" + l + ".grads"), prev, lastReduction[g]);
       }
     }
+    if (vs == 0 && !frozen) {
+      // the head's copy of a tied weight sits on the last stage (Megatron's initialize_word_embeddings), not here
+      prev = w.embeddingBackward(c, name(vs, mb, "bwd."), t.batch() * t.seqLen(), m.tiedEmbeddings() && gpus == 1,
+          prev);
+    }
     if (vs > 0) {
       gradSend[vs][mb] = c.collectives.pointToPoint(name(vs, mb, "pp.send_gradients"), sendBytes(c), prev);
       c.hostWaitsFor(name(vs, mb, "pp.send_gradients.host_sync"), gradSend[vs][mb]);
