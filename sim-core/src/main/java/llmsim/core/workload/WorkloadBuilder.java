@@ -422,11 +422,16 @@ final class WorkloadBuilder {
    */
   int embeddingBackward(StepContext c, String p, double tokens, boolean headSharesWeight, int dep) {
     double bytes = c.transformerEngineFp8 ? 2 : t.precision().bytes();
-    double gradient = m.vocab() / (double) t.plan().tp() * m.hidden() * bytes;
+    double gradient = embeddingGradientBytes(c);
     double memBytes = EMBEDDING_GRAD_ZERO_PASSES * gradient + EMBEDDING_GRAD_ROW_PASSES * tokens * m.hidden() * bytes
         + (headSharesWeight ? TIED_GRAD_SUM_PASSES * gradient : 0);
     return c.sink.addOp(cat(p, "embedding_grad"), OpKind.OUTPUT, c.compute, c.elementwise, 0, memBytes, 0,
         deps(dep));
+  }
+
+  /** The word embedding's gradient on one GPU: (vocab / tp) x hidden in the activations' dtype. */
+  double embeddingGradientBytes(StepContext c) {
+    return m.vocab() / (double) t.plan().tp() * m.hidden() * (c.transformerEngineFp8 ? 2 : t.precision().bytes());
   }
 
   private int crossEntropy(StepContext c, String name, double tokens, double bytesPerLogit, int[] dep) {
