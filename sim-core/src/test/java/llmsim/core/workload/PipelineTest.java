@@ -207,6 +207,24 @@ class PipelineTest {
   }
 
   @Test
+  void tiedEmbeddingAllReduce_crossesTheNetwork_onlyOnceTheStagesBetweenFillANode() {
+    // ranks: tensor-parallel fastest, then data-parallel, then pipeline; 8 GPUs a node. tp 8, pp 2 on two nodes: the
+    // last stage starts at rank 8, in the second node
+    assertThat(tiedAllReduceStream(Fixtures.cluster(2), new ParallelPlan(8, 2, 1, 0))).endsWith("(network)");
+    // tp 2, dp 2, pp 2 on one node: ranks 0 and 4
+    assertThat(tiedAllReduceStream(Fixtures.cluster(1), new ParallelPlan(2, 2, 2, 0))).endsWith("(intra-node)");
+    // tp 2, dp 4, pp 2 on two nodes: the last stage starts at rank 8, in the second node
+    assertThat(tiedAllReduceStream(Fixtures.cluster(2), new ParallelPlan(2, 2, 4, 0))).endsWith("(network)");
+  }
+
+  private static String tiedAllReduceStream(llmsim.core.hw.SystemSpec system, ParallelPlan plan) {
+    Task t = new Task(TaskKind.TRAIN, Precision.BF16, WeightFormat.BF16, 1, 2048, 1, 1, 2, Recompute.NONE, 8, 128,
+        Offload.NONE, 0, KvCacheFormat.F16, Task.GPU_LAYERS_AUTO, plan);
+    Trace trace = CollectivesTest.step(system, M, t);
+    return trace.streams().get(trace.ops().streams()[Fixtures.op(trace, "pp.tied_embedding_grads.all_reduce")]);
+  }
+
+  @Test
   void everyGpuSimulated_agreesWithOneGpuPerStage_onASymmetricPlan() {
     // 16 GPUs: tp 2 x pp 2 x dp 4, ZeRO-1, 4 micro-batches; every GPU with its own resources and synchronised
     // collectives gives the same step as one GPU per stage standing for its peers
