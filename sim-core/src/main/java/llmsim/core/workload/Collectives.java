@@ -272,6 +272,17 @@ final class Collectives {
   }
 
   /**
+   * The all-reduce of a tied word embedding's gradient between the first pipeline stage (the embedding) and the last
+   * (the head's copy of the weight), once per step before the optimizer: two ranks, (pp - 1) x tp x dp ranks apart
+   * (ranks numbered tensor-parallel fastest, then data-parallel, then pipeline), so across the network once those
+   * ranks fill a node.
+   */
+  int firstToLastStage(String name, double bytes, int... deps) {
+    boolean network = (long) (plan.pp() - 1) * plan.tp() * plan.dp() >= system.deviceCount() && system.nodes() > 1;
+    return phase(name, Purpose.PIPELINE, Kind.ALL_REDUCE, 2, bytes, network, network ? Span.NODES : Span.NODE, deps);
+  }
+
+  /**
    * One phase over {@code n} ranks on the fabric or the network: a ring, an NVLS all-reduce inside the node or a
    * double binary tree across nodes where the algorithm allows it and it is faster.
    */

@@ -171,6 +171,14 @@ final class PipelineStep {
         throw new IllegalStateException("pipeline schedule deadlocked: a bug in the pipeline builder");
       }
     }
+    if (m.tiedEmbeddings() && gpus > 1 && !t.kind().frozenBase()) {
+      // the first stage's embedding and the last stage's copy of it for the head sum their gradients before the
+      // optimizer (Megatron's embedding group; DeepSpeed's allreduce_tied_weight_gradients)
+      int tied = cx[0].collectives.firstToLastStage(cx[0].sink.keepsNames() ? "pp.tied_embedding_grads.all_reduce" : "",
+          w.embeddingGradientBytes(cx[0]), lastOnGpu[0], lastOnGpu[gpus - 1]);
+      lastOnGpu[0] = tied;
+      lastOnGpu[gpus - 1] = tied;
+    }
     for (int g = 0; g < gpus; g++) {
       totalFlops += le[g].totalFlops;
       recomputeFlops += le[g].recomputeFlops;
@@ -274,6 +282,11 @@ final class PipelineStep {
       for (int l = firstLayer[vs]; l < firstLayer[vs + 1]; l++) {
         lastReduction[g] = w.reduceGradients(c, name(vs, mb, "L" + l + ".grads"), prev, lastReduction[g]);
       }
+    }
+    if (vs == 0 && !frozen) {
+      // the head's copy of a tied weight sits on the last stage (Megatron's initialize_word_embeddings), not here
+      prev = w.embeddingBackward(c, name(vs, mb, "bwd."), t.batch() * t.seqLen(), m.tiedEmbeddings() && gpus == 1,
+          prev);
     }
     if (vs > 0) {
       gradSend[vs][mb] = c.collectives.pointToPoint(name(vs, mb, "pp.send_gradients"), sendBytes(c), prev);

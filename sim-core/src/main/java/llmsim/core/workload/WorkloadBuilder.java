@@ -34,6 +34,12 @@ final class WorkloadBuilder {
    */
   static final double CROSS_ENTROPY_FWD_BYTES_PER_LOGIT = 38;
   static final double CROSS_ENTROPY_BWD_BYTES_PER_LOGIT = 14;
+  /** The dense embedding gradient: written once as zeros ({@link #embeddingBackward}). */
+  static final double EMBEDDING_GRAD_ZERO_PASSES = 1;
+  /** Per token: its output gradient read, its gradient row read and written. */
+  static final double EMBEDDING_GRAD_ROW_PASSES = 3;
+  /** Tied weight, embedding and head on one GPU: the two gradients read, their sum written. */
+  static final double TIED_GRAD_SUM_PASSES = 3;
 
   final StepContext ctx;
   final LayerEmitter layers;
@@ -206,6 +212,9 @@ final class WorkloadBuilder {
         }
       }
       sink.endRepeat();
+      if (!frozen) {
+        prev = embeddingBackward(ctx, cat(p, "bwd."), b * s, m.tiedEmbeddings(), prev); // one GPU holds both ends
+      }
       last = prev;
     }
     sink.endRepeat();
@@ -399,6 +408,30 @@ final class WorkloadBuilder {
     int loss = crossEntropy(c, cat(p, "cross_entropy"), tokens, CROSS_ENTROPY_BWD_BYTES_PER_LOGIT,
         le.hostPass(cat(p, "head_loss."), deps(dep)));
     return lmHead(c, le, p, tokens, deps(loss), frozen ? 1 : 2);
+  }
+
+  /**
+   * Training: the word embedding's weight gradient, after the micro-batch's backward reaches the embedding. PyTorch's
+   * dense embedding backward ({@code nn.Embedding} / {@code F.embedding} with {@code sparse=False}, which Megatron's
+   * VocabParallelEmbedding calls) allocates a zeroed (vocab / tp) x hidden gradient on every backward
+   * ({@code at::zeros({num_weights, grad_.size(-1)}, ...)} in ATen's {@code embedding_dense_backward_cuda}), then adds
+   * each token's output gradient into its row (reads the token's gradient, reads and writes the row). Where the head
+   * shares that weight on the same GPU ({@code headSharesWeight}: tied embeddings, embedding and head on one pipeline
+   * stage), autograd sums the head's weight gradient and this one before accumulating them: reads both, writes one.
+   * The gradient is in the activations' dtype (the output gradient's).
+   */
+  int embeddingBackward(StepContext c, String p, double tokens, boolean headSharesWeight, int dep) {
+    double bytes = c.transformerEngineFp8 ? 2 : t.precision().bytes();
+    double gradient = embeddingGradientBytes(c);
+    double memBytes = EMBEDDING_GRAD_ZERO_PASSES * gradient + EMBEDDING_GRAD_ROW_PASSES * tokens * m.hidden() * bytes
+        + (headSharesWeight ? TIED_GRAD_SUM_PASSES * gradient : 0);
+    return c.sink.addOp(cat(p, "embedding_grad"), OpKind.OUTPUT, c.compute, c.elementwise, 0, memBytes, 0,
+        deps(dep));
+  }
+
+  /** The word embedding's gradient on one GPU: (vocab / tp) x hidden in the activations' dtype. */
+  double embeddingGradientBytes(StepContext c) {
+    return m.vocab() / (double) t.plan().tp() * m.hidden() * (c.transformerEngineFp8 ? 2 : t.precision().bytes());
   }
 
   private int crossEntropy(StepContext c, String name, double tokens, double bytesPerLogit, int[] dep) {

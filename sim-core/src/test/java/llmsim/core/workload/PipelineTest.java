@@ -151,13 +151,77 @@ class PipelineTest {
     Trace t = CollectivesTest.step(Fixtures.cluster(1), M, task(p, m));
     long sends = 0;
     for (int i = 0; i < t.size(); i++) {
-      if (t.streams().get(t.ops().streams()[i]).contains("pipeline send")) {
+      if (t.streams().get(t.ops().streams()[i]).contains("pipeline send")
+          && !t.ops().names()[i].contains("tied_embedding")) {
         sends++;
         // b x s x h x 2 bytes over the NVLink-like fabric
         assertThat(t.ops().linkBytes()[i]).isEqualTo(1.0 * 2048 * 4096 * 2);
       }
     }
     assertThat(sends).isEqualTo(2L * (p - 1) * m);
+  }
+
+  @Test
+  void tiedEmbedding_firstAndLastStagesAllReduceItsGradientOncePerStep_beforeTheirOptimizers() {
+    int p = 4;
+    Trace t = CollectivesTest.step(Fixtures.cluster(1), M, task(p, 3));
+    int found = -1;
+    for (int i = 0; i < t.size(); i++) {
+      if (t.ops().names()[i].contains("tied_embedding_grads")) {
+        assertThat(found).as("one all-reduce per step").isEqualTo(-1);
+        found = i;
+      }
+    }
+    assertThat(found).isNotEqualTo(-1);
+    // two ranks: a ring all-reduce moves 2 (n - 1) / n = 1 x the (vocab x hidden) bf16 gradient
+    assertThat(t.ops().linkBytes()[found]).isCloseTo(1000.0 * 4096 * 2, withPercentage(1e-9));
+    // after the last stage's last backward and the first stage's, before those two stages' optimizers
+    int firstStage = t.ops().streams()[Fixtures.op(t, "s0.mb0.bwd.embedding_grad")];
+    int lastStage = t.ops().streams()[Fixtures.op(t, "s3.mb0.bwd.lm_head")];
+    int optimizers = 0;
+    for (int i = 0; i < t.size(); i++) {
+      String n = t.ops().names()[i];
+      int stream = t.ops().streams()[i];
+      if (n.startsWith("optimizer") && (stream == firstStage || stream == lastStage)) {
+        optimizers++;
+        assertThat(t.start()[i]).isGreaterThanOrEqualTo(t.end()[found] - 1e-15);
+      }
+      if (n.contains("bwd") && !n.contains("tied")) {
+        assertThat(t.end()[i]).isLessThanOrEqualTo(t.start()[found] + 1e-15);
+      }
+    }
+    assertThat(optimizers).isEqualTo(2);
+    // the first stage's embedding gradient is not summed with a head there: the head's copy is on the last stage
+    int first = -1;
+    for (int i = 0; i < t.size(); i++) {
+      if (t.ops().names()[i].equals("s0.mb0.bwd.embedding_grad")) {
+        first = i;
+      }
+    }
+    assertThat(t.ops().memBytes()[first]).isCloseTo(1000.0 * 4096 * 2 + 3 * 2048.0 * 4096 * 2, withPercentage(1e-9));
+    // an untied model has nothing to all-reduce
+    ModelSpec untied = new ModelSpec("even", "even stages", "llama", List.of(), 32, 4096, 32, 32, 128, 11008,
+        FfnKind.SWIGLU, 1000, false, 2048, NormKind.RMSNORM, false, false, false, false, 2, 6.48e9, "test");
+    Trace u = CollectivesTest.step(Fixtures.cluster(1), untied, task(p, 3));
+    assertThat(List.of(u.ops().names())).noneMatch(n -> n.contains("tied_embedding"));
+  }
+
+  @Test
+  void tiedEmbeddingAllReduce_crossesTheNetwork_onlyOnceTheStagesBetweenFillANode() {
+    // ranks: tensor-parallel fastest, then data-parallel, then pipeline; 8 GPUs a node. tp 8, pp 2 on two nodes: the
+    // last stage starts at rank 8, in the second node
+    assertThat(tiedAllReduceStream(Fixtures.cluster(2), new ParallelPlan(8, 2, 1, 0))).endsWith("(network)");
+    // tp 2, dp 2, pp 2 on one node: ranks 0 and 4
+    assertThat(tiedAllReduceStream(Fixtures.cluster(1), new ParallelPlan(2, 2, 2, 0))).endsWith("(intra-node)");
+    // tp 2, dp 4, pp 2 on two nodes: the last stage starts at rank 8, in the second node
+    assertThat(tiedAllReduceStream(Fixtures.cluster(2), new ParallelPlan(2, 2, 4, 0))).endsWith("(network)");
+  }
+
+  private static String tiedAllReduceStream(llmsim.core.hw.SystemSpec system, ParallelPlan plan) {
+    Task t = new Task(TaskKind.TRAIN, Precision.BF16, WeightFormat.BF16, 1, 2048, 1, 1, 2, Recompute.NONE, 8, 128,
+        Offload.NONE, 0, KvCacheFormat.F16, Task.GPU_LAYERS_AUTO, plan);
+    Trace trace = CollectivesTest.step(system, M, t);
+    return trace.streams().get(trace.ops().streams()[Fixtures.op(trace, "pp.tied_embedding_grads.all_reduce")]);
   }
 
   @Test

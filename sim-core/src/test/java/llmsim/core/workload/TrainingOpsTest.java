@@ -48,6 +48,36 @@ class TrainingOpsTest {
   }
 
   @Test
+  void embeddingBackward_writesTheDenseZeroedGradient_andSumsATiedHeadsGradientOnTheSameGpu() {
+    int b = 2;
+    int s = 512;
+    double tokens = b * s;
+    double gradient = 32000.0 * 4096 * 2; // vocab x hidden, bf16
+    // untied: the zeroed (vocab x hidden) gradient written once, then per token its output gradient read and its
+    // row read and written
+    Trace untied = trace(SimulatorPhysicsTest.IDEAL, b, s);
+    int op = op(untied, "bwd.embedding_grad");
+    assertThat(untied.ops().memBytes()[op]).isCloseTo(gradient + 3 * tokens * 4096 * 2, withPercentage(1e-9));
+    assertThat(untied.ops().flops()[op]).isZero();
+    // it comes after the backward reaches the first layer
+    assertThat(op).isGreaterThan(op(untied, "L0.qkv_proj.bwd"));
+    // tied, on one GPU: autograd also sums the head's weight gradient with this one (reads both, writes one)
+    ModelSpec m = llama7b;
+    ModelSpec tied = new ModelSpec(m.id(), m.name(), m.family(), m.aliases(), m.layers(), m.hidden(), m.heads(),
+        m.kvHeads(), m.headDim(), m.ffnHidden(), m.ffnKind(), m.vocab(), true, m.maxContext(), m.normKind(),
+        m.linearBias(), m.qkvBias(), m.learnedPositions(), m.parallelAttention(), m.normsPerLayer(),
+        m.publishedParameters(), m.publishedSource());
+    Trace t = Simulator.simulate(Fixtures.discrete(), tied, training(b, s), SimulatorPhysicsTest.IDEAL).trace();
+    assertThat(t.ops().memBytes()[op(t, "bwd.embedding_grad")])
+        .isCloseTo(gradient + 3 * tokens * 4096 * 2 + 3 * gradient, withPercentage(1e-9));
+    // a frozen base (LoRA) computes no embedding gradient
+    Task lora = new Task(TaskKind.FINETUNE_LORA, Precision.BF16, WeightFormat.BF16, b, s, 1, 1, 1, false, 8, 128,
+        Offload.NONE);
+    Trace frozen = Simulator.simulate(Fixtures.discrete(), llama7b, lora, SimulatorPhysicsTest.IDEAL).trace();
+    assertThat(List.of(frozen.ops().names())).noneMatch(n -> n.contains("embedding_grad"));
+  }
+
+  @Test
   void backwardPass_spreadsTheProfilesBackwardKernelCountOverItsOps_asTheForwardSpreadsItsOwn() {
     int opsPerLayer = LayerEmitter.opsPerLayer(llama7b, true, 0);
     int backwardOps = 7 + 2; // residual, down, SwiGLU, gate/up, o_proj, attention, qkv, and the two norms
