@@ -154,6 +154,17 @@ class BadInputTest {
   }
 
   @Test
+  void recomputeFullOffload_isRefusedOnUnifiedMemory() {
+    // on unified memory the host and the GPU share one memory: keeping layer inputs "in host memory" frees nothing
+    assertBadInput(CliRunner.run("simulate", "--model", "llama-7b", "--hardware", "m2-ultra", "--task",
+        "finetune-lora", "--recompute", "full_offload"), "--recompute: 'recompute: full_offload' keeps each layer's"
+        + " input in host memory, but m2-ultra has unified memory");
+    // the same run on a discrete GPU is a scenario it models
+    assertThat(CliRunner.run("simulate", "--model", "llama-7b", "--hardware", "13900ks-h100", "--task",
+        "finetune-lora", "--recompute", "full_offload").code()).isZero();
+  }
+
+  @Test
   void globalBatch_mustBeWholeMicroBatchesOverTheReplicas() throws IOException {
     // 8 GPUs, dp derived as 8: 4 x 8 = 32 sequences per round of micro-batches
     assertBadInput(CliRunner.run("memory", "--model", "llama-7b", "--hardware", "hgx-h100-8x", "--task", "train",

@@ -101,6 +101,12 @@ public final class Placement {
     if (p.hybridShard()) {
       refuseHybridShard(s, p.withDp(dp));
     }
+    if (t.recompute() == llmsim.core.task.Recompute.FULL_OFFLOAD && s.unifiedMemory()) {
+      // the layer inputs would move within the one memory: no copy, and no device memory freed
+      throw new ScenarioKeyException(ScenarioKey.RECOMPUTE, "'recompute: full_offload' keeps each layer's input in"
+          + " host memory, but " + s.id() + " has unified memory (host and GPU share it): nothing is freed or"
+          + " copied; use recompute: full");
+    }
     if (gpus > 1 && t.offload() != llmsim.core.task.Offload.AUTO && t.offload() != llmsim.core.task.Offload.NONE) {
       throw new ScenarioKeyException(ScenarioKey.OFFLOAD, "offload with several GPUs is not simulated yet;"
           + " use more GPUs, tensor parallelism or ZeRO");
