@@ -31,7 +31,7 @@ import llmsim.hw.catalog.Catalog;
 /**
  * {@code llmsim advise}'s search: systems x GPU counts x numerics x parallel plans x micro-batch. Numerics, unless
  * given: training also tries fp8 where the device runs it natively and the profile trains in it ({@link
- * #FP8_TRAINING}), inference also
+ * llmsim.core.software.SoftwareProfile#transformerEngineFp8}), inference also
  * int8 and int4 weights (weight-only quantisation); each changes the model's numbers, so the answer names it. What
  * does not fit per-GPU
  * memory is dropped by the memory planner; the rest are ranked by the closed form (no overlap), and only the best
@@ -41,12 +41,6 @@ import llmsim.hw.catalog.Catalog;
  */
 final class Advisor {
   private Advisor() {}
-
-  /**
-   * Profiles whose training runs fp8 GEMMs (Transformer Engine's recipes, which Megatron-LM and NeMo use); eager
-   * PyTorch and Hugging Face train in 16-bit, so advise does not offer fp8 under them.
-   */
-  static final Set<String> FP8_TRAINING = Set.of("megatron");
 
   /** Micro-batches tried when --batch is not given. */
   static final List<Integer> BATCHES = List.of(1, 2, 4, 8, 16);
@@ -227,7 +221,7 @@ final class Advisor {
   static List<Task> numerics(ScenarioOptions.Resolved r, Task base, SystemSpec s) {
     List<Task> out = new ArrayList<>(List.of(base));
     if (base.kind().training() && !r.precisionGiven() && base.precision() != Precision.FP8
-        && FP8_TRAINING.contains(r.software().id()) && s.device().hasPeak(Precision.FP8)
+        && r.software().transformerEngineFp8() && s.device().hasPeak(Precision.FP8)
         && PrecisionSupport.resolve(s.device(), Precision.FP8, r.software()).warning() == null) {
       out.add(base.withPrecision(Precision.FP8));
     }

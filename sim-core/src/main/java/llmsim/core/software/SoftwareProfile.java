@@ -47,6 +47,19 @@ import llmsim.core.util.Checks;
  *     recomputes the scores (5 matmuls to the forward's 2). FlashAttention-2's kernels, SDPA's flash backend,
  *     Transformer Engine's fused attention; false where the whole score matrix is computed (classic attention) or
  *     where the kernel has not been checked (docs/CALIBRATION.md#causal-attention)
+ * @param megatronFusedSoftmax whether its attention is Megatron's classic attention, whose scale-mask-softmax is
+ *     {@code FusedScaleMaskSoftmax}: one fused kernel where {@link #megatronSoftmaxFused} holds, PyTorch's eager fp32
+ *     ops otherwise (Megatron-LM before {@code --use-flash-attn}, Megatron-DeepSpeed as vTrain ran it:
+ *     VIA-Research/vTrain src/model/fused_softmax.py; docs/CALIBRATION.md#host-dispatch); needs classic attention
+ * @param pipelineScatterGather whether pipeline sends split the tensor over the tensor-parallel ranks (Megatron-LM
+ *     before Megatron-Core and Megatron-DeepSpeed: {@code --no-scatter-gather-tensors-in-pipeline} is off by
+ *     default, so {@code _communicate} in {@code megatron/p2p_communication.py} sends
+ *     {@code split_tensor_into_1d_equal_chunks} of the activation, 1 / tp per rank, and the receiver rebuilds it
+ *     with {@code gather_split_1d_tensor}, an all-gather over the tensor-parallel group)
+ * @param transformerEngineFp8 whether fp8 training runs Transformer Engine's fp8 recipe (delayed scaling) on its
+ *     layers, as Megatron-Core and NeMo do with TE layers: fp8 GEMM inputs cast in TE's own kernels, bf16 between
+ *     the GEMMs (NVIDIA/TransformerEngine transformer_engine/pytorch/module/linear.py;
+ *     docs/CALIBRATION.md#transformer-engine-fp8); a profile without it is not offered fp8 training by advise
  */
 public record SoftwareProfile(
     String id,
@@ -70,124 +83,10 @@ public record SoftwareProfile(
     double hostSecondsPerLayerPass,
     EagerOps eagerOps,
     OptimizerImpl optimizerImpl,
-    boolean causalBlockSkip) {
-
-  /**
-   * How many times a decode step's attention reads each KV head a GPU holds, under tensor parallelism {@code tp}:
-   * once, or, where the kernel loads keys and values per query head, once for each of the GPU's query heads that
-   * share it: (heads / tp) / (kv_heads / min(tp, kv_heads)) (KV heads are split over at most kv_heads GPUs).
-   */
-  public double decodeKvReads(int heads, int kvHeads, int tp) {
-    if (!decodeKvPerQueryHead) {
-      return 1;
-    }
-    return (heads / (double) tp) / (kvHeads / (double) Math.min(tp, kvHeads));
-  }
-
-  /**
-   * Every component but {@code causalBlockSkip}, which FlashAttention-2's kernels ({@code flashAttention2}) have and
-   * the others are not assumed to.
-   */
-  public SoftwareProfile(String id, String description, List<String> aliases, double gemmScale, double streamScale,
-      double launchSeconds, int kernelsPerLayer, boolean flashAttention, double scoreBytesPerElement,
-      double workspaceBytes, double dequantScale, boolean cpuRunsHostLayers, int promptChunkTokens, String source,
-      int backwardKernelsPerLayer, boolean flashAttention2, LlamaCppBuild llamaCpp, boolean decodeKvPerQueryHead,
-      double hostSecondsPerLayerPass, EagerOps eagerOps, OptimizerImpl optimizerImpl) {
-    this(id, description, aliases, gemmScale, streamScale, launchSeconds, kernelsPerLayer, flashAttention,
-        scoreBytesPerElement, workspaceBytes, dequantScale, cpuRunsHostLayers, promptChunkTokens, source,
-        backwardKernelsPerLayer, flashAttention2, llamaCpp, decodeKvPerQueryHead, hostSecondsPerLayerPass, eagerOps,
-        optimizerImpl, flashAttention && flashAttention2 && llamaCpp == null);
-  }
-
-  /** A profile with eager module code {@code eagerOps} and AdamW launched as {@code optimizerImpl}. */
-  public SoftwareProfile(String id, String description, List<String> aliases, double gemmScale, double streamScale,
-      double launchSeconds, int kernelsPerLayer, boolean flashAttention, double scoreBytesPerElement,
-      double workspaceBytes, double dequantScale, boolean cpuRunsHostLayers, int promptChunkTokens, String source,
-      int backwardKernelsPerLayer, boolean flashAttention2, EagerOps eagerOps, OptimizerImpl optimizerImpl) {
-    this(id, description, aliases, gemmScale, streamScale, launchSeconds, kernelsPerLayer, flashAttention,
-        scoreBytesPerElement, workspaceBytes, dequantScale, cpuRunsHostLayers, promptChunkTokens, source,
-        backwardKernelsPerLayer, flashAttention2, null, false, 0, eagerOps, optimizerImpl,
-        flashAttention && flashAttention2);
-  }
-
-  /** A profile with eager module code {@code eagerOps} whose AdamW step is one fused kernel. */
-  public SoftwareProfile(String id, String description, List<String> aliases, double gemmScale, double streamScale,
-      double launchSeconds, int kernelsPerLayer, boolean flashAttention, double scoreBytesPerElement,
-      double workspaceBytes, double dequantScale, boolean cpuRunsHostLayers, int promptChunkTokens, String source,
-      int backwardKernelsPerLayer, boolean flashAttention2, EagerOps eagerOps) {
-    this(id, description, aliases, gemmScale, streamScale, launchSeconds, kernelsPerLayer, flashAttention,
-        scoreBytesPerElement, workspaceBytes, dequantScale, cpuRunsHostLayers, promptChunkTokens, source,
-        backwardKernelsPerLayer, flashAttention2, eagerOps, OptimizerImpl.FUSED);
-  }
-
-  /** A profile that is not llama.cpp, with fused kernels, decode reading each KV head once per step. */
-  public SoftwareProfile(String id, String description, List<String> aliases, double gemmScale, double streamScale,
-      double launchSeconds, int kernelsPerLayer, boolean flashAttention, double scoreBytesPerElement,
-      double workspaceBytes, double dequantScale, boolean cpuRunsHostLayers, int promptChunkTokens, String source,
-      int backwardKernelsPerLayer, boolean flashAttention2) {
-    this(id, description, aliases, gemmScale, streamScale, launchSeconds, kernelsPerLayer, flashAttention,
-        scoreBytesPerElement, workspaceBytes, dequantScale, cpuRunsHostLayers, promptChunkTokens, source,
-        backwardKernelsPerLayer, flashAttention2, null, false, 0, null, OptimizerImpl.FUSED,
-        flashAttention && flashAttention2);
-  }
-
-  /**
-   * Whether the profile runs Megatron's classic attention, whose scale-mask-softmax is one fused kernel only where
-   * {@link #megatronSoftmaxFused} allows it (the {@code megatron-classic} profile).
-   */
-  public boolean megatronSoftmax() {
-    return !flashAttention && id.equals("megatron-classic");
-  }
-
-  /**
-   * Whether pipeline sends split the tensor over the tensor-parallel ranks (Megatron-LM before Megatron-Core and
-   * Megatron-DeepSpeed: {@code --no-scatter-gather-tensors-in-pipeline} is off by default, so {@code _communicate} in
-   * {@code megatron/p2p_communication.py} sends {@code split_tensor_into_1d_equal_chunks} of the activation, 1 / tp
-   * per rank, and the receiver rebuilds it with {@code gather_split_1d_tensor}, an all-gather over the
-   * tensor-parallel group): the {@code megatron-classic} profile.
-   */
-  public boolean megatronPipelineScatterGather() {
-    return id.equals("megatron-classic");
-  }
-
-  /**
-   * Megatron's FusedScaleMaskSoftmax condition for its fused causal kernel: 16 < keys <= 2048, queries a multiple of
-   * 4 and attention batches (micro-batch x heads on this GPU) a multiple of 4; otherwise it runs PyTorch's ops in
-   * fp32 (VIA-Research/vTrain src/model/fused_softmax.py, Megatron's megatron/model/fused_softmax.py as vTrain
-   * copied it; docs/CALIBRATION.md#host-dispatch).
-   */
-  public static boolean megatronSoftmaxFused(double attentionBatches, long queries, double keys) {
-    return keys > 16 && keys <= 2048 && queries % 4 == 0 && attentionBatches % 4 == 0;
-  }
-
-  /** This profile with its layer passes issued by a host thread running ahead of the GPU (see the record doc). */
-  public SoftwareProfile withHostDispatch(double secondsPerLayerPass) {
-    return extended(flashAttention, llamaCpp, decodeKvPerQueryHead, secondsPerLayerPass, causalBlockSkip);
-  }
-
-  /** Whether a host thread issues the layer passes ahead of the GPU (their kernels then pay no launch). */
-  public boolean hostDispatch() {
-    return hostSecondsPerLayerPass > 0;
-  }
-
-  /** A profile whose attention reaches the GEMM fraction. */
-  public SoftwareProfile(String id, String description, List<String> aliases, double gemmScale, double streamScale,
-      double launchSeconds, int kernelsPerLayer, boolean flashAttention, double scoreBytesPerElement,
-      double workspaceBytes, double dequantScale, boolean cpuRunsHostLayers, int promptChunkTokens, String source,
-      int backwardKernelsPerLayer) {
-    this(id, description, aliases, gemmScale, streamScale, launchSeconds, kernelsPerLayer, flashAttention,
-        scoreBytesPerElement, workspaceBytes, dequantScale, cpuRunsHostLayers, promptChunkTokens, source,
-        backwardKernelsPerLayer, false);
-  }
-
-  /** A profile whose backward launches twice the forward's kernels. */
-  public SoftwareProfile(String id, String description, List<String> aliases, double gemmScale, double streamScale,
-      double launchSeconds, int kernelsPerLayer, boolean flashAttention, double scoreBytesPerElement,
-      double workspaceBytes, double dequantScale, boolean cpuRunsHostLayers, int promptChunkTokens, String source) {
-    this(id, description, aliases, gemmScale, streamScale, launchSeconds, kernelsPerLayer, flashAttention,
-        scoreBytesPerElement, workspaceBytes, dequantScale, cpuRunsHostLayers, promptChunkTokens, source,
-        2 * kernelsPerLayer);
-  }
+    boolean causalBlockSkip,
+    boolean megatronFusedSoftmax,
+    boolean pipelineScatterGather,
+    boolean transformerEngineFp8) {
 
   public SoftwareProfile {
     Checks.notBlank("software id", id);
@@ -205,6 +104,67 @@ public record SoftwareProfile(
     if (promptChunkTokens < 0) {
       throw new IllegalArgumentException("prompt chunk (tokens) must be >= 0, was " + promptChunkTokens);
     }
+    if (causalBlockSkip && !flashAttention) {
+      throw new IllegalArgumentException(id + ": causal block skip needs a flash attention kernel, but its attention"
+          + " computes the whole score matrix");
+    }
+    if (megatronFusedSoftmax && flashAttention) {
+      throw new IllegalArgumentException(id + ": Megatron's fused softmax belongs to classic attention, but its"
+          + " attention is a flash kernel");
+    }
+  }
+
+  /**
+   * A builder for profile {@code id}. Required: launch seconds, kernels per layer, flash attention, workspace and
+   * source; every other component has the default its setter names.
+   */
+  public static Builder builder(String id, String description) {
+    return new Builder(id, description);
+  }
+
+  /** A builder holding every component of this profile as it is (nothing re-derived). */
+  public Builder toBuilder() {
+    return builder(id, description).aliases(aliases).gemmScale(gemmScale).streamScale(streamScale)
+        .launchSeconds(launchSeconds).kernelsPerLayer(kernelsPerLayer).flashAttention(flashAttention)
+        .scoreBytesPerElement(scoreBytesPerElement).workspaceBytes(workspaceBytes).dequantScale(dequantScale)
+        .cpuRunsHostLayers(cpuRunsHostLayers).promptChunkTokens(promptChunkTokens).source(source)
+        .backwardKernelsPerLayer(backwardKernelsPerLayer).flashAttention2(flashAttention2).llamaCpp(llamaCpp)
+        .decodeKvPerQueryHead(decodeKvPerQueryHead).hostSecondsPerLayerPass(hostSecondsPerLayerPass)
+        .eagerOps(eagerOps).optimizerImpl(optimizerImpl).causalBlockSkip(causalBlockSkip)
+        .megatronFusedSoftmax(megatronFusedSoftmax).pipelineScatterGather(pipelineScatterGather)
+        .transformerEngineFp8(transformerEngineFp8);
+  }
+
+  /**
+   * How many times a decode step's attention reads each KV head a GPU holds, under tensor parallelism {@code tp}:
+   * once, or, where the kernel loads keys and values per query head, once for each of the GPU's query heads that
+   * share it: (heads / tp) / (kv_heads / min(tp, kv_heads)) (KV heads are split over at most kv_heads GPUs).
+   */
+  public double decodeKvReads(int heads, int kvHeads, int tp) {
+    if (!decodeKvPerQueryHead) {
+      return 1;
+    }
+    return (heads / (double) tp) / (kvHeads / (double) Math.min(tp, kvHeads));
+  }
+
+  /**
+   * Megatron's FusedScaleMaskSoftmax condition for its fused causal kernel: 16 < keys <= 2048, queries a multiple of
+   * 4 and attention batches (micro-batch x heads on this GPU) a multiple of 4; otherwise it runs PyTorch's ops in
+   * fp32 (VIA-Research/vTrain src/model/fused_softmax.py, Megatron's megatron/model/fused_softmax.py as vTrain
+   * copied it; docs/CALIBRATION.md#host-dispatch).
+   */
+  public static boolean megatronSoftmaxFused(double attentionBatches, long queries, double keys) {
+    return keys > 16 && keys <= 2048 && queries % 4 == 0 && attentionBatches % 4 == 0;
+  }
+
+  /** This profile with its layer passes issued by a host thread running ahead of the GPU (see the record doc). */
+  public SoftwareProfile withHostDispatch(double secondsPerLayerPass) {
+    return toBuilder().hostSecondsPerLayerPass(secondsPerLayerPass).build();
+  }
+
+  /** Whether a host thread issues the layer passes ahead of the GPU (their kernels then pay no launch). */
+  public boolean hostDispatch() {
+    return hostSecondsPerLayerPass > 0;
   }
 
   /**
@@ -215,22 +175,12 @@ public record SoftwareProfile(
     if (llamaCpp == null) {
       throw new IllegalStateException(id + " is not a llama.cpp profile");
     }
-    return extended(build.flashAttention(), build, decodeKvPerQueryHead, hostSecondsPerLayerPass, causalBlockSkip);
-  }
-
-  /** A llama.cpp profile at {@code build}. */
-  public SoftwareProfile(String id, String description, List<String> aliases, double gemmScale, double streamScale,
-      double launchSeconds, int kernelsPerLayer, boolean flashAttention, double scoreBytesPerElement,
-      double workspaceBytes, double dequantScale, boolean cpuRunsHostLayers, int promptChunkTokens, String source,
-      int backwardKernelsPerLayer, boolean flashAttention2, LlamaCppBuild build) {
-    this(id, description, aliases, gemmScale, streamScale, launchSeconds, kernelsPerLayer, flashAttention,
-        scoreBytesPerElement, workspaceBytes, dequantScale, cpuRunsHostLayers, promptChunkTokens, source,
-        backwardKernelsPerLayer, flashAttention2, build, false, 0, null, OptimizerImpl.FUSED, false);
+    return toBuilder().flashAttention(build.flashAttention()).llamaCpp(build).build();
   }
 
   /** This profile with decode attention reading a sequence's keys and values once per query head. */
   public SoftwareProfile withDecodeKvPerQueryHead() {
-    return extended(flashAttention, llamaCpp, true, hostSecondsPerLayerPass, causalBlockSkip);
+    return toBuilder().decodeKvPerQueryHead(true).build();
   }
 
   /**
@@ -241,15 +191,218 @@ public record SoftwareProfile(
     if (!flashAttention) {
       throw new IllegalStateException(id + " computes the whole score matrix (no flash kernel)");
     }
-    return extended(flashAttention, llamaCpp, decodeKvPerQueryHead, hostSecondsPerLayerPass, true);
+    return toBuilder().causalBlockSkip(true).build();
   }
 
-  /** This profile with the components its withers change set as given, every other one as it is. */
-  private SoftwareProfile extended(boolean flash, LlamaCppBuild build, boolean kvPerQueryHead, double hostPerPass,
-      boolean causalSkip) {
-    return new SoftwareProfile(id, description, aliases, gemmScale, streamScale, launchSeconds, kernelsPerLayer, flash,
-        scoreBytesPerElement, workspaceBytes, dequantScale, cpuRunsHostLayers, promptChunkTokens, source,
-        backwardKernelsPerLayer, flashAttention2, build, kvPerQueryHead, hostPerPass, eagerOps, optimizerImpl,
-        causalSkip);
+  /**
+   * Builds a {@link SoftwareProfile} with named setters. The record's compact constructor validates the result; the
+   * builder only refuses a required component left unset.
+   */
+  public static final class Builder {
+    private final String id;
+    private final String description;
+    private List<String> aliases = List.of();
+    private double gemmScale = 1;
+    private double streamScale = 1;
+    private Double launchSeconds;
+    private Integer kernelsPerLayer;
+    private Boolean flashAttention;
+    private double scoreBytesPerElement = CLASSIC_FUSED_SOFTMAX_SCORE_BYTES;
+    private Double workspaceBytes;
+    private double dequantScale = 1;
+    private boolean cpuRunsHostLayers;
+    private int promptChunkTokens;
+    private String source;
+    private Integer backwardKernelsPerLayer;
+    private boolean flashAttention2;
+    private LlamaCppBuild llamaCpp;
+    private boolean decodeKvPerQueryHead;
+    private double hostSecondsPerLayerPass;
+    private EagerOps eagerOps;
+    private OptimizerImpl optimizerImpl = OptimizerImpl.FUSED;
+    private Boolean causalBlockSkip;
+    private boolean megatronFusedSoftmax;
+    private boolean pipelineScatterGather;
+    private boolean transformerEngineFp8;
+
+    private Builder(String id, String description) {
+      this.id = id;
+      this.description = description;
+    }
+
+    /** Other names the profile is found by (default: none). */
+    public Builder aliases(List<String> names) {
+      this.aliases = names;
+      return this;
+    }
+
+    /** Other names the profile is found by (default: none). */
+    public Builder aliases(String... names) {
+      return aliases(List.of(names));
+    }
+
+    /** Default 1: the framework's GEMMs reach the device's measured best-shape fraction. */
+    public Builder gemmScale(double v) {
+      this.gemmScale = v;
+      return this;
+    }
+
+    /** Default 1: weight-reading kernels reach the device's measured streaming fraction. */
+    public Builder streamScale(double v) {
+      this.streamScale = v;
+      return this;
+    }
+
+    /** Required. */
+    public Builder launchSeconds(double v) {
+      this.launchSeconds = v;
+      return this;
+    }
+
+    /** Required. */
+    public Builder kernelsPerLayer(int v) {
+      this.kernelsPerLayer = v;
+      return this;
+    }
+
+    /** Required. */
+    public Builder flashAttention(boolean v) {
+      this.flashAttention = v;
+      return this;
+    }
+
+    /**
+     * Default {@link #CLASSIC_FUSED_SOFTMAX_SCORE_BYTES}; read only without flash attention, so every profile with
+     * classic attention states its own chain.
+     */
+    public Builder scoreBytesPerElement(double v) {
+      this.scoreBytesPerElement = v;
+      return this;
+    }
+
+    /** Required. */
+    public Builder workspaceBytes(double v) {
+      this.workspaceBytes = v;
+      return this;
+    }
+
+    /** Default 1: block-quantised weights stream as fast as 16-bit ones. */
+    public Builder dequantScale(double v) {
+      this.dequantScale = v;
+      return this;
+    }
+
+    /** Default false: host layers are streamed to the GPU each pass. */
+    public Builder cpuRunsHostLayers(boolean v) {
+      this.cpuRunsHostLayers = v;
+      return this;
+    }
+
+    /** Default 0: the whole prompt at once. */
+    public Builder promptChunkTokens(int v) {
+      this.promptChunkTokens = v;
+      return this;
+    }
+
+    /** Required: where the profile's figures are justified. */
+    public Builder source(String v) {
+      this.source = v;
+      return this;
+    }
+
+    /** Default: twice the forward's kernels per layer. */
+    public Builder backwardKernelsPerLayer(int v) {
+      this.backwardKernelsPerLayer = v;
+      return this;
+    }
+
+    /** Default false: fused vendor kernels, reaching the GEMM fraction. */
+    public Builder flashAttention2(boolean v) {
+      this.flashAttention2 = v;
+      return this;
+    }
+
+    /** Default null: not llama.cpp. */
+    public Builder llamaCpp(LlamaCppBuild v) {
+      this.llamaCpp = v;
+      return this;
+    }
+
+    /** Default false: a group's query heads share one load of their KV head. */
+    public Builder decodeKvPerQueryHead(boolean v) {
+      this.decodeKvPerQueryHead = v;
+      return this;
+    }
+
+    /** Default 0: launches are paid per kernel on the GPU's stream. */
+    public Builder hostSecondsPerLayerPass(double v) {
+      this.hostSecondsPerLayerPass = v;
+      return this;
+    }
+
+    /** Default null: the element-wise work is costed as fused kernels. */
+    public Builder eagerOps(EagerOps v) {
+      this.eagerOps = v;
+      return this;
+    }
+
+    /** Default {@link OptimizerImpl#FUSED}. */
+    public Builder optimizerImpl(OptimizerImpl v) {
+      this.optimizerImpl = v;
+      return this;
+    }
+
+    /**
+     * Default: FlashAttention-2's kernels ({@code flashAttention && flashAttention2}) outside llama.cpp have it, other
+     * kernels are not assumed to.
+     */
+    public Builder causalBlockSkip(boolean v) {
+      this.causalBlockSkip = v;
+      return this;
+    }
+
+    /** Default false. */
+    public Builder megatronFusedSoftmax(boolean v) {
+      this.megatronFusedSoftmax = v;
+      return this;
+    }
+
+    /** Default false: each rank sends the whole activation. */
+    public Builder pipelineScatterGather(boolean v) {
+      this.pipelineScatterGather = v;
+      return this;
+    }
+
+    /** Default false: fp8 training is not run through Transformer Engine's recipe. */
+    public Builder transformerEngineFp8(boolean v) {
+      this.transformerEngineFp8 = v;
+      return this;
+    }
+
+    public SoftwareProfile build() {
+      boolean flash = required(flashAttention, "flash attention");
+      int kernels = required(kernelsPerLayer, "kernels per layer");
+      return new SoftwareProfile(id, description, aliases, gemmScale, streamScale,
+          required(launchSeconds, "launch overhead (s)"), kernels, flash, scoreBytesPerElement,
+          required(workspaceBytes, "workspace (bytes)"), dequantScale, cpuRunsHostLayers, promptChunkTokens,
+          required(source, "source"), backwardKernelsPerLayer == null ? 2 * kernels : backwardKernelsPerLayer,
+          flashAttention2, llamaCpp, decodeKvPerQueryHead, hostSecondsPerLayerPass, eagerOps, optimizerImpl,
+          causalBlockSkip == null ? flash && flashAttention2 && llamaCpp == null : causalBlockSkip,
+          megatronFusedSoftmax, pipelineScatterGather, transformerEngineFp8);
+    }
+
+    private <T> T required(T value, String what) {
+      if (value == null) {
+        throw new IllegalArgumentException("software profile " + id + ": " + what + " must be set");
+      }
+      return value;
+    }
   }
+
+  /**
+   * Bytes per attention-score element of a 16-bit score chain with a fused softmax: QK^T written (2 B), the softmax
+   * reading and writing it (4 B), attention x V reading it (2 B). The builder's default, read only by classic
+   * (non-flash) attention.
+   */
+  public static final double CLASSIC_FUSED_SOFTMAX_SCORE_BYTES = 8;
 }

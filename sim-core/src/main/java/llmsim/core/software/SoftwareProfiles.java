@@ -17,10 +17,10 @@ public final class SoftwareProfiles {
    * of CPU dispatch. SDPA's flash backend runs FlashAttention-2's kernels. The element-wise work around the GEMMs is
    * costed as fused kernels (a lower bound for eager module code; {@link #HF} and {@link #TORCHTUNE} count theirs).
    */
-  public static final SoftwareProfile PYTORCH = new SoftwareProfile(
-      "pytorch", "PyTorch eager, SDPA flash attention (element-wise work as fused kernels)",
-      List.of(), 1.0, 1.0, 12e-6, 48, true, 8, 1.0 * Units.GIB, 1.0, false, 0,
-      "docs/CALIBRATION.md#pytorch", 96, true);
+  public static final SoftwareProfile PYTORCH = SoftwareProfile.builder(
+      "pytorch", "PyTorch eager, SDPA flash attention (element-wise work as fused kernels)")
+      .launchSeconds(12e-6).kernelsPerLayer(48).flashAttention(true).flashAttention2(true)
+      .workspaceBytes(1.0 * Units.GIB).source("docs/CALIBRATION.md#pytorch").build();
 
   /**
    * MosaicML llm-foundry's MPT under Composer and PyTorch FSDP, as its benchmark tables ran it: as {@link #PYTORCH}
@@ -30,10 +30,11 @@ public final class SoftwareProfiles {
    * add_, exp_avg_sq mul_ and addcmul_, sqrt, divide, add eps, addcdiv_ into the parameter):
    * {@link OptimizerImpl#PER_TENSOR} (docs/CALIBRATION.md#llm-foundry).
    */
-  public static final SoftwareProfile LLM_FOUNDRY = new SoftwareProfile(
-      "llm-foundry", "MosaicML llm-foundry / Composer (eager MPT, FSDP, flash attention, DecoupledAdamW per tensor)",
-      List.of("composer", "mosaicml"), 1.0, 1.0, 12e-6, 48, true, 8, 1.0 * Units.GIB, 1.0, false, 0,
-      "docs/CALIBRATION.md#llm-foundry", 96, true, null, OptimizerImpl.PER_TENSOR);
+  public static final SoftwareProfile LLM_FOUNDRY = SoftwareProfile.builder(
+      "llm-foundry", "MosaicML llm-foundry / Composer (eager MPT, FSDP, flash attention, DecoupledAdamW per tensor)")
+      .aliases("composer", "mosaicml").launchSeconds(12e-6).kernelsPerLayer(48).flashAttention(true)
+      .flashAttention2(true).optimizerImpl(OptimizerImpl.PER_TENSOR).workspaceBytes(1.0 * Units.GIB)
+      .source("docs/CALIBRATION.md#llm-foundry").build();
 
   /**
    * Hugging Face transformers + PEFT under the Trainer (autocast), eager module code, FlashAttention-2 or SDPA flash
@@ -42,30 +43,31 @@ public final class SoftwareProfiles {
    * ({@link EagerOps#HF_PEFT}). The Trainer's default optimizer ("adamw_torch") is torch.optim.AdamW, foreach on
    * CUDA.
    */
-  public static final SoftwareProfile HF = new SoftwareProfile(
-      "hf", "Hugging Face transformers + PEFT (eager modules, autocast), FlashAttention-2 / SDPA flash",
-      List.of("transformers", "peft", "hf-fa2", "hf-sdpa", "llama-factory", "llamafactory", "axolotl"), 1.0, 1.0,
-      12e-6, 48, true, 8, 1.0 * Units.GIB, 1.0, false, 0, "docs/CALIBRATION.md#hf", 96, true, EagerOps.HF_PEFT,
-      OptimizerImpl.FOREACH);
+  public static final SoftwareProfile HF = SoftwareProfile.builder(
+      "hf", "Hugging Face transformers + PEFT (eager modules, autocast), FlashAttention-2 / SDPA flash")
+      .aliases("transformers", "peft", "hf-fa2", "hf-sdpa", "llama-factory", "llamafactory", "axolotl")
+      .launchSeconds(12e-6).kernelsPerLayer(48).flashAttention(true).flashAttention2(true).eagerOps(EagerOps.HF_PEFT)
+      .optimizerImpl(OptimizerImpl.FOREACH).workspaceBytes(1.0 * Units.GIB).source("docs/CALIBRATION.md#hf").build();
 
   /**
    * A Hugging Face model trained under DeepSpeed (the HF Trainer's deepspeed integration, or DeepSpeed's engine on a
    * transformers model): the same module code as {@link #HF}; DeepSpeed's optimizer is its FusedAdam (multi-tensor
    * apply, one fused kernel) on the GPU, and DeepSpeedCPUAdam under ZeRO-Offload (the scenario's offload: optimizer).
    */
-  public static final SoftwareProfile HF_DEEPSPEED = new SoftwareProfile(
-      "hf-deepspeed", "Hugging Face transformers + PEFT under DeepSpeed (ZeRO, FusedAdam / CPU Adam)",
-      List.of("deepspeed"), 1.0, 1.0, 12e-6, 48, true, 8, 1.0 * Units.GIB, 1.0, false, 0,
-      "docs/CALIBRATION.md#hf-deepspeed", 96, true, EagerOps.HF_PEFT, OptimizerImpl.FUSED);
+  public static final SoftwareProfile HF_DEEPSPEED = SoftwareProfile.builder(
+      "hf-deepspeed", "Hugging Face transformers + PEFT under DeepSpeed (ZeRO, FusedAdam / CPU Adam)")
+      .aliases("deepspeed").launchSeconds(12e-6).kernelsPerLayer(48).flashAttention(true).flashAttention2(true)
+      .eagerOps(EagerOps.HF_PEFT).optimizerImpl(OptimizerImpl.FUSED).workspaceBytes(1.0 * Units.GIB)
+      .source("docs/CALIBRATION.md#hf-deepspeed").build();
 
   /**
    * torchtune's recipes in eager mode (its configs' default, compile: False): PyTorch eager with SDPA flash attention
    * and torchtune's module code ({@link EagerOps#TORCHTUNE}).
    */
-  public static final SoftwareProfile TORCHTUNE = new SoftwareProfile(
-      "torchtune", "torchtune recipes, eager (compile off), SDPA flash attention",
-      List.of("torchtune-eager"), 1.0, 1.0, 12e-6, 48, true, 8, 1.0 * Units.GIB, 1.0, false, 0,
-      "docs/CALIBRATION.md#torchtune", 96, true, EagerOps.TORCHTUNE);
+  public static final SoftwareProfile TORCHTUNE = SoftwareProfile.builder(
+      "torchtune", "torchtune recipes, eager (compile off), SDPA flash attention")
+      .aliases("torchtune-eager").launchSeconds(12e-6).kernelsPerLayer(48).flashAttention(true).flashAttention2(true)
+      .eagerOps(EagerOps.TORCHTUNE).workspaceBytes(1.0 * Units.GIB).source("docs/CALIBRATION.md#torchtune").build();
 
   /**
    * LitGPT's fine-tune and pretrain scripts (Lightning-AI/litgpt, formerly lit-gpt): eager PyTorch under Lightning
@@ -74,10 +76,11 @@ public final class SoftwareProfiles {
    * GQA); 42 kernels per LLaMA layer forward. Its optimizer is {@code torch.optim.AdamW} as constructed, foreach on
    * CUDA.
    */
-  public static final SoftwareProfile LITGPT = new SoftwareProfile(
-      "litgpt", "LitGPT (eager modules, fused qkv and its LoRA, fp32 norm and rotary), SDPA flash attention",
-      List.of("lit-gpt"), 1.0, 1.0, 12e-6, 42, true, 8, 1.0 * Units.GIB, 1.0, false, 0, "docs/CALIBRATION.md#litgpt",
-      84, true, EagerOps.LITGPT, OptimizerImpl.FOREACH);
+  public static final SoftwareProfile LITGPT = SoftwareProfile.builder(
+      "litgpt", "LitGPT (eager modules, fused qkv and its LoRA, fp32 norm and rotary), SDPA flash attention")
+      .aliases("lit-gpt").launchSeconds(12e-6).kernelsPerLayer(42).flashAttention(true).flashAttention2(true)
+      .eagerOps(EagerOps.LITGPT).optimizerImpl(OptimizerImpl.FOREACH).workspaceBytes(1.0 * Units.GIB)
+      .source("docs/CALIBRATION.md#litgpt").build();
 
   /**
    * torch.compile (TorchInductor) over an eager model, as torchtune's published benchmark tables run it
@@ -85,10 +88,11 @@ public final class SoftwareProfiles {
    * the element-wise work is fused; 14 kernels per LLaMA layer forward (norm, q, k, v, rotary, attention, o, residual
    * with norm, gate, up, SwiGLU, down, residual, and the attention's layout copy) and twice that backward.
    */
-  public static final SoftwareProfile TORCH_COMPILE = new SoftwareProfile(
-      "torch-compile", "PyTorch with torch.compile (Inductor-fused element-wise kernels), SDPA flash attention",
-      List.of("inductor", "torchtune-compile", "pytorch-compile"), 1.0, 1.0, 12e-6, 14, true, 8, 1.0 * Units.GIB, 1.0,
-      false, 0, "docs/CALIBRATION.md#torch-compile", 28, true);
+  public static final SoftwareProfile TORCH_COMPILE = SoftwareProfile.builder(
+      "torch-compile", "PyTorch with torch.compile (Inductor-fused element-wise kernels), SDPA flash attention")
+      .aliases("inductor", "torchtune-compile", "pytorch-compile").launchSeconds(12e-6).kernelsPerLayer(14)
+      .flashAttention(true).flashAttention2(true).workspaceBytes(1.0 * Units.GIB)
+      .source("docs/CALIBRATION.md#torch-compile").build();
 
   /**
    * Unsloth: Hugging Face's LLaMA with Unsloth's Triton kernels (RMSNorm, rotary, SwiGLU, cross-entropy) and manual
@@ -98,20 +102,21 @@ public final class SoftwareProfiles {
    * seven input-gradient GEMMs and the three {@code dX +=} adds of k, v and gate), before its adapters' own and
    * the NF4 dequantisations' (docs/CALIBRATION.md).
    */
-  public static final SoftwareProfile UNSLOTH = new SoftwareProfile(
-      "unsloth", "Unsloth (Triton RMSNorm/rotary/SwiGLU kernels, manual LoRA autograd), FlashAttention-2",
-      List.of(), 1.0, 1.0, 12e-6, 15, true, 8, 1.0 * Units.GIB, 1.0, false, 0, "docs/CALIBRATION.md#unsloth", 20,
-      true, EagerOps.UNSLOTH);
+  public static final SoftwareProfile UNSLOTH = SoftwareProfile.builder(
+      "unsloth", "Unsloth (Triton RMSNorm/rotary/SwiGLU kernels, manual LoRA autograd), FlashAttention-2")
+      .launchSeconds(12e-6).kernelsPerLayer(15).backwardKernelsPerLayer(20).flashAttention(true).flashAttention2(true)
+      .eagerOps(EagerOps.UNSLOTH).workspaceBytes(1.0 * Units.GIB).source("docs/CALIBRATION.md#unsloth").build();
 
   /**
    * As {@link #PYTORCH}, with the eager attention transformers used before SDPA: QK^T written in bf16 (2 B),
    * divided by sqrt(d) (4 B), plus the mask (6 B), softmax upcast to fp32 (6 B), cast back (6 B), read by
    * attention x V (2 B): 26 bytes per score element.
    */
-  public static final SoftwareProfile HF_EAGER = new SoftwareProfile(
-      "hf-eager", "PyTorch eager with Hugging Face eager attention (transformers < 4.36, no FlashAttention)",
-      List.of("pytorch-eager-attention"), 1.0, 1.0, 12e-6, 48, false, 26, 1.0 * Units.GIB, 1.0, false, 0,
-      "docs/CALIBRATION.md#hf-eager", 96, false, EagerOps.HF_PEFT, OptimizerImpl.FOREACH);
+  public static final SoftwareProfile HF_EAGER = SoftwareProfile.builder(
+      "hf-eager", "PyTorch eager with Hugging Face eager attention (transformers < 4.36, no FlashAttention)")
+      .aliases("pytorch-eager-attention").launchSeconds(12e-6).kernelsPerLayer(48).flashAttention(false)
+      .scoreBytesPerElement(26).eagerOps(EagerOps.HF_PEFT).optimizerImpl(OptimizerImpl.FOREACH)
+      .workspaceBytes(1.0 * Units.GIB).source("docs/CALIBRATION.md#hf-eager").build();
 
   /**
    * llama.cpp (ggml) with the Metal or CUDA backend before CUDA graphs (2024-05) and flash attention
@@ -123,16 +128,17 @@ public final class SoftwareProfiles {
    * changes by date and backend (CUDA graphs, Metal's attention kernels, in-kernel dequantisation, CUDA's
    * dequantise-then-cuBLAS, {@code -fa}).
    */
-  public static final SoftwareProfile LLAMA_CPP = new SoftwareProfile(
-      "llama.cpp", "llama.cpp / ggml (Metal or CUDA backend), one kernel launch per graph node",
-      List.of("llamacpp", "ggml"), 1.0, 1.0, LlamaCppBuild.LAUNCH_SECONDS, 24, false, 16, 0.5 * Units.GIB, 1.0, true,
-      512, "docs/CALIBRATION.md#llamacpp", 48, false, LlamaCppBuild.LATEST);
+  public static final SoftwareProfile LLAMA_CPP = SoftwareProfile.builder(
+      "llama.cpp", "llama.cpp / ggml (Metal or CUDA backend), one kernel launch per graph node")
+      .aliases("llamacpp", "ggml").launchSeconds(LlamaCppBuild.LAUNCH_SECONDS).kernelsPerLayer(24)
+      .flashAttention(false).scoreBytesPerElement(16).llamaCpp(LlamaCppBuild.LATEST).workspaceBytes(0.5 * Units.GIB)
+      .cpuRunsHostLayers(true).promptChunkTokens(512).source("docs/CALIBRATION.md#llamacpp").build();
 
   /** TensorRT-LLM: fused attention and MLP kernels. */
-  public static final SoftwareProfile TENSORRT_LLM = new SoftwareProfile(
-      "tensorrt-llm", "NVIDIA TensorRT-LLM (fused attention plugin, fused GEMM epilogues)",
-      List.of("trt-llm", "tensorrt"), 1.0, 1.0, 4e-6, 10, true, 8, 1.0 * Units.GIB, 1.0, false, 0,
-      "docs/CALIBRATION.md#tensorrt-llm");
+  public static final SoftwareProfile TENSORRT_LLM = SoftwareProfile.builder(
+      "tensorrt-llm", "NVIDIA TensorRT-LLM (fused attention plugin, fused GEMM epilogues)")
+      .aliases("trt-llm", "tensorrt").launchSeconds(4e-6).kernelsPerLayer(10).flashAttention(true)
+      .workspaceBytes(1.0 * Units.GIB).source("docs/CALIBRATION.md#tensorrt-llm").build();
 
   /**
    * TensorRT-LLM v0.5-v0.7 (2023), as its performance.md tables measured it: as {@link #TENSORRT_LLM}, but the
@@ -141,19 +147,22 @@ public final class SoftwareProfiles {
    * query head. The XQA kernel that shares the load among a group's query heads came with v0.8
    * (docs/CALIBRATION.md#tensorrt-llm-06).
    */
-  public static final SoftwareProfile TENSORRT_LLM_0_6 = new SoftwareProfile(
-      "tensorrt-llm-0.6", "NVIDIA TensorRT-LLM v0.5-v0.7 (2023): masked MHA decode kernel, before XQA",
-      List.of("tensorrt-llm-0.5", "tensorrt-llm-0.7", "trt-llm-0.6"), 1.0, 1.0, 4e-6, 10, true, 8, 1.0 * Units.GIB,
-      1.0, false, 0, "docs/CALIBRATION.md#tensorrt-llm-06", 20, false).withDecodeKvPerQueryHead();
+  public static final SoftwareProfile TENSORRT_LLM_0_6 = SoftwareProfile.builder(
+      "tensorrt-llm-0.6", "NVIDIA TensorRT-LLM v0.5-v0.7 (2023): masked MHA decode kernel, before XQA")
+      .aliases("tensorrt-llm-0.5", "tensorrt-llm-0.7", "trt-llm-0.6").launchSeconds(4e-6).kernelsPerLayer(10)
+      .flashAttention(true).decodeKvPerQueryHead(true).workspaceBytes(1.0 * Units.GIB)
+      .source("docs/CALIBRATION.md#tensorrt-llm-06").build();
 
   /**
    * Megatron-LM / NeMo: fused kernels for large-scale training; Transformer Engine's fused attention (FlashAttention-2
-   * or cuDNN's flash kernel) skips the key blocks a causal mask hides.
+   * or cuDNN's flash kernel) skips the key blocks a causal mask hides, and fp8 training runs Transformer Engine's fp8
+   * recipe on its TE layers ({@link SoftwareProfile#transformerEngineFp8}).
    */
-  public static final SoftwareProfile MEGATRON = new SoftwareProfile(
-      "megatron", "Megatron-LM (fused kernels, flash attention)",
-      List.of("megatron-lm", "nemo"), 1.0, 1.0, 4e-6, 14, true, 8, 2.0 * Units.GIB, 1.0, false, 0,
-      "docs/CALIBRATION.md#megatron").withCausalBlockSkip();
+  public static final SoftwareProfile MEGATRON = SoftwareProfile.builder(
+      "megatron", "Megatron-LM (fused kernels, flash attention)")
+      .aliases("megatron-lm", "nemo").launchSeconds(4e-6).kernelsPerLayer(14).flashAttention(true)
+      .causalBlockSkip(true).transformerEngineFp8(true).workspaceBytes(2.0 * Units.GIB)
+      .source("docs/CALIBRATION.md#megatron").build();
 
   /**
    * Host time of one eager PyTorch transformer layer pass issued from Python: LLaMA-7B decode in eager Hugging Face
@@ -178,17 +187,21 @@ public final class SoftwareProfiles {
    * TorchScript bias-dropout-add x2, fc1, bias-GeLU, fc2), 12 us each of eager dispatch as {@link #PYTORCH}.
    * Score chain: baddbmm writes fp16 (2 B), the fused softmax reads and writes it (4 B), dropout reads it and
    * writes its output and a 1-byte mask (5 B), bmm reads it (2 B): 13 bytes per score element. Backward: 44
-   * kernels, counted from the same code (docs/CALIBRATION.md).
+   * kernels, counted from the same code (docs/CALIBRATION.md). Its softmax is Megatron's FusedScaleMaskSoftmax, fused
+   * only where its shape condition holds ({@link SoftwareProfile#megatronFusedSoftmax}), and its pipeline sends are
+   * scattered over the tensor-parallel ranks and gathered again ({@link SoftwareProfile#pipelineScatterGather}).
    */
-  public static final SoftwareProfile MEGATRON_CLASSIC = new SoftwareProfile(
-      "megatron-classic", "Megatron-LM / Megatron-DeepSpeed before flash attention: eager, fused softmax, classic attention",
-      List.of("megatron-deepspeed"), 1.0, 1.0, 12e-6, 15, false, 13, 2.0 * Units.GIB, 1.0, false, 0,
-      "docs/CALIBRATION.md#megatron-classic", 44).withHostDispatch(EAGER_LAYER_PASS_HOST_SECONDS);
+  public static final SoftwareProfile MEGATRON_CLASSIC = SoftwareProfile.builder(
+      "megatron-classic", "Megatron-LM / Megatron-DeepSpeed before flash attention: eager, fused softmax, classic attention")
+      .aliases("megatron-deepspeed").launchSeconds(12e-6).hostSecondsPerLayerPass(EAGER_LAYER_PASS_HOST_SECONDS)
+      .kernelsPerLayer(15).backwardKernelsPerLayer(44).flashAttention(false).scoreBytesPerElement(13)
+      .megatronFusedSoftmax(true).pipelineScatterGather(true).workspaceBytes(2.0 * Units.GIB)
+      .source("docs/CALIBRATION.md#megatron-classic").build();
 
   /** Apple MLX. */
-  public static final SoftwareProfile MLX = new SoftwareProfile(
-      "mlx", "Apple MLX (Metal)", List.of(), 1.0, 1.0, 4e-6, 16, true, 8, 0.5 * Units.GIB, 1.0, false, 0,
-      "docs/CALIBRATION.md#mlx");
+  public static final SoftwareProfile MLX = SoftwareProfile.builder("mlx", "Apple MLX (Metal)")
+      .launchSeconds(4e-6).kernelsPerLayer(16).flashAttention(true).workspaceBytes(0.5 * Units.GIB)
+      .source("docs/CALIBRATION.md#mlx").build();
 
   public static final List<SoftwareProfile> ALL = List.of(PYTORCH, HF, HF_EAGER, HF_DEEPSPEED, TORCHTUNE, LITGPT,
       TORCH_COMPILE, UNSLOTH, LLAMA_CPP, TENSORRT_LLM, TENSORRT_LLM_0_6, MEGATRON, MEGATRON_CLASSIC, MLX, LLM_FOUNDRY);

@@ -1,6 +1,5 @@
 package llmsim.core.workload;
 
-import java.util.List;
 import llmsim.core.engine.Simulation;
 import llmsim.core.hw.Precision;
 import llmsim.core.hw.PrecisionSupport;
@@ -23,8 +22,8 @@ public final class CollectiveBench {
   private CollectiveBench() {}
 
   /** No framework in the way: the collective alone. */
-  private static final SoftwareProfile NONE = new SoftwareProfile("nccl-tests", "a collective alone", List.of(), 1, 1, 0,
-      1, true, 8, 0, 1, false, 0, "nccl-tests");
+  private static final SoftwareProfile NONE = SoftwareProfile.builder("nccl-tests", "a collective alone")
+      .launchSeconds(0).kernelsPerLayer(1).flashAttention(true).workspaceBytes(0).source("nccl-tests").build();
 
   /** Bus bandwidth (bytes/s) of an all-reduce of {@code bytes} over all of {@code s}'s GPUs: 2(n-1)/n x S / time. */
   public static double allReduceBusBandwidth(SystemSpec s, double bytes) {

@@ -204,12 +204,12 @@ final class LayerEmitter {
   }
 
   /**
-   * Whether this pass's softmax runs Megatron's eager fp32 path instead of its fused kernel (only under the
-   * {@code megatron-classic} profile, where the fused kernel's shape condition fails: see
-   * {@link llmsim.core.software.SoftwareProfile#megatronSoftmaxFused}).
+   * Whether this pass's softmax runs Megatron's eager fp32 path instead of its fused kernel (only under a profile
+   * with {@link llmsim.core.software.SoftwareProfile#megatronFusedSoftmax}, where the fused kernel's shape condition
+   * fails: see {@link llmsim.core.software.SoftwareProfile#megatronSoftmaxFused}).
    */
   boolean softmaxUnfused(long batch, long queries, double keys) {
-    return !flash && ctx.software.megatronSoftmax()
+    return !flash && ctx.software.megatronFusedSoftmax()
         && !llmsim.core.software.SoftwareProfile.megatronSoftmaxFused(batch * (double) m.heads() / tp, queries, keys);
   }
 

@@ -197,11 +197,11 @@ final class PipelineStep {
   /**
    * Whether each tensor-parallel rank sends only its 1 / tp share of a stage's activation (or gradient) and the
    * receiving stage all-gathers it over its tensor-parallel group ({@link
-   * llmsim.core.software.SoftwareProfile#megatronPipelineScatterGather}); not under sequence parallelism, whose
+   * llmsim.core.software.SoftwareProfile#pipelineScatterGather}); not under sequence parallelism, whose
    * activations are already split.
    */
   private boolean scatterGather(StepContext c) {
-    return c.software.megatronPipelineScatterGather() && t.plan().tp() > 1 && !t.plan().sequenceParallel();
+    return c.software.pipelineScatterGather() && t.plan().tp() > 1 && !t.plan().sequenceParallel();
   }
 
   /** Bytes one rank sends to the neighbouring stage: the activation, or its 1 / tp share under scatter-gather. */

@@ -173,7 +173,7 @@ final class StepContext {
     hostDispatch = sw.hostDispatch()
         ? sink.addGroup(new CostGroup("host dispatch", 1, -1, 1, -1, 1, sw.hostSecondsPerLayerPass())) : -1;
     hostWait = sw.hostDispatch() ? sink.addGroup(new CostGroup("host wait", 1, -1, 1, -1, 1, 0)) : -1;
-    hostUnfusedSoftmax = sw.hostDispatch() && sw.megatronSoftmax()
+    hostUnfusedSoftmax = sw.hostDispatch() && sw.megatronFusedSoftmax()
         ? sink.addGroup(new CostGroup("host dispatch (unfused softmax)", 1, -1, 1, -1, 1,
             UNFUSED_SOFTMAX_EXTRA_CALLS * llmsim.core.software.SoftwareProfiles.EAGER_CALL_HOST_SECONDS))
         : -1;

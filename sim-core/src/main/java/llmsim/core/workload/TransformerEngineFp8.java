@@ -2,13 +2,13 @@ package llmsim.core.workload;
 
 import llmsim.core.hw.Precision;
 import llmsim.core.software.SoftwareProfile;
-import llmsim.core.software.SoftwareProfiles;
 import llmsim.core.task.Task;
 
 /**
- * What Transformer Engine's fp8 recipe (delayed scaling) adds to a training step under the {@code megatron} profile
- * (Megatron-Core with TE layers: TELayerNormColumnParallelLinear for qkv and fc1, TERowParallelLinear for o_proj and
- * fc2), counted from NVIDIA/TransformerEngine {@code transformer_engine/pytorch/module/linear.py},
+ * What Transformer Engine's fp8 recipe (delayed scaling) adds to a training step under a profile with
+ * {@link SoftwareProfile#transformerEngineFp8} (the {@code megatron} profile: Megatron-Core with TE layers,
+ * TELayerNormColumnParallelLinear for qkv and fc1, TERowParallelLinear for o_proj and fc2), counted from
+ * NVIDIA/TransformerEngine {@code transformer_engine/pytorch/module/linear.py},
  * {@code layernorm_linear.py} and {@code base.py} (docs/CALIBRATION.md#transformer-engine-fp8):
  * <ul>
  * <li>only the GEMMs take fp8 inputs: the activations between them (residual stream, norms, attention, SwiGLU) stay
@@ -39,9 +39,11 @@ final class TransformerEngineFp8 {
   /** Per element of a norm's fp8 output transposed in the backward: fp8 read and written. */
   static final double TRANSPOSE_BYTES = 2 * FP8_BYTES;
 
-  /** Whether a step runs under Transformer Engine's fp8 recipe: fp8 GEMMs, training, the megatron profile. */
+  /**
+   * Whether a step runs under Transformer Engine's fp8 recipe: fp8 GEMMs, training, a profile whose layers are TE's
+   * ({@link SoftwareProfile#transformerEngineFp8}).
+   */
   static boolean applies(SoftwareProfile sw, Task task, Precision gemmPrecision) {
-    return task.kind().training() && gemmPrecision == Precision.FP8
-        && sw.id().equals(SoftwareProfiles.MEGATRON.id());
+    return task.kind().training() && gemmPrecision == Precision.FP8 && sw.transformerEngineFp8();
   }
 }

@@ -4,7 +4,6 @@ import static llmsim.core.testing.Fixtures.op;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.data.Percentage.withPercentage;
 
-import java.util.List;
 import llmsim.core.engine.Trace;
 import llmsim.core.hw.Precision;
 import llmsim.core.model.ModelSpec;
@@ -95,8 +94,8 @@ class CausalAttentionTest {
     Task task = new Task(TaskKind.TRAIN, Precision.BF16, WeightFormat.BF16, 1, s, 1, 1, 1, false, 8, 128,
         Offload.NONE);
     // FlashAttention-2's kernels without launch costs
-    SoftwareProfile fa2 = new SoftwareProfile("fa2", "test", List.of(), 1, 1, 0, 1, true, 8, 0, 1, false, 0, "test",
-        2, true);
+    SoftwareProfile fa2 = SoftwareProfile.builder("fa2", "test").launchSeconds(0).kernelsPerLayer(1)
+        .flashAttention(true).flashAttention2(true).workspaceBytes(0).source("test").build();
     Trace t = Simulator.simulate(Fixtures.discrete(0, e, peaks), llama7b, task, fa2).trace();
     int blocks = s / 128;
     double pairs = 128.0 * 128 * blocks * (blocks + 1) / 2;
@@ -112,7 +111,8 @@ class CausalAttentionTest {
     assertThat(SoftwareProfiles.LLAMA_CPP.causalBlockSkip()).isFalse();
     assertThat(SoftwareProfiles.MLX.causalBlockSkip()).isFalse();
     assertThat(SoftwareProfiles.MEGATRON_CLASSIC.causalBlockSkip()).isFalse();
-    SoftwareProfile classic = new SoftwareProfile("c", "test", List.of(), 1, 1, 0, 1, false, 8, 0, 1, false, 0, "t");
+    SoftwareProfile classic = SoftwareProfile.builder("c", "test").launchSeconds(0).kernelsPerLayer(1)
+        .flashAttention(false).workspaceBytes(0).source("t").build();
     org.assertj.core.api.Assertions.assertThatThrownBy(classic::withCausalBlockSkip)
         .isInstanceOf(IllegalStateException.class);
   }

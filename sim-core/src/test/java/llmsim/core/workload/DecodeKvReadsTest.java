@@ -39,7 +39,8 @@ class DecodeKvReadsTest {
   static final int PROMPT = 100;
 
   static SoftwareProfile profile(boolean perQueryHead) {
-    SoftwareProfile p = new SoftwareProfile("t", "test", List.of(), 1, 1, 0, 1, true, 8, 0, 1, false, 0, "test", 2, false);
+    SoftwareProfile p = SoftwareProfile.builder("t", "test").launchSeconds(0).kernelsPerLayer(1).flashAttention(true)
+        .workspaceBytes(0).source("test").build();
     return perQueryHead ? p.withDecodeKvPerQueryHead() : p;
   }
 

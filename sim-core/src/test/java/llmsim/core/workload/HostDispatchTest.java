@@ -4,7 +4,6 @@ import static llmsim.core.testing.Fixtures.op;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.data.Percentage.withPercentage;
 
-import java.util.List;
 import llmsim.core.engine.OpKind;
 import llmsim.core.engine.Simulation;
 import llmsim.core.engine.Trace;
@@ -105,8 +104,8 @@ class HostDispatchTest {
 
   @Test
   void hostDispatch_replacesThePerKernelLaunch_itIsNotPaidTwice() {
-    SoftwareProfile perKernel = new SoftwareProfile("launch", "test", List.of(), 1, 1, 10e-6, 30, true, 8, 0, 1,
-        false, 0, "test");
+    SoftwareProfile perKernel = SoftwareProfile.builder("launch", "test").launchSeconds(10e-6).kernelsPerLayer(30)
+        .flashAttention(true).workspaceBytes(0).source("test").build();
     Trace t = trace(perKernel.withHostDispatch(1e-9), 1, 256);
     for (int i = 0; i < t.size(); i++) {
       if (t.lanes().get(t.ops().streams()[i]) == llmsim.core.engine.Lane.COMPUTE) {
@@ -172,9 +171,9 @@ class HostDispatchTest {
     assertThat(SoftwareProfile.megatronSoftmaxFused(32, 4096, 4096)).isFalse();
     assertThat(SoftwareProfile.megatronSoftmaxFused(32, 16, 16)).isFalse();
     assertThat(SoftwareProfile.megatronSoftmaxFused(32, 18, 18)).isFalse();
-    assertThat(SoftwareProfiles.find("megatron-classic").orElseThrow().megatronSoftmax()).isTrue();
-    assertThat(SoftwareProfiles.find("megatron").orElseThrow().megatronSoftmax()).isFalse(); // flash attention
-    assertThat(SimulatorPhysicsTest.IDEAL.withHostDispatch(1).megatronSoftmax()).isFalse();
+    assertThat(SoftwareProfiles.find("megatron-classic").orElseThrow().megatronFusedSoftmax()).isTrue();
+    assertThat(SoftwareProfiles.find("megatron").orElseThrow().megatronFusedSoftmax()).isFalse(); // flash attention
+    assertThat(SimulatorPhysicsTest.IDEAL.withHostDispatch(1).megatronFusedSoftmax()).isFalse();
   }
 
   @Test

@@ -56,8 +56,8 @@ class LlamaCppKernelsTest {
 
   /** llama.cpp's behaviour at {@code date} with no launch cost, so that only the kernels differ. */
   static SoftwareProfile build(LocalDate date) {
-    return new SoftwareProfile("ggml-test", "test", List.of(), 1, 1, 0, 1, false, 16, 0, 1, false, 0, "test", 2,
-        false, new LlamaCppBuild(date, false));
+    return SoftwareProfile.builder("ggml-test", "test").launchSeconds(0).kernelsPerLayer(1).flashAttention(false)
+        .scoreBytesPerElement(16).llamaCpp(new LlamaCppBuild(date, false)).workspaceBytes(0).source("test").build();
   }
 
   static Task prefill(WeightFormat w, int prompt) {

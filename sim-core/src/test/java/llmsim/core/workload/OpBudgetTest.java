@@ -3,7 +3,6 @@ package llmsim.core.workload;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import java.util.List;
 import llmsim.core.engine.Simulation;
 import llmsim.core.hw.Precision;
 import llmsim.core.hw.SystemSpec;
@@ -25,8 +24,10 @@ import org.junit.jupiter.api.Test;
  * checked against both the estimate and the ops a real build adds to a simulation.
  */
 class OpBudgetTest {
-  static final SoftwareProfile FLASH = new SoftwareProfile("flash", "test", List.of(), 1, 1, 0, 1, true, 8, 0, 1, false, 0, "test");
-  static final SoftwareProfile EAGER = new SoftwareProfile("eager", "test", List.of(), 1, 1, 0, 1, false, 8, 0, 1, false, 0, "test");
+  static final SoftwareProfile FLASH = SoftwareProfile.builder("flash", "test").launchSeconds(0).kernelsPerLayer(1)
+      .flashAttention(true).workspaceBytes(0).source("test").build();
+  static final SoftwareProfile EAGER = SoftwareProfile.builder("eager", "test").launchSeconds(0).kernelsPerLayer(1)
+      .flashAttention(false).workspaceBytes(0).source("test").build();
 
   final ModelSpec llama7b = Fixtures.llama7b();
   final ModelSpec llama65b = Fixtures.llama65b();

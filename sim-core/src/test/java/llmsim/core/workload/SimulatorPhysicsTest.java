@@ -4,7 +4,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.within;
 import static org.assertj.core.data.Percentage.withPercentage;
 
-import java.util.List;
 import llmsim.core.engine.Bound;
 import llmsim.core.hw.Precision;
 import llmsim.core.hw.SystemSpec;
@@ -21,7 +20,8 @@ import org.junit.jupiter.api.Test;
 /** Each expectation is derived here from the inputs and the physics, not from the program's output. */
 class SimulatorPhysicsTest {
   /** No launch overhead and no framework factors: the closed forms hold exactly. */
-  static final SoftwareProfile IDEAL = new SoftwareProfile("ideal", "test", List.of(), 1, 1, 0, 1, true, 8, 0, 1, false, 0, "test");
+  static final SoftwareProfile IDEAL = SoftwareProfile.builder("ideal", "test").launchSeconds(0).kernelsPerLayer(1)
+      .flashAttention(true).workspaceBytes(0).source("test").build();
 
   final ModelSpec llama7b = Fixtures.llama7b();
   final SystemSpec mac = Fixtures.unified();
@@ -91,8 +91,8 @@ class SimulatorPhysicsTest {
     int b = 1;
     int s = 2048;
     Task selective = training(b, s, false).withRecompute(Recompute.SELECTIVE);
-    SoftwareProfile classic = new SoftwareProfile("classic", "test", List.of(), 1, 1, 0, 1, false, 8, 0, 1, false, 0,
-        "test");
+    SoftwareProfile classic = SoftwareProfile.builder("classic", "test").launchSeconds(0).kernelsPerLayer(1)
+        .flashAttention(false).workspaceBytes(0).source("test").build();
     StepResult r = Simulator.simulate(gpu, llama7b, selective, classic);
     // QK^T and attention x V again, 2 x b x s^2 x q_dim FLOPs each, in each of the 32 layers; no GEMM
     double attentionCore = 32 * 4.0 * b * s * (double) s * 4096;
@@ -140,8 +140,8 @@ class SimulatorPhysicsTest {
     // llama.cpp -ngl 60 of 80: 60 layers read at 0.9 x 2 TB/s on the GPU, then 20 read by the CPU at
     // 0.7 x 89.6 GB/s from host memory, one after the other; the link carries only the activations
     ModelSpec m = Fixtures.llama65b();
-    SoftwareProfile cpuLayers = new SoftwareProfile("ideal-ggml", "test", List.of(), 1, 1, 0, 1, true, 8, 0, 1, true, 0,
-        "test");
+    SoftwareProfile cpuLayers = SoftwareProfile.builder("ideal-ggml", "test").launchSeconds(0).kernelsPerLayer(1)
+        .flashAttention(true).cpuRunsHostLayers(true).workspaceBytes(0).source("test").build();
     StepResult r = Simulator.simulate(gpu, m, gpuLayers(16, 3, 60), cpuLayers);
     assertThat(r.memory().gpuLayers()).isEqualTo(60);
     double layerBytes = 2.0 * m.parametersPerLayer();

@@ -84,8 +84,8 @@ class TrainingOpsTest {
     assertThat(LayerEmitter.backwardOpsPerLayer(llama7b, 0)).isEqualTo(backwardOps);
     int forwardKernels = 30;
     int backwardKernels = 75;
-    SoftwareProfile sw = new SoftwareProfile("launch", "test", List.of(), 1, 1, LAUNCH, forwardKernels, true, 8, 0,
-        1, false, 0, "test", backwardKernels);
+    SoftwareProfile sw = SoftwareProfile.builder("launch", "test").launchSeconds(LAUNCH).kernelsPerLayer(forwardKernels)
+        .backwardKernelsPerLayer(backwardKernels).flashAttention(true).workspaceBytes(0).source("test").build();
     Trace t = trace(sw, 1, 256);
     double forward = LAUNCH * forwardKernels / opsPerLayer;
     double backward = LAUNCH * backwardKernels / backwardOps;
@@ -104,8 +104,8 @@ class TrainingOpsTest {
 
   @Test
   void profilesWithoutACount_launchTwiceTheForwardsKernelsBackward() {
-    SoftwareProfile sw = new SoftwareProfile("launch", "test", List.of(), 1, 1, LAUNCH, 30, true, 8, 0, 1, false, 0,
-        "test");
+    SoftwareProfile sw = SoftwareProfile.builder("launch", "test").launchSeconds(LAUNCH).kernelsPerLayer(30)
+        .flashAttention(true).workspaceBytes(0).source("test").build();
     assertThat(sw.backwardKernelsPerLayer()).isEqualTo(60);
   }
 
@@ -194,8 +194,8 @@ class TrainingOpsTest {
     llmsim.core.hw.Efficiency e = new llmsim.core.hw.Efficiency(0.8, "test", 0.9, "test", true, 0.7, "test", 0.35,
         "test");
     llmsim.core.hw.SystemSpec gpu = Fixtures.discrete(0, e, peaks);
-    SoftwareProfile fa2 = new SoftwareProfile("fa2", "test", List.of(), 1, 1, 0, 1, true, 8, 0, 1, false, 0, "test",
-        2, true);
+    SoftwareProfile fa2 = SoftwareProfile.builder("fa2", "test").launchSeconds(0).kernelsPerLayer(1)
+        .flashAttention(true).flashAttention2(true).workspaceBytes(0).source("test").build();
     SoftwareProfile vendor = SimulatorPhysicsTest.IDEAL;
     int s = 4096; // long enough that the attention kernel is compute-bound
     Task bf16 = training(1, s);
