@@ -242,7 +242,7 @@ final class AdviseCommand implements ScenarioOptions.Command, Callable<Integer> 
       opts.add(e);
     }
     j.put("options", opts);
-    j.put("not_ranked", res.skipped().stream().map(s -> Map.of("hardware", s.hardware(), "gpus", s.gpus(),
+    j.put("not_ranked", res.skipped().stream().map(s -> Json.object("hardware", s.hardware(), "gpus", s.gpus(),
         "reason", s.why())).toList());
     j.put("winner", ranked.isEmpty() || !c.meets(ranked.get(0)) ? null : ranked.get(0).system().id());
     j.put("explanation", explanation);

@@ -253,7 +253,7 @@ final class Derivation {
     m.put("metric", metric);
     m.put("hardware", r.system().id());
     m.put("model", r.model().id());
-    m.put("steps", steps.stream().map(s -> Map.of("quantity", s.quantity(), "how", s.how(), "value", s.value())).toList());
+    m.put("steps", steps.stream().map(s -> Json.object("quantity", s.quantity(), "how", s.how(), "value", s.value())).toList());
     m.put("closed_form", Double.isNaN(closedForm) ? null : closedForm);
     m.put("simulated", Double.isNaN(simulated) ? null : simulated);
     m.put("difference", difference);

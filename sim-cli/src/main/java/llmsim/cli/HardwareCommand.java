@@ -208,7 +208,7 @@ final class HardwareCommand implements Runnable {
     m.put("power_w", d.powerWatts());
     m.put("power_source", d.powerSource());
     m.put("dies", d.dies());
-    d.price().ifPresent(p -> m.put("price", Map.of("amount", p.amount(), "currency", p.currency(),
+    d.price().ifPresent(p -> m.put("price", Json.object("amount", p.amount(), "currency", p.currency(),
         "per", p.perHour() ? "hour" : "purchase", "date", p.date(), "source", p.source())));
     Map<String, Object> e = new LinkedHashMap<>();
     e.put("gemm", d.efficiency().gemm());

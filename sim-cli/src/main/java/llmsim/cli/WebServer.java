@@ -345,7 +345,11 @@ final class WebServer implements AutoCloseable {
     }
 
     private static void add(List<Map<String, String>> n, String key, String label, String value) {
-      n.add(Map.of("key", key, "label", label, "value", value));
+      Map<String, String> m = new LinkedHashMap<>(); // Map.of's order changes from one JVM start to the next
+      m.put("key", key);
+      m.put("label", label);
+      m.put("value", value);
+      n.add(m);
     }
 
     static String seconds(double s) {
