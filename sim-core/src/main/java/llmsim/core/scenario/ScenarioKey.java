@@ -165,8 +165,9 @@ public enum ScenarioKey {
   SOFTWARE_DATE("software_date", null, null, "YYYY-MM", Type.TEXT, null, 0, 0, null,
       "When the software was built. For llama.cpp (YYYY-MM or YYYY-MM-DD) it selects the build's kernels: Metal's"
           + " attention matmuls before 2023-09-15, CUDA graphs from 2024-05-08, CUDA's dequantise-then-cuBLAS prefill of"
-          + " quantised weights from 2023-10-27 to 2024-06-22 (default: a build after all of them); for"
-          + " other profiles it is recorded with the scenario.");
+          + " quantised weights from 2023-10-27 to 2024-06-22 (default: a build after all of them); the"
+          + " other profiles have one version each, so there it is recorded and the result warns that it changes"
+          + " nothing.");
 
   /** How a key's value is written and checked. */
   public enum Type { IDS, TEXT, CHOICE, INT, INT_OR_AUTO, BOOL, COUNT, PRICES, RATES, PER_KWH, DURATION }

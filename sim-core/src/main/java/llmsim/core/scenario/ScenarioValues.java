@@ -77,7 +77,11 @@ public final class ScenarioValues {
         throw new ScenarioKeyException(ScenarioKey.FLASH_ATTENTION, "'flash_attention' applies to llama.cpp (its -fa); profile '"
             + sw.id() + "' fixes its own attention kernels (leave flash_attention out, or use software: llama.cpp)");
       }
-      return sw;
+      if (!has(ScenarioKey.SOFTWARE_DATE)) {
+        return sw;
+      }
+      // a date or a release label (v0.6.1): kept as written, since nothing here reads it
+      return sw.withRecordedDate(text(ScenarioKey.SOFTWARE_DATE, null).strip());
     }
     java.time.LocalDate date = sw.llamaCpp().date();
     if (has(ScenarioKey.SOFTWARE_DATE)) {

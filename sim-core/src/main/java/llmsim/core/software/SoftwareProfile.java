@@ -60,6 +60,8 @@ import llmsim.core.util.Checks;
  *     layers, as Megatron-Core and NeMo do with TE layers: fp8 GEMM inputs cast in TE's own kernels, bf16 between
  *     the GEMMs (NVIDIA/TransformerEngine transformer_engine/pytorch/module/linear.py;
  *     docs/CALIBRATION.md#transformer-engine-fp8); a profile without it is not offered fp8 training by advise
+ * @param recordedDate the {@code software_date} a scenario gave a profile that has one version: recorded and warned
+ *     about ({@link #dateWarning}), not modelled; null when none was given
  */
 public record SoftwareProfile(
     String id,
@@ -86,7 +88,8 @@ public record SoftwareProfile(
     boolean causalBlockSkip,
     boolean megatronFusedSoftmax,
     boolean pipelineScatterGather,
-    boolean transformerEngineFp8) {
+    boolean transformerEngineFp8,
+    String recordedDate) {
 
   public SoftwareProfile {
     Checks.notBlank("software id", id);
@@ -132,7 +135,28 @@ public record SoftwareProfile(
         .decodeKvPerQueryHead(decodeKvPerQueryHead).hostSecondsPerLayerPass(hostSecondsPerLayerPass)
         .eagerOps(eagerOps).optimizerImpl(optimizerImpl).causalBlockSkip(causalBlockSkip)
         .megatronFusedSoftmax(megatronFusedSoftmax).pipelineScatterGather(pipelineScatterGather)
-        .transformerEngineFp8(transformerEngineFp8);
+        .transformerEngineFp8(transformerEngineFp8).recordedDate(recordedDate);
+  }
+
+  /**
+   * This profile with the {@code software_date} a scenario gave, for a profile that has one version only (llama.cpp's
+   * date selects its build instead: {@link #atBuild}): recorded, and said in each result's warnings, since it changes
+   * nothing (see {@link #dateWarning}).
+   */
+  public SoftwareProfile withRecordedDate(String date) {
+    if (llamaCpp != null) {
+      throw new IllegalStateException(id + ": llama.cpp's software_date selects its build (atBuild), it is not only recorded");
+    }
+    return toBuilder().recordedDate(date).build();
+  }
+
+  /**
+   * What a result must say when a scenario dated software that has one version here: the date is recorded, not
+   * modelled; null when no date was given (or the profile is llama.cpp's, whose date is modelled).
+   */
+  public String dateWarning() {
+    return recordedDate == null ? null : "software_date " + recordedDate + " is recorded, not modelled: the '" + id
+        + "' profile has one version, its kernels as " + source + " describes them, whatever the date";
   }
 
   /**
@@ -224,6 +248,7 @@ public record SoftwareProfile(
     private boolean megatronFusedSoftmax;
     private boolean pipelineScatterGather;
     private boolean transformerEngineFp8;
+    private String recordedDate;
 
     private Builder(String id, String description) {
       this.id = id;
@@ -379,6 +404,12 @@ public record SoftwareProfile(
       return this;
     }
 
+    /** The {@code software_date} a scenario gave a profile with one version (default: none). */
+    public Builder recordedDate(String v) {
+      this.recordedDate = v;
+      return this;
+    }
+
     public SoftwareProfile build() {
       boolean flash = required(flashAttention, "flash attention");
       int kernels = required(kernelsPerLayer, "kernels per layer");
@@ -388,7 +419,7 @@ public record SoftwareProfile(
           required(source, "source"), backwardKernelsPerLayer == null ? 2 * kernels : backwardKernelsPerLayer,
           flashAttention2, llamaCpp, decodeKvPerQueryHead, hostSecondsPerLayerPass, eagerOps, optimizerImpl,
           causalBlockSkip == null ? flash && flashAttention2 && llamaCpp == null : causalBlockSkip,
-          megatronFusedSoftmax, pipelineScatterGather, transformerEngineFp8);
+          megatronFusedSoftmax, pipelineScatterGather, transformerEngineFp8, recordedDate);
     }
 
     private <T> T required(T value, String what) {

@@ -122,7 +122,7 @@ final class StepContext {
     LlamaCppBuild build = sw.llamaCpp();
     LlamaCppBuild.Backend backend = LlamaCppBuild.Backend.of(d.vendor());
     double launchSeconds = build == null ? sw.launchSeconds() : build.launchSeconds(backend);
-    softwareWarning = build == null ? null : build.warning(backend, task.weights());
+    softwareWarning = build == null ? sw.dateWarning() : build.warning(backend, task.weights());
     llamaCpp = build;
     llamaCppBackend = backend;
     weights = task.weights();

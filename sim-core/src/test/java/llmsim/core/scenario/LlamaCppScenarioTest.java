@@ -54,6 +54,22 @@ class LlamaCppScenarioTest {
   }
 
   @Test
+  void aDateOnAProfileWithOneVersion_isRecorded_andTheWarningSaysItChangesNothing() {
+    SoftwareProfile dated = values(ScenarioKey.SOFTWARE, "mlx", ScenarioKey.SOFTWARE_DATE, "2023-12").software();
+    SoftwareProfile undated = values(ScenarioKey.SOFTWARE, "mlx").software();
+    assertThat(undated.dateWarning()).isNull();
+    assertThat(dated.dateWarning()).contains("software_date 2023-12", "not modelled", "'mlx'");
+    // every component that shapes a step is the undated profile's
+    assertThat(dated.toBuilder().recordedDate(null).build()).isEqualTo(undated);
+  }
+
+  @Test
+  void llamaCppsDate_isModelled_soItCarriesNoRecordedDateWarning() {
+    SoftwareProfile sw = values(ScenarioKey.SOFTWARE, "llama.cpp", ScenarioKey.SOFTWARE_DATE, "2023-09-09").software();
+    assertThat(sw.dateWarning()).isNull();
+  }
+
+  @Test
   void aLlamaCppDateThatIsNotADate_namesTheKey() {
     assertThatThrownBy(() -> values(ScenarioKey.SOFTWARE, "llama.cpp", ScenarioKey.SOFTWARE_DATE, "b1234").software())
         .isInstanceOfSatisfying(ScenarioKeyException.class, e -> assertThat(e.key()).isEqualTo(ScenarioKey.SOFTWARE_DATE));
