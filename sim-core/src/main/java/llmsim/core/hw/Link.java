@@ -20,6 +20,9 @@ import llmsim.core.util.Checks;
  * @param ringCurve the ring collectives' measured all-reduce bus bandwidth by message size on this link, whose shape
  *     sets a collective's size-dependent time ({@link BusBandwidthCurve}); empty where none is sourced (then a ring
  *     phase costs its bytes at the measured rate and its steps' latency)
+ * @param nvlsCurve the NVLS all-reduce's measured bus bandwidth by message size, whose shape sets an NVLS
+ *     all-reduce's size-dependent time as {@code ringCurve} does a ring's; empty where none is sourced (then it costs
+ *     its bytes at the NVLS rate and its fixed latency)
  */
 public record Link(
     String id,
@@ -40,7 +43,8 @@ public record Link(
     String ncclChannelsSource,
     int nvlsChannels,
     String nvlsChannelsSource,
-    java.util.Optional<BusBandwidthCurve> ringCurve) {
+    java.util.Optional<BusBandwidthCurve> ringCurve,
+    java.util.Optional<BusBandwidthCurve> nvlsCurve) {
 
   /** A link without in-switch reduction. */
   public Link(String id, String name, List<String> aliases, LinkKind kind, double nominalBytesPerSecondPerDirection,
@@ -57,7 +61,7 @@ public record Link(
       String nvlsLatencySource) {
     this(id, name, aliases, kind, nominalBytesPerSecondPerDirection, nominalSource, measuredBytesPerSecondPerDirection,
         measuredSource, latencySeconds, latencySource, nvlsBytesPerSecondPerDirection, nvlsSource, nvlsLatencySeconds,
-        nvlsLatencySource, 0, "", 0, "", java.util.Optional.empty());
+        nvlsLatencySource, 0, "", 0, "", java.util.Optional.empty(), java.util.Optional.empty());
   }
 
   /** The same link with NCCL's channel counts on it (0: unknown), each with its source. */
@@ -65,7 +69,7 @@ public record Link(
     return new Link(id, name, aliases, kind, nominalBytesPerSecondPerDirection, nominalSource,
         measuredBytesPerSecondPerDirection, measuredSource, latencySeconds, latencySource,
         nvlsBytesPerSecondPerDirection, nvlsSource, nvlsLatencySeconds, nvlsLatencySource, ring, ringSource, nvlsRing,
-        nvlsRingSource, ringCurve);
+        nvlsRingSource, ringCurve, nvlsCurve);
   }
 
   /** The same link with its ring collectives' measured bus bandwidth by size ({@code null}: none). */
@@ -73,7 +77,15 @@ public record Link(
     return new Link(id, name, aliases, kind, nominalBytesPerSecondPerDirection, nominalSource,
         measuredBytesPerSecondPerDirection, measuredSource, latencySeconds, latencySource,
         nvlsBytesPerSecondPerDirection, nvlsSource, nvlsLatencySeconds, nvlsLatencySource, ncclChannels,
-        ncclChannelsSource, nvlsChannels, nvlsChannelsSource, java.util.Optional.ofNullable(curve));
+        ncclChannelsSource, nvlsChannels, nvlsChannelsSource, java.util.Optional.ofNullable(curve), nvlsCurve);
+  }
+
+  /** The same link with its NVLS all-reduce's measured bus bandwidth by size ({@code null}: none). */
+  public Link withNvlsCurve(BusBandwidthCurve curve) {
+    return new Link(id, name, aliases, kind, nominalBytesPerSecondPerDirection, nominalSource,
+        measuredBytesPerSecondPerDirection, measuredSource, latencySeconds, latencySource,
+        nvlsBytesPerSecondPerDirection, nvlsSource, nvlsLatencySeconds, nvlsLatencySource, ncclChannels,
+        ncclChannelsSource, nvlsChannels, nvlsChannelsSource, ringCurve, java.util.Optional.ofNullable(curve));
   }
 
   public Link {
@@ -87,6 +99,10 @@ public record Link(
     Checks.nonNegative("NCCL channels", ncclChannels);
     Checks.nonNegative("NVLS channels", nvlsChannels);
     java.util.Objects.requireNonNull(ringCurve, "ringCurve");
+    java.util.Objects.requireNonNull(nvlsCurve, "nvlsCurve");
+    if (nvlsCurve.isPresent() && !(nvlsBytesPerSecondPerDirection > 0)) {
+      throw new IllegalArgumentException("link " + id + ": an NVLS curve on a link without NVLS");
+    }
     if (nvlsChannels > 0 && !(nvlsBytesPerSecondPerDirection > 0)) {
       throw new IllegalArgumentException("link " + id + ": NVLS channels on a link without NVLS");
     }

@@ -88,8 +88,8 @@ final class Collectives {
   private final int nodeChannels;
   private final int nvlsChannels;
   private final int nodesChannels;
-  /** The NVLS all-reduce's cost group, -1 until first used. */
-  private int nvlsGroup = -1;
+  /** The NVLS all-reduce's cost groups by latency (one per size where the link has an NVLS curve). */
+  private final Map<Double, Integer> nvlsGroups = new HashMap<>();
   /** The zero-cost op that joins an all-to-all's fabric and network halves, -1 until first used. */
   private int joinGroup = -1;
   /** The algorithms an all-reduce may take (NCCL_ALGO); AUTO as NCCL's tuner chooses. */
@@ -305,11 +305,12 @@ final class Collectives {
     }
     if (kind == Kind.ALL_REDUCE && !network && nvlsFaster(n, bytes)) {
       Link link = system.deviceLink().orElseThrow();
-      if (nvlsGroup < 0) {
-        nvlsGroup = ctx.sink.addGroup(holding(new CostGroup("intra-node NVLS all-reduce", 1, -1, 1, fabricPool,
-            link.nvlsBytesPerSecondPerDirection(), link.nvlsLatencySeconds()), channels(span, true)));
-      }
-      return ctx.sink.addOp(ctx.sink.keepsNames() ? name : "", OpKind.TRANSFER, stream(purpose, false), nvlsGroup, 0,
+      double latency = nvlsLatencySeconds(n, bytes);
+      boolean bySize = latency != link.nvlsLatencySeconds();
+      int group = nvlsGroups.computeIfAbsent(latency, k -> ctx.sink.addGroup(holding(new CostGroup(
+          "intra-node NVLS all-reduce" + (bySize ? ", latency by size" : ""), 1, -1, 1, fabricPool,
+          link.nvlsBytesPerSecondPerDirection(), latency), channels(span, true))));
+      return ctx.sink.addOp(ctx.sink.keepsNames() ? name : "", OpKind.TRANSFER, stream(purpose, false), group, 0,
           0, bytes * (n + 1) / n, deps);
     }
     int steps = ringSteps(kind, n);
@@ -446,7 +447,22 @@ final class Collectives {
     double moved = ringBytes(Kind.ALL_REDUCE, n, bytes);
     double ring = moved / link.measuredBytesPerSecondPerDirection()
         + ringLatencySeconds(ringSteps(Kind.ALL_REDUCE, n), false, Span.NODE, bytes, moved);
-    double nvls = bytes * (n + 1) / n / link.nvlsBytesPerSecondPerDirection() + link.nvlsLatencySeconds();
+    double nvls = bytes * (n + 1) / n / link.nvlsBytesPerSecondPerDirection() + nvlsLatencySeconds(n, bytes);
     return nvls < ring;
+  }
+
+  /**
+   * The time an NVLS all-reduce of {@code bytes} over {@code n} GPUs takes besides its bytes at the NVLS rate: the
+   * link's fixed NVLS latency, or, where the link carries a measured NVLS all-reduce curve by size ({@link
+   * Link#nvlsCurve()}), the time that curve's shape adds at this size, whichever is larger (read at the
+   * all-reduce's size whatever n, as the ring's curve is).
+   */
+  private double nvlsLatencySeconds(int n, double bytes) {
+    Link link = system.deviceLink().orElseThrow();
+    double moved = bytes * (n + 1) / n;
+    double rate = link.nvlsBytesPerSecondPerDirection();
+    return link.nvlsCurve().filter(c -> moved > 0)
+        .map(c -> Math.max(link.nvlsLatencySeconds(), c.extraSeconds(bytes, moved, rate)))
+        .orElse(link.nvlsLatencySeconds());
   }
 }

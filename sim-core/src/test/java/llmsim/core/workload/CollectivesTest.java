@@ -180,6 +180,34 @@ class CollectivesTest {
   }
 
   @Test
+  void nvlsAllReduce_onALinkWithAMeasuredNvlsCurve_takesItsShapeBySize_andTheRingWhereThatIsFaster() {
+    // Azure ND H200 v5, NCCL 2.20.5, NVLS enabled (GB/s busbw): 16 MB 240.41, 1 GB 467.58, 8 GB 479.98
+    List<Double> sizes = List.of(16777216.0, 1073741824.0, 8589934592.0);
+    List<Double> busbw = List.of(240.41e9, 467.58e9, 479.98e9);
+    double nvls = 170e9;
+    SystemSpec system = Fixtures.clusterNvls(1, nvls, new llmsim.core.hw.BusBandwidthCurve(8, sizes, busbw, "test"));
+    int n = 8;
+    ParallelPlan plan = new ParallelPlan(1, 1, n, 0);
+    boolean[] nvlsTaken = new boolean[sizes.size()];
+    for (int i = 0; i < sizes.size(); i++) {
+      double s = sizes.get(i);
+      double moved = s * (n + 1) / n;
+      double f = busbw.get(i) / busbw.get(busbw.size() - 1);
+      double viaNvls = moved / nvls + Math.max(Fixtures.NVLS_LATENCY, moved / (nvls * f) - moved / nvls);
+      double viaRing = 2.0 * (n - 1) / n * s / FABRIC + 2 * (n - 1) * FABRIC_STEP;
+      nvlsTaken[i] = viaNvls < viaRing;
+      assertThat(alone(system, plan, Collectives.Kind.ALL_REDUCE, s)).as("%s B", s)
+          .isCloseTo(Math.min(viaNvls, viaRing), withPercentage(1e-9));
+    }
+    // 16 MB: at half its large-message busbw NVLS loses to the ring (without the curve it would win); 1 GB and 8 GB
+    // take NVLS, the latter at the fixed latency alone
+    assertThat(nvlsTaken).containsExactly(false, true, true);
+    double s16 = sizes.get(0);
+    assertThat(s16 * (n + 1) / n / nvls + Fixtures.NVLS_LATENCY)
+        .isLessThan(2.0 * (n - 1) / n * s16 / FABRIC + 2 * (n - 1) * FABRIC_STEP);
+  }
+
+  @Test
   void nvlsAllReduce_sendsNPlusOneOverNOfTheBytesAtTheNvlsRate_whereThatBeatsTheRing() {
     double s = 1e9;
     double nvls = 170e9;

@@ -116,7 +116,8 @@ final class Binder {
         n.optStr("nvls_latency_source").orElse("")).withChannels(
             n.get("nccl_channels").isPresent() ? n.integer("nccl_channels") : 0, n.optStr("nccl_channels_source").orElse(""),
             n.get("nvls_channels").isPresent() ? n.integer("nvls_channels") : 0, n.optStr("nvls_channels_source").orElse(""))
-        .withRingCurve(n.get("ring_allreduce_busbw_by_size").map(Binder::busBandwidthCurve).orElse(null)));
+        .withRingCurve(n.get("ring_allreduce_busbw_by_size").map(Binder::busBandwidthCurve).orElse(null))
+        .withNvlsCurve(n.get("nvls_allreduce_busbw_by_size").map(Binder::busBandwidthCurve).orElse(null)));
   }
 
   /** A link's measured all-reduce bus bandwidth by message size: sizes in bytes, busbw in GB/s. */

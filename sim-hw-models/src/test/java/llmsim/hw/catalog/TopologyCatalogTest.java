@@ -158,6 +158,20 @@ class TopologyCatalogTest {
   }
 
   @Test
+  void nvlink4_carriesAzuresMeasuredNvlsAllReduceCurve_theTableItsNvlsLatencyIsReadFrom() {
+    Link l = link(Catalog.loadBundled(), "nvlink4");
+    assertThat(l.ringCurve()).isEmpty();
+    llmsim.core.hw.BusBandwidthCurve c = l.nvlsCurve().orElseThrow();
+    assertThat(c.ranks()).isEqualTo(8);
+    assertThat(c.source()).contains("ND_H200_v5_results.md");
+    assertThat(l.nvlsLatencySource()).contains("ND_H200_v5_results.md");
+    // '| 1K | 0.06 |': 2 x 7/8 x 1024 B / 0.06 GB/s = 29.9 us, the link's nvls_latency_us
+    assertThat(1.75 * 1024 / c.busBandwidth(1024) * 1e6).isCloseTo(l.nvlsLatencySeconds() * 1e6,
+        org.assertj.core.api.Assertions.within(0.05));
+    assertThat(c.busBandwidth(8589934592.0)).isEqualTo(479.98e9);
+  }
+
+  @Test
   void aCurveWithMoreSizesThanBandwidths_isAnErrorAtItsFileAndLine() {
     String text = BoundsTest.bundled("links/nvlink3.yaml").replace("busbw_gb_per_s: [0.04, ", "busbw_gb_per_s: [");
     var e = org.assertj.core.api.Assertions.catchThrowableOfType(
