@@ -17,6 +17,12 @@ import llmsim.core.util.Checks;
  *     collectives use on this link: the intra-node fabric's for a communicator within one node, the NIC's for one
  *     spanning nodes; 0 where no source gives it (then no SMs are taken from compute)
  * @param nvlsChannels the channels NCCL's NVLS all-reduce uses on this fabric; 0 where unknown or no NVLS
+ * @param ringCurve the ring collectives' measured all-reduce bus bandwidth by message size on this link, whose shape
+ *     sets a collective's size-dependent time ({@link BusBandwidthCurve}); empty where none is sourced (then a ring
+ *     phase costs its bytes at the measured rate and its steps' latency)
+ * @param nvlsCurve the NVLS all-reduce's measured bus bandwidth by message size, whose shape sets an NVLS
+ *     all-reduce's size-dependent time as {@code ringCurve} does a ring's; empty where none is sourced (then it costs
+ *     its bytes at the NVLS rate and its fixed latency)
  */
 public record Link(
     String id,
@@ -36,7 +42,9 @@ public record Link(
     int ncclChannels,
     String ncclChannelsSource,
     int nvlsChannels,
-    String nvlsChannelsSource) {
+    String nvlsChannelsSource,
+    java.util.Optional<BusBandwidthCurve> ringCurve,
+    java.util.Optional<BusBandwidthCurve> nvlsCurve) {
 
   /** A link without in-switch reduction. */
   public Link(String id, String name, List<String> aliases, LinkKind kind, double nominalBytesPerSecondPerDirection,
@@ -53,7 +61,7 @@ public record Link(
       String nvlsLatencySource) {
     this(id, name, aliases, kind, nominalBytesPerSecondPerDirection, nominalSource, measuredBytesPerSecondPerDirection,
         measuredSource, latencySeconds, latencySource, nvlsBytesPerSecondPerDirection, nvlsSource, nvlsLatencySeconds,
-        nvlsLatencySource, 0, "", 0, "");
+        nvlsLatencySource, 0, "", 0, "", java.util.Optional.empty(), java.util.Optional.empty());
   }
 
   /** The same link with NCCL's channel counts on it (0: unknown), each with its source. */
@@ -61,7 +69,23 @@ public record Link(
     return new Link(id, name, aliases, kind, nominalBytesPerSecondPerDirection, nominalSource,
         measuredBytesPerSecondPerDirection, measuredSource, latencySeconds, latencySource,
         nvlsBytesPerSecondPerDirection, nvlsSource, nvlsLatencySeconds, nvlsLatencySource, ring, ringSource, nvlsRing,
-        nvlsRingSource);
+        nvlsRingSource, ringCurve, nvlsCurve);
+  }
+
+  /** The same link with its ring collectives' measured bus bandwidth by size ({@code null}: none). */
+  public Link withRingCurve(BusBandwidthCurve curve) {
+    return new Link(id, name, aliases, kind, nominalBytesPerSecondPerDirection, nominalSource,
+        measuredBytesPerSecondPerDirection, measuredSource, latencySeconds, latencySource,
+        nvlsBytesPerSecondPerDirection, nvlsSource, nvlsLatencySeconds, nvlsLatencySource, ncclChannels,
+        ncclChannelsSource, nvlsChannels, nvlsChannelsSource, java.util.Optional.ofNullable(curve), nvlsCurve);
+  }
+
+  /** The same link with its NVLS all-reduce's measured bus bandwidth by size ({@code null}: none). */
+  public Link withNvlsCurve(BusBandwidthCurve curve) {
+    return new Link(id, name, aliases, kind, nominalBytesPerSecondPerDirection, nominalSource,
+        measuredBytesPerSecondPerDirection, measuredSource, latencySeconds, latencySource,
+        nvlsBytesPerSecondPerDirection, nvlsSource, nvlsLatencySeconds, nvlsLatencySource, ncclChannels,
+        ncclChannelsSource, nvlsChannels, nvlsChannelsSource, ringCurve, java.util.Optional.ofNullable(curve));
   }
 
   public Link {
@@ -74,6 +98,11 @@ public record Link(
     Checks.nonNegative("NVLS latency (s)", nvlsLatencySeconds);
     Checks.nonNegative("NCCL channels", ncclChannels);
     Checks.nonNegative("NVLS channels", nvlsChannels);
+    java.util.Objects.requireNonNull(ringCurve, "ringCurve");
+    java.util.Objects.requireNonNull(nvlsCurve, "nvlsCurve");
+    if (nvlsCurve.isPresent() && !(nvlsBytesPerSecondPerDirection > 0)) {
+      throw new IllegalArgumentException("link " + id + ": an NVLS curve on a link without NVLS");
+    }
     if (nvlsChannels > 0 && !(nvlsBytesPerSecondPerDirection > 0)) {
       throw new IllegalArgumentException("link " + id + ": NVLS channels on a link without NVLS");
     }

@@ -5,6 +5,7 @@ import java.util.Map;
 import llmsim.core.engine.CostGroup;
 import llmsim.core.engine.Lane;
 import llmsim.core.engine.OpKind;
+import llmsim.core.hw.BusBandwidthCurve;
 import llmsim.core.hw.Link;
 import llmsim.core.hw.SystemSpec;
 import llmsim.core.task.ParallelPlan;
@@ -78,14 +79,17 @@ final class Collectives {
   private final int[][] streams = new int[Purpose.values().length][2];
   private final int fabricPool;
   private final int networkPool;
-  /** Cost group per (algorithm, steps, network, span): a ring phase's latency depends on its steps. */
-  private final Map<Integer, Integer> groups = new HashMap<>();
+  /**
+   * Cost group per (algorithm, steps, network, span, latency): a ring phase's latency depends on its steps and,
+   * where the link has a measured curve by size, on its size.
+   */
+  private final Map<GroupKey, Integer> groups = new HashMap<>();
   /** Channels (SMs) a kernel holds, per {@link Span}: within the node (ring, NVLS), across nodes. */
   private final int nodeChannels;
   private final int nvlsChannels;
   private final int nodesChannels;
-  /** The NVLS all-reduce's cost group, -1 until first used. */
-  private int nvlsGroup = -1;
+  /** The NVLS all-reduce's cost groups by latency (one per size where the link has an NVLS curve). */
+  private final Map<Double, Integer> nvlsGroups = new HashMap<>();
   /** The zero-cost op that joins an all-to-all's fabric and network halves, -1 until first used. */
   private int joinGroup = -1;
   /** The algorithms an all-reduce may take (NCCL_ALGO); AUTO as NCCL's tuner chooses. */
@@ -227,12 +231,14 @@ final class Collectives {
     int fabricLast = -1;
     for (int peer = 1; peer < intra; peer++) {
       fabricLast = ctx.sink.addOp(names ? name + ".peer" + peer : "", OpKind.TRANSFER, stream(Purpose.DATA, false),
-          ringGroup(1, false, Span.NONE), 0, 0, perPeer, fabricLast < 0 ? deps : new int[] {fabricLast});
+          ringGroup(1, false, Span.NONE, fabricStepSeconds()), 0, 0, perPeer,
+          fabricLast < 0 ? deps : new int[] {fabricLast});
     }
     int networkLast = -1;
     for (int peer = intra; peer < n; peer++) {
       networkLast = ctx.sink.addOp(names ? name + ".peer" + peer : "", OpKind.TRANSFER, stream(Purpose.DATA, true),
-          ringGroup(1, true, Span.NONE), 0, 0, perPeer, networkLast < 0 ? deps : new int[] {networkLast});
+          ringGroup(1, true, Span.NONE, networkStepSeconds()), 0, 0, perPeer,
+          networkLast < 0 ? deps : new int[] {networkLast});
     }
     if (fabricLast < 0 || networkLast < 0) {
       return Math.max(fabricLast, networkLast);
@@ -291,7 +297,7 @@ final class Collectives {
     if (kind == Kind.ALL_REDUCE && network && treeTaken(n, bytes)) {
       int levels = log2Floor(n);
       int channels = channels(span, false);
-      int group = groups.computeIfAbsent(key(1, levels, true, span), k -> ctx.sink.addGroup(holding(new CostGroup(
+      int group = groups.computeIfAbsent(new GroupKey(1, levels, true, span, 0), k -> ctx.sink.addGroup(holding(new CostGroup(
           "network double binary tree, 2 x " + levels + " levels", 1, -1, 1, networkPool,
           networkBusBandwidth() * TREE_BANDWIDTH_FRACTION, treeLatencySeconds(n)), channels)));
       return ctx.sink.addOp(ctx.sink.keepsNames() ? name : "", OpKind.TRANSFER, stream(purpose, true), group, 0, 0,
@@ -299,22 +305,60 @@ final class Collectives {
     }
     if (kind == Kind.ALL_REDUCE && !network && nvlsFaster(n, bytes)) {
       Link link = system.deviceLink().orElseThrow();
-      if (nvlsGroup < 0) {
-        nvlsGroup = ctx.sink.addGroup(holding(new CostGroup("intra-node NVLS all-reduce", 1, -1, 1, fabricPool,
-            link.nvlsBytesPerSecondPerDirection(), link.nvlsLatencySeconds()), channels(span, true)));
-      }
-      return ctx.sink.addOp(ctx.sink.keepsNames() ? name : "", OpKind.TRANSFER, stream(purpose, false), nvlsGroup, 0,
+      double latency = nvlsLatencySeconds(n, bytes);
+      boolean bySize = latency != link.nvlsLatencySeconds();
+      int group = nvlsGroups.computeIfAbsent(latency, k -> ctx.sink.addGroup(holding(new CostGroup(
+          "intra-node NVLS all-reduce" + (bySize ? ", latency by size" : ""), 1, -1, 1, fabricPool,
+          link.nvlsBytesPerSecondPerDirection(), latency), channels(span, true))));
+      return ctx.sink.addOp(ctx.sink.keepsNames() ? name : "", OpKind.TRANSFER, stream(purpose, false), group, 0,
           0, bytes * (n + 1) / n, deps);
     }
-    int steps = kind == Kind.ALL_REDUCE ? 2 * (n - 1) : n - 1;
-    double moved = kind == Kind.ALL_REDUCE ? 2.0 * (n - 1) / n * bytes : (double) (n - 1) / n * bytes;
+    int steps = ringSteps(kind, n);
+    double moved = ringBytes(kind, n, bytes);
     return ctx.sink.addOp(ctx.sink.keepsNames() ? name : "", OpKind.TRANSFER, stream(purpose, network),
-        ringGroup(steps, network, span), 0, 0, moved, deps);
+        ringGroup(steps, network, span, ringLatencySeconds(steps, network, span, bytes, moved)), 0, 0, moved, deps);
   }
 
-  /** A cost group's key: algorithm (0 ring, 1 tree), steps or levels, network or fabric, span. */
-  private static int key(int algorithm, int steps, boolean network, Span span) {
-    return ((steps * 2 + (network ? 1 : 0)) * 2 + algorithm) * 3 + span.ordinal();
+  /** A cost group's key: algorithm (0 ring, 1 tree), steps or levels, network or fabric, span, latency (s). */
+  private record GroupKey(int algorithm, int steps, boolean network, Span span, double latency) { }
+
+  /** The steps of a ring collective of {@code kind} over {@code n} ranks: 2(n-1) for an all-reduce, else n-1. */
+  static int ringSteps(Kind kind, int n) {
+    return kind == Kind.ALL_REDUCE ? 2 * (n - 1) : n - 1;
+  }
+
+  /** Bytes a ring collective of {@code kind} and {@code bytes} over {@code n} ranks moves through each rank's link. */
+  static double ringBytes(Kind kind, int n, double bytes) {
+    return kind == Kind.ALL_REDUCE ? 2.0 * (n - 1) / n * bytes : (double) (n - 1) / n * bytes;
+  }
+
+  private double fabricStepSeconds() {
+    return system.deviceLink().orElseThrow().latencySeconds();
+  }
+
+  private double networkStepSeconds() {
+    return system.network().orElseThrow().nic().latencySeconds();
+  }
+
+  /**
+   * The time a ring phase of {@code steps} steps over a collective of {@code bytes} ({@code moved} through each
+   * rank's link) takes besides its bytes at the link's rate: its steps' latency, or, where the link carries a
+   * measured all-reduce curve by size ({@link Link#ringCurve()}) and the phase is a collective (not a
+   * point-to-point send), the time that curve's shape adds at this size ({@link BusBandwidthCurve#extraSeconds}),
+   * whichever is larger. The curve is read at the collective's size whatever its rank count and kind: nccl-tests'
+   * busbw by size on one machine is about the same at 2, 4 and 8 GPUs (VIA-Research/vTrain trace/a100 AR_GPU2/4/8
+   * tables), and a reduce-scatter or all-gather of S bytes runs half an all-reduce of S (the same chunks, n-1
+   * steps instead of 2(n-1)). This time does not take link bandwidth: transfers sharing the link contend for their
+   * bytes only.
+   */
+  private double ringLatencySeconds(int steps, boolean network, Span span, double bytes, double moved) {
+    Link link = network ? system.network().orElseThrow().nic() : system.deviceLink().orElseThrow();
+    double stepsLatency = steps * link.latencySeconds();
+    if (span == Span.NONE || link.ringCurve().isEmpty() || !(moved > 0)) {
+      return stepsLatency;
+    }
+    double rate = network ? networkBusBandwidth() : link.measuredBytesPerSecondPerDirection();
+    return Math.max(stepsLatency, link.ringCurve().get().extraSeconds(bytes, moved, rate));
   }
 
   /**
@@ -342,14 +386,15 @@ final class Collectives {
    * The cost group of {@code steps} ring steps (or point-to-point rounds) on the fabric or the network, each op
    * holding the SMs of its {@code span}'s communicator.
    */
-  private int ringGroup(int steps, boolean network, Span span) {
+  private int ringGroup(int steps, boolean network, Span span, double latencySeconds) {
     int channels = channels(span, false);
     Link link = network ? system.network().orElseThrow().nic() : system.deviceLink().orElseThrow();
     double bw = network ? networkBusBandwidth() : link.measuredBytesPerSecondPerDirection();
     int pool = network ? networkPool : fabricPool;
-    return groups.computeIfAbsent(key(0, steps, network, span), k -> ctx.sink.addGroup(holding(new CostGroup(
-        (network ? "network " : "intra-node ") + "ring, " + steps + " steps", 1, -1, 1, pool, bw,
-        steps * link.latencySeconds()), channels)));
+    boolean bySize = latencySeconds != steps * link.latencySeconds();
+    return groups.computeIfAbsent(new GroupKey(0, steps, network, span, latencySeconds), k -> ctx.sink.addGroup(
+        holding(new CostGroup((network ? "network " : "intra-node ") + "ring, " + steps + " steps"
+            + (bySize ? ", latency by size" : ""), 1, -1, 1, pool, bw, latencySeconds), channels)));
   }
 
   /** This GPU's share of its node's NICs (bytes/s): the network bus bandwidth a ring reaches per GPU. */
@@ -399,9 +444,25 @@ final class Collectives {
         || system.fabric() != llmsim.core.hw.FabricKind.SWITCH) {
       return false;
     }
-    double ring = 2.0 * (n - 1) / n * bytes / link.measuredBytesPerSecondPerDirection()
-        + 2 * (n - 1) * link.latencySeconds();
-    double nvls = bytes * (n + 1) / n / link.nvlsBytesPerSecondPerDirection() + link.nvlsLatencySeconds();
+    double moved = ringBytes(Kind.ALL_REDUCE, n, bytes);
+    double ring = moved / link.measuredBytesPerSecondPerDirection()
+        + ringLatencySeconds(ringSteps(Kind.ALL_REDUCE, n), false, Span.NODE, bytes, moved);
+    double nvls = bytes * (n + 1) / n / link.nvlsBytesPerSecondPerDirection() + nvlsLatencySeconds(n, bytes);
     return nvls < ring;
+  }
+
+  /**
+   * The time an NVLS all-reduce of {@code bytes} over {@code n} GPUs takes besides its bytes at the NVLS rate: the
+   * link's fixed NVLS latency, or, where the link carries a measured NVLS all-reduce curve by size ({@link
+   * Link#nvlsCurve()}), the time that curve's shape adds at this size, whichever is larger (read at the
+   * all-reduce's size whatever n, as the ring's curve is).
+   */
+  private double nvlsLatencySeconds(int n, double bytes) {
+    Link link = system.deviceLink().orElseThrow();
+    double moved = bytes * (n + 1) / n;
+    double rate = link.nvlsBytesPerSecondPerDirection();
+    return link.nvlsCurve().filter(c -> moved > 0)
+        .map(c -> Math.max(link.nvlsLatencySeconds(), c.extraSeconds(bytes, moved, rate)))
+        .orElse(link.nvlsLatencySeconds());
   }
 }

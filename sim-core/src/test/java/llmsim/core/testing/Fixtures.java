@@ -91,10 +91,25 @@ public final class Fixtures {
    * of them within a node and {@code nicChannels} when spanning nodes (0: none).
    */
   public static SystemSpec cluster(int nodes, double nvls, int sms, int fabricChannels, int nicChannels) {
+    return cluster(nodes, nvls, sms, fabricChannels, nicChannels, null, null);
+  }
+
+  /** As {@link #cluster(int)}, the fabric's ring collectives timed by size from {@code ringCurve}. */
+  public static SystemSpec cluster(int nodes, llmsim.core.hw.BusBandwidthCurve ringCurve) {
+    return cluster(nodes, 0, 0, 0, 0, ringCurve, null);
+  }
+
+  /** As {@link #cluster(int, double)}, the NVLS all-reduce timed by size from {@code nvlsCurve}. */
+  public static SystemSpec clusterNvls(int nodes, double nvls, llmsim.core.hw.BusBandwidthCurve nvlsCurve) {
+    return cluster(nodes, nvls, 0, 0, 0, null, nvlsCurve);
+  }
+
+  private static SystemSpec cluster(int nodes, double nvls, int sms, int fabricChannels, int nicChannels,
+      llmsim.core.hw.BusBandwidthCurve ringCurve, llmsim.core.hw.BusBandwidthCurve nvlsCurve) {
     SystemSpec one = discrete(sms);
     Link fabric = new Link("fabric", "Test fabric", List.of(), LinkKind.NVLINK, 300e9, "test", 200e9, "test", 2e-6, "test",
         nvls, nvls > 0 ? "test" : "", nvls > 0 ? NVLS_LATENCY : 0, nvls > 0 ? "test" : "")
-        .withChannels(fabricChannels, "test", 0, "");
+        .withChannels(fabricChannels, "test", 0, "").withRingCurve(ringCurve).withNvlsCurve(nvlsCurve);
     Link nic = new Link("nic", "Test NIC", List.of(), LinkKind.INFINIBAND, 25e9, "test", 20e9, "test", 5e-6, "test")
         .withChannels(nicChannels, "test", 0, "");
     return new SystemSpec("cluster", "Test cluster", List.of(), one.host(), one.device(), 8, one.hostLink(),

@@ -120,6 +120,93 @@ class CollectivesTest {
         .isCloseTo(half, within(1e-12));
   }
 
+  /**
+   * Azure's ND A100 v4 nccl-tests all-reduce busbw by size (8x A100, NCCL 2.18.5; GB/s), the points used below:
+   * 1 KB, 2 MB, 16 MB, 134 MB, 4 GB, 8 GB.
+   */
+  static final List<Double> AZURE_SIZES = List.of(1024.0, 2097152.0, 16777216.0, 134217728.0, 4294967296.0,
+      8589934592.0);
+  static final List<Double> AZURE_BUSBW = List.of(0.04e9, 53.54e9, 109.22e9, 174.18e9, 230.48e9, 231.58e9);
+
+  /** A ring phase moving {@code moved} bytes of a collective of size {@code i}-th table size, in {@code steps}. */
+  static double ringByTable(int i, double moved, int steps) {
+    double f = AZURE_BUSBW.get(i) / AZURE_BUSBW.get(AZURE_BUSBW.size() - 1);
+    return moved / FABRIC + Math.max(steps * FABRIC_STEP, moved / (FABRIC * f) - moved / FABRIC);
+  }
+
+  @Test
+  void ringCollectives_onALinkWithAMeasuredCurve_takeTheCurvesShapeBySize_atAnyRankCount_andEveryKind() {
+    SystemSpec system = Fixtures.cluster(1, new llmsim.core.hw.BusBandwidthCurve(8, AZURE_SIZES, AZURE_BUSBW, "test"));
+    for (int i = 0; i < AZURE_SIZES.size(); i++) {
+      double s = AZURE_SIZES.get(i);
+      for (int n : new int[] {2, 4, 8}) {
+        ParallelPlan plan = new ParallelPlan(1, 1, n, 0);
+        assertThat(alone(system, plan, Collectives.Kind.ALL_REDUCE, s)).as("all-reduce %s B over %d", s, n)
+            .isCloseTo(ringByTable(i, 2.0 * (n - 1) / n * s, 2 * (n - 1)), withPercentage(1e-9));
+        assertThat(alone(system, plan, Collectives.Kind.REDUCE_SCATTER, s)).as("reduce-scatter %s B over %d", s, n)
+            .isCloseTo(ringByTable(i, (double) (n - 1) / n * s, n - 1), withPercentage(1e-9));
+        assertThat(alone(system, plan, Collectives.Kind.ALL_GATHER, s)).as("all-gather %s B over %d", s, n)
+            .isCloseTo(ringByTable(i, (double) (n - 1) / n * s, n - 1), withPercentage(1e-9));
+      }
+    }
+    // 8x 2 MB against the table's own time, 2 x 7/8 x S / busbw, within the 1.4% of its asymptote below FABRIC's...
+    double measured = 1.75 * 2097152.0 / 53.54e9;
+    double got = alone(system, new ParallelPlan(1, 1, 8, 0), Collectives.Kind.ALL_REDUCE, 2097152.0);
+    assertThat(got).isCloseTo(measured * 231.58e9 / FABRIC, withPercentage(1e-9));
+    // ...and at the largest size and beyond only the steps' latency is added: the large-message rate is the link's
+    double big = 4 * 8589934592.0;
+    assertThat(alone(system, new ParallelPlan(1, 1, 8, 0), Collectives.Kind.ALL_REDUCE, big))
+        .isCloseTo(1.75 * big / FABRIC + 14 * FABRIC_STEP, withPercentage(1e-9));
+  }
+
+  @Test
+  void theCurvesTimeTakesNoLinkBandwidth_twoCollectivesSharingTheLink_contendOnlyForTheirBytes() {
+    SystemSpec system = Fixtures.cluster(1, new llmsim.core.hw.BusBandwidthCurve(8, AZURE_SIZES, AZURE_BUSBW, "test"));
+    int i = 3;
+    double s = AZURE_SIZES.get(i);
+    Simulation sim = new Simulation();
+    StepContext ctx = new StepContext(system, training(new ParallelPlan(4, 1, 2, 0), 1), IDEAL, sim, 1);
+    ctx.collectives.tensorParallel("tp", Collectives.Kind.ALL_REDUCE, s);
+    ctx.collectives.dataParallel("dp", Collectives.Kind.ALL_REDUCE, s);
+    double m4 = 1.5 * s;
+    double m2 = s;
+    double l4 = ringByTable(i, m4, 6) - m4 / FABRIC;
+    double l2 = ringByTable(i, m2, 2) - m2 / FABRIC;
+    // the 2-rank one starts flowing first and is still flowing when the 4-rank one starts: from l2 on the link
+    // carries both collectives' bytes without a gap
+    assertThat(l2).isLessThan(l4);
+    assertThat(m2 / FABRIC).isGreaterThan(l4 - l2);
+    assertThat(sim.run().makespan()).isCloseTo(l2 + (m2 + m4) / FABRIC, withPercentage(1e-9));
+  }
+
+  @Test
+  void nvlsAllReduce_onALinkWithAMeasuredNvlsCurve_takesItsShapeBySize_andTheRingWhereThatIsFaster() {
+    // Azure ND H200 v5, NCCL 2.20.5, NVLS enabled (GB/s busbw): 16 MB 240.41, 1 GB 467.58, 8 GB 479.98
+    List<Double> sizes = List.of(16777216.0, 1073741824.0, 8589934592.0);
+    List<Double> busbw = List.of(240.41e9, 467.58e9, 479.98e9);
+    double nvls = 170e9;
+    SystemSpec system = Fixtures.clusterNvls(1, nvls, new llmsim.core.hw.BusBandwidthCurve(8, sizes, busbw, "test"));
+    int n = 8;
+    ParallelPlan plan = new ParallelPlan(1, 1, n, 0);
+    boolean[] nvlsTaken = new boolean[sizes.size()];
+    for (int i = 0; i < sizes.size(); i++) {
+      double s = sizes.get(i);
+      double moved = s * (n + 1) / n;
+      double f = busbw.get(i) / busbw.get(busbw.size() - 1);
+      double viaNvls = moved / nvls + Math.max(Fixtures.NVLS_LATENCY, moved / (nvls * f) - moved / nvls);
+      double viaRing = 2.0 * (n - 1) / n * s / FABRIC + 2 * (n - 1) * FABRIC_STEP;
+      nvlsTaken[i] = viaNvls < viaRing;
+      assertThat(alone(system, plan, Collectives.Kind.ALL_REDUCE, s)).as("%s B", s)
+          .isCloseTo(Math.min(viaNvls, viaRing), withPercentage(1e-9));
+    }
+    // 16 MB: at half its large-message busbw NVLS loses to the ring (without the curve it would win); 1 GB and 8 GB
+    // take NVLS, the latter at the fixed latency alone
+    assertThat(nvlsTaken).containsExactly(false, true, true);
+    double s16 = sizes.get(0);
+    assertThat(s16 * (n + 1) / n / nvls + Fixtures.NVLS_LATENCY)
+        .isLessThan(2.0 * (n - 1) / n * s16 / FABRIC + 2 * (n - 1) * FABRIC_STEP);
+  }
+
   @Test
   void nvlsAllReduce_sendsNPlusOneOverNOfTheBytesAtTheNvlsRate_whereThatBeatsTheRing() {
     double s = 1e9;

@@ -115,7 +115,16 @@ final class Binder {
         n.get("nvls_latency_us").isPresent() ? n.num("nvls_latency_us") * 1e-6 : 0,
         n.optStr("nvls_latency_source").orElse("")).withChannels(
             n.get("nccl_channels").isPresent() ? n.integer("nccl_channels") : 0, n.optStr("nccl_channels_source").orElse(""),
-            n.get("nvls_channels").isPresent() ? n.integer("nvls_channels") : 0, n.optStr("nvls_channels_source").orElse("")));
+            n.get("nvls_channels").isPresent() ? n.integer("nvls_channels") : 0, n.optStr("nvls_channels_source").orElse(""))
+        .withRingCurve(n.get("ring_allreduce_busbw_by_size").map(Binder::busBandwidthCurve).orElse(null))
+        .withNvlsCurve(n.get("nvls_allreduce_busbw_by_size").map(Binder::busBandwidthCurve).orElse(null)));
+  }
+
+  /** A link's measured all-reduce bus bandwidth by message size: sizes in bytes, busbw in GB/s. */
+  static llmsim.core.hw.BusBandwidthCurve busBandwidthCurve(Node c) {
+    return guarded(c, () -> new llmsim.core.hw.BusBandwidthCurve(c.integer("ranks"),
+        c.require("bytes").items().stream().map(Node::asDouble).toList(),
+        c.require("busbw_gb_per_s").items().stream().map(i -> i.asDouble() * Units.GB).toList(), c.str("source")));
   }
 
   /** The computed parameter count may differ from the published one by this fraction at most. */

@@ -139,4 +139,43 @@ class TopologyCatalogTest {
     assertThat(c.system("a100-80gb-cluster", "--hardware").network().orElseThrow().nic().id()).isEqualTo("ib-hdr-200");
     assertThat(c.system("h100-cluster", "--hardware").network().orElseThrow().nicsPerNode()).isEqualTo(8);
   }
+
+  @Test
+  void nvlink3_carriesAzuresMeasuredAllReduceCurve_withItsSource_endingAtTheLinksOwnLargeMessageRateWithin2Percent() {
+    Link l = link(Catalog.loadBundled(), "nvlink3");
+    llmsim.core.hw.BusBandwidthCurve c = l.ringCurve().orElseThrow();
+    assertThat(c.ranks()).isEqualTo(8);
+    assertThat(c.bytes()).hasSize(24).startsWith(1024.0).endsWith(8589934592.0);
+    // Azure ND A100 v4: '| 2M | 53.54 |', '| 8G | 231.58 |'
+    assertThat(c.busBandwidth(2097152)).isEqualTo(53.54e9);
+    assertThat(c.busBytesPerSecond().get(23)).isEqualTo(231.58e9);
+    assertThat(c.source()).contains("ND_A100_v4_results.md");
+    double last = c.busBytesPerSecond().get(c.bytes().size() - 1);
+    assertThat(Math.abs(last / l.measuredBytesPerSecondPerDirection() - 1)).isLessThan(0.02);
+    for (Link other : Catalog.loadBundled().links()) {
+      other.ringCurve().ifPresent(k -> assertThat(k.source()).as(other.id()).isNotBlank());
+    }
+  }
+
+  @Test
+  void nvlink4_carriesAzuresMeasuredNvlsAllReduceCurve_theTableItsNvlsLatencyIsReadFrom() {
+    Link l = link(Catalog.loadBundled(), "nvlink4");
+    assertThat(l.ringCurve()).isEmpty();
+    llmsim.core.hw.BusBandwidthCurve c = l.nvlsCurve().orElseThrow();
+    assertThat(c.ranks()).isEqualTo(8);
+    assertThat(c.source()).contains("ND_H200_v5_results.md");
+    assertThat(l.nvlsLatencySource()).contains("ND_H200_v5_results.md");
+    // '| 1K | 0.06 |': 2 x 7/8 x 1024 B / 0.06 GB/s = 29.9 us, the link's nvls_latency_us
+    assertThat(1.75 * 1024 / c.busBandwidth(1024) * 1e6).isCloseTo(l.nvlsLatencySeconds() * 1e6,
+        org.assertj.core.api.Assertions.within(0.05));
+    assertThat(c.busBandwidth(8589934592.0)).isEqualTo(479.98e9);
+  }
+
+  @Test
+  void aCurveWithMoreSizesThanBandwidths_isAnErrorAtItsFileAndLine() {
+    String text = BoundsTest.bundled("links/nvlink3.yaml").replace("busbw_gb_per_s: [0.04, ", "busbw_gb_per_s: [");
+    var e = org.assertj.core.api.Assertions.catchThrowableOfType(
+        () -> Binder.link(Catalog.checked(TreeReader.read("l.yaml", text))), llmsim.hw.yaml.InputException.class);
+    assertThat(e.getMessage()).startsWith("l.yaml:").contains("as many bus bandwidths as sizes");
+  }
 }
