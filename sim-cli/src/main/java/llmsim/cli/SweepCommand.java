@@ -113,7 +113,8 @@ final class SweepCommand implements ScenarioOptions.GridCommand, Callable<Intege
   @Override
   public Integer call() throws Exception {
     // first: a distributed backend starts (a member) or connects (a client) on its own thread while this one reads
-    // the catalog and builds the grid; the refusals below still come first, whatever it answers
+    // the catalog and builds the grid; the refusals of flags and grid below still come first, whatever it answers
+    // (a simulated grid's op budget is checked once it is open, since its workers count the ops)
     FutureTask<SweepBackend> opening = open();
     SweepJob job;
     AtomicFiles.Staged staged;
@@ -128,10 +129,6 @@ final class SweepCommand implements ScenarioOptions.GridCommand, Callable<Intege
         throw new BadFlagException("--pp: the closed form (--mode analytic) sums ops as if nothing overlapped, which a"
             + " pipeline's stages do by design: sweep pp > 1 with --mode simulate");
       }
-      int workers = threads == null ? Runtime.getRuntime().availableProcessors() : threads;
-      if (mode.equals("simulate")) {
-        checkSimulable(grid, n, workers);
-      }
       job = SweepJob.of(axes, sets, costs == null ? Map.of() : this.job.flags(), grid, costs, mode,
           format.equals("jsonl"), top, by, mode.equals("analytic") ? ANALYTIC_CHUNK : SIMULATE_CHUNK, n);
       staged = output == null ? null : stageOutput();
@@ -140,6 +137,11 @@ final class SweepCommand implements ScenarioOptions.GridCommand, Callable<Intege
       throw e;
     }
     try (SweepBackend engine = opened(opening)) {
+      if (mode.equals("simulate")) {
+        // counted on the backend's workers and checked here before any row; a refusal leaves --output's FILE as it
+        // was (the staged file is dropped below)
+        checkSimulable(engine, job, threads == null ? Runtime.getRuntime().availableProcessors() : threads);
+      }
       Writer w = staged == null ? new PrintWriter(spec.commandLine().getOut())
           : new BufferedWriter(new OutputStreamWriter(Files.newOutputStream(staged.tmp()), StandardCharsets.UTF_8), 1 << 16);
       Progress progress = new Progress(spec.commandLine().getErr(), job.points(), output != null && TerminalWriter.attached());
@@ -172,8 +174,8 @@ final class SweepCommand implements ScenarioOptions.GridCommand, Callable<Intege
 
   /**
    * Opens the backend: a distributed one on its own thread, so that a cluster's client connects (or an embedded member
-   * starts, half a second to a second either way) while this thread reads the catalog, builds the grid and counts the
-   * points' ops; the local one at once.
+   * starts, half a second to a second either way) while this thread reads the catalog and builds the grid; the local
+   * one at once.
    */
   private FutureTask<SweepBackend> open() {
     FutureTask<SweepBackend> task = new FutureTask<>(
@@ -288,21 +290,29 @@ final class SweepCommand implements ScenarioOptions.GridCommand, Callable<Intege
 
   /**
    * Refuses, before any row, a --mode simulate grid with a point whose ops the heap cannot hold while every
-   * worker simulates a point that size. Counting walks one step per point, far less than simulating it.
+   * worker simulates a point that size. The points' ops are counted on {@code engine} ({@link OpCountJob}: walking
+   * one step per point, far less than simulating it, and spread over the workers like the sweep itself) and checked
+   * here against this process's heap, point by point in index order, so the first point over budget is named.
    */
-  private static void checkSimulable(SweepGrid grid, long n, int workers) {
+  private static void checkSimulable(SweepBackend engine, SweepJob job, int workers) throws InterruptedException {
+    long[][] counts = new long[(int) job.chunks()][];
+    engine.run(new OpCountJob(job), (c, ops) -> counts[(int) c] = ops, () -> false);
     long heap = Runtime.getRuntime().maxMemory();
-    for (long i = 0; i < n; i++) {
-      SweepGrid.Point p = grid.point(i);
-      long ops = OpBudget.ops(p.system(), p.model(), p.task(), p.software());
-      try {
-        OpBudget.check(ops > Long.MAX_VALUE / workers ? Long.MAX_VALUE : ops * workers, OpBudget.bytesPerOp(p.task(),
-            false), workers,
-            "sweep threads",
-            p.task(), heap);
-      } catch (ScenarioKeyException e) {
-        throw new BadFlagException(e.key().gridFlag() + ": " + e.getMessage() + " (at point " + i + ": system "
-            + p.system().id() + ", model " + p.model().id() + ")");
+    SweepGrid grid = job.grid();
+    for (int c = 0; c < counts.length; c++) {
+      for (int k = 0; k < counts[c].length; k++) {
+        long i = (long) c * job.chunkSize() + k;
+        SweepGrid.Point p = grid.point(i);
+        long ops = counts[c][k];
+        try {
+          OpBudget.check(ops > Long.MAX_VALUE / workers ? Long.MAX_VALUE : ops * workers, OpBudget.bytesPerOp(p.task(),
+              false), workers,
+              "sweep threads",
+              p.task(), heap);
+        } catch (ScenarioKeyException e) {
+          throw new BadFlagException(e.key().gridFlag() + ": " + e.getMessage() + " (at point " + i + ": system "
+              + p.system().id() + ", model " + p.model().id() + ")");
+        }
       }
     }
   }

@@ -126,6 +126,11 @@ record SweepJob(String id, EnumMap<ScenarioKey, ArrayList<String>> axes, ArrayLi
     return new ArrayList<>(rows.stream().sorted(order).limit(top).toList());
   }
 
+  /** The grid this sweep's points come from, built once per process. */
+  SweepGrid grid() {
+    return built().grid();
+  }
+
   private Built built() {
     synchronized (GRIDS) {
       return GRIDS.computeIfAbsent(id, k -> {

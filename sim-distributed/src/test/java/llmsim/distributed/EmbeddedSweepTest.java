@@ -40,6 +40,17 @@ class EmbeddedSweepTest {
   }
 
   @Test
+  void aSimulatedGridOverTheHeap_isRefusedBeforeAnyRow_withItsOpsCountedByTheMember() {
+    // a million micro-batches: hundreds of millions of ops, beyond any heap a test JVM has
+    String[] grid = {"sweep", "--mode", "simulate", "--models", "llama3-70b", "--hardware", "h100-sxm", "--tasks",
+        "train", "--micro-batches", "1,1048576", "--backend", "hazelcast", "--threads", "1"};
+    Cli r = Cli.run(grid);
+    assertThat(r.code).as(r.err.toString()).isEqualTo(2);
+    assertThat(r.err.toString()).contains("--micro-batches").contains(" ops (").contains("at point 1");
+    assertThat(r.out.toString()).isEmpty();
+  }
+
+  @Test
   void anUnreachableCluster_isBadInputNamingIt() {
     System.setProperty("llmsim.hazelcast.connectTimeoutMillis", "1000");
     Cli r;
