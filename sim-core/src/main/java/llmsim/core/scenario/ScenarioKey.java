@@ -165,9 +165,11 @@ public enum ScenarioKey {
   SOFTWARE_DATE("software_date", null, null, "YYYY-MM", Type.TEXT, null, 0, 0, null,
       "When the software was built. For llama.cpp (YYYY-MM or YYYY-MM-DD) it selects the build's kernels: Metal's"
           + " attention matmuls before 2023-09-15, CUDA graphs from 2024-05-08, CUDA's dequantise-then-cuBLAS prefill of"
-          + " quantised weights from 2023-10-27 to 2024-06-22 (default: a build after all of them); the"
-          + " other profiles have one version each, so there it is recorded and the result warns that it changes"
-          + " nothing.");
+          + " quantised weights from 2023-10-27 to 2024-06-22 (default: a build after all of them). For mlx (YYYY-MM or"
+          + " YYYY-MM-DD, from 2023-12, MLX's first release) a date before 2024-03-21 (MLX 0.8's mx.fast norms) selects"
+          + " the single-op modules of MLX 0.0.x-0.7: scores materialised in the activation dtype, unfused norms"
+          + " (default: today's MLX). The other profiles have one version each, so there it is recorded and the result"
+          + " warns that it changes nothing.");
 
   /** How a key's value is written and checked. */
   public enum Type { IDS, TEXT, CHOICE, INT, INT_OR_AUTO, BOOL, COUNT, PRICES, RATES, PER_KWH, DURATION }

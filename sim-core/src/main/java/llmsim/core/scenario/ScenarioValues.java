@@ -80,6 +80,13 @@ public final class ScenarioValues {
       if (!has(ScenarioKey.SOFTWARE_DATE)) {
         return sw;
       }
+      if (sw.mlx() != null) { // MLX's date selects its version's kernels
+        try {
+          return sw.atBuild(llmsim.core.software.MlxBuild.parse(text(ScenarioKey.SOFTWARE_DATE, null)));
+        } catch (IllegalArgumentException e) {
+          throw new ScenarioKeyException(ScenarioKey.SOFTWARE_DATE, e.getMessage());
+        }
+      }
       // a date or a release label (v0.6.1): kept as written, since nothing here reads it
       return sw.withRecordedDate(text(ScenarioKey.SOFTWARE_DATE, null).strip());
     }
@@ -365,7 +372,8 @@ public final class ScenarioValues {
     m.put(ScenarioKey.OPTIMIZER_IN_BACKWARD, training ? t.optimizer().inBackward() : null);
     m.put(ScenarioKey.SOFTWARE, sw.id());
     m.put(ScenarioKey.FLASH_ATTENTION, sw.llamaCpp() == null ? null : sw.llamaCpp().flashAttention());
-    m.put(ScenarioKey.SOFTWARE_DATE, sw.llamaCpp() == null ? null : sw.llamaCpp().date().toString());
+    m.put(ScenarioKey.SOFTWARE_DATE, sw.llamaCpp() != null ? sw.llamaCpp().date().toString()
+        : sw.mlx() != null && sw.mlx().date() != null ? sw.mlx().date().toString() : null);
     m.put(ScenarioKey.TP, t.plan().tp());
     m.put(ScenarioKey.PP, t.plan().pp());
     m.put(ScenarioKey.DP, t.replicas());

@@ -62,6 +62,8 @@ import llmsim.core.util.Checks;
  *     docs/CALIBRATION.md#transformer-engine-fp8); a profile without it is not offered fp8 training by advise
  * @param recordedDate the {@code software_date} a scenario gave a profile that has one version: recorded and warned
  *     about ({@link #dateWarning}), not modelled; null when none was given
+ * @param mlx for MLX, the version its kernels come from (by {@code software_date}: {@link MlxBuild}); null for
+ *     every other profile
  */
 public record SoftwareProfile(
     String id,
@@ -89,7 +91,8 @@ public record SoftwareProfile(
     boolean megatronFusedSoftmax,
     boolean pipelineScatterGather,
     boolean transformerEngineFp8,
-    String recordedDate) {
+    String recordedDate,
+    MlxBuild mlx) {
 
   public SoftwareProfile {
     Checks.notBlank("software id", id);
@@ -135,7 +138,7 @@ public record SoftwareProfile(
         .decodeKvPerQueryHead(decodeKvPerQueryHead).hostSecondsPerLayerPass(hostSecondsPerLayerPass)
         .eagerOps(eagerOps).optimizerImpl(optimizerImpl).causalBlockSkip(causalBlockSkip)
         .megatronFusedSoftmax(megatronFusedSoftmax).pipelineScatterGather(pipelineScatterGather)
-        .transformerEngineFp8(transformerEngineFp8).recordedDate(recordedDate);
+        .transformerEngineFp8(transformerEngineFp8).recordedDate(recordedDate).mlx(mlx);
   }
 
   /**
@@ -144,8 +147,8 @@ public record SoftwareProfile(
    * nothing (see {@link #dateWarning}).
    */
   public SoftwareProfile withRecordedDate(String date) {
-    if (llamaCpp != null) {
-      throw new IllegalStateException(id + ": llama.cpp's software_date selects its build (atBuild), it is not only recorded");
+    if (llamaCpp != null || mlx != null) {
+      throw new IllegalStateException(id + ": its software_date selects its version (atBuild), it is not only recorded");
     }
     return toBuilder().recordedDate(date).build();
   }
@@ -202,6 +205,36 @@ public record SoftwareProfile(
     return toBuilder().flashAttention(build.flashAttention()).llamaCpp(build).build();
   }
 
+  /**
+   * This MLX profile as version {@code build} runs: today's kernels from {@link MlxBuild#FAST_KERNELS} on (the
+   * profile unchanged), and before them classic attention whose scores each single-op kernel reads and writes in the
+   * activation dtype, unfused norms and their kernel count ({@link MlxBuild}; docs/CALIBRATION.md#mlx).
+   */
+  public SoftwareProfile atBuild(MlxBuild build) {
+    if (mlx == null) {
+      throw new IllegalStateException(id + " is not an MLX profile");
+    }
+    if (build.fastKernels()) {
+      return toBuilder().mlx(build).build();
+    }
+    return toBuilder().mlx(build).flashAttention(false).causalBlockSkip(false)
+        .kernelsPerLayer(MlxBuild.UNFUSED_KERNELS_PER_LAYER)
+        .backwardKernelsPerLayer(2 * MlxBuild.UNFUSED_KERNELS_PER_LAYER).build();
+  }
+
+  /**
+   * Bytes per attention-score element of the forward chain without flash attention, at {@code actBytes} per
+   * activation element: an unfused MLX version's passes in the activation dtype, else the profile's own count.
+   */
+  public double scoreBytesPerElement(double actBytes) {
+    return mlx != null && !mlx.fastKernels() ? mlx.scoreBytesPerElement(actBytes) : scoreBytesPerElement;
+  }
+
+  /** Whether norms run as single-op kernels (an MLX version before {@link MlxBuild#FAST_KERNELS}). */
+  public boolean unfusedNorms() {
+    return mlx != null && !mlx.fastKernels();
+  }
+
   /** This profile with decode attention reading a sequence's keys and values once per query head. */
   public SoftwareProfile withDecodeKvPerQueryHead() {
     return toBuilder().decodeKvPerQueryHead(true).build();
@@ -249,6 +282,7 @@ public record SoftwareProfile(
     private boolean pipelineScatterGather;
     private boolean transformerEngineFp8;
     private String recordedDate;
+    private MlxBuild mlx;
 
     private Builder(String id, String description) {
       this.id = id;
@@ -410,6 +444,12 @@ public record SoftwareProfile(
       return this;
     }
 
+    /** Default null: not MLX. */
+    public Builder mlx(MlxBuild v) {
+      this.mlx = v;
+      return this;
+    }
+
     public SoftwareProfile build() {
       boolean flash = required(flashAttention, "flash attention");
       int kernels = required(kernelsPerLayer, "kernels per layer");
@@ -419,7 +459,7 @@ public record SoftwareProfile(
           required(source, "source"), backwardKernelsPerLayer == null ? 2 * kernels : backwardKernelsPerLayer,
           flashAttention2, llamaCpp, decodeKvPerQueryHead, hostSecondsPerLayerPass, eagerOps, optimizerImpl,
           causalBlockSkip == null ? flash && flashAttention2 && llamaCpp == null : causalBlockSkip,
-          megatronFusedSoftmax, pipelineScatterGather, transformerEngineFp8, recordedDate);
+          megatronFusedSoftmax, pipelineScatterGather, transformerEngineFp8, recordedDate, mlx);
     }
 
     private <T> T required(T value, String what) {

@@ -198,10 +198,14 @@ public final class SoftwareProfiles {
       .megatronFusedSoftmax(true).pipelineScatterGather(true).workspaceBytes(2.0 * Units.GIB)
       .source("docs/CALIBRATION.md#megatron-classic").build();
 
-  /** Apple MLX. */
+  /**
+   * Apple MLX. Without a {@code software_date} the profile is today's MLX ({@link MlxBuild#LATEST}: fused kernels);
+   * a date before MLX 0.8's {@code mx.fast} norms ({@link MlxBuild#FAST_KERNELS}) selects the single-op modules of
+   * MLX 0.0.x-0.7: classic attention, unfused norms ({@link SoftwareProfile#atBuild(MlxBuild)}).
+   */
   public static final SoftwareProfile MLX = SoftwareProfile.builder("mlx", "Apple MLX (Metal)")
-      .launchSeconds(4e-6).kernelsPerLayer(16).flashAttention(true).workspaceBytes(0.5 * Units.GIB)
-      .source("docs/CALIBRATION.md#mlx").build();
+      .launchSeconds(4e-6).kernelsPerLayer(16).flashAttention(true).mlx(MlxBuild.LATEST)
+      .workspaceBytes(0.5 * Units.GIB).source("docs/CALIBRATION.md#mlx").build();
 
   public static final List<SoftwareProfile> ALL = List.of(PYTORCH, HF, HF_EAGER, HF_DEEPSPEED, TORCHTUNE, LITGPT,
       TORCH_COMPILE, UNSLOTH, LLAMA_CPP, TENSORRT_LLM, TENSORRT_LLM_0_6, MEGATRON, MEGATRON_CLASSIC, MLX, LLM_FOUNDRY);

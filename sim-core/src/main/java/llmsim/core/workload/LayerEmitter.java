@@ -5,6 +5,7 @@ import llmsim.core.model.FfnKind;
 import llmsim.core.model.ModelSpec;
 import llmsim.core.model.NormKind;
 import llmsim.core.software.EagerOps;
+import llmsim.core.software.MlxBuild;
 import llmsim.core.task.LoraTarget;
 
 /**
@@ -266,6 +267,9 @@ final class LayerEmitter {
     if (te) { // LayerNormLinear's norm reads bf16 and writes its output in fp8
       return (TransformerEngineFp8.BF16_BYTES + TransformerEngineFp8.FP8_BYTES) * elements;
     }
+    if (ctx.software.unfusedNorms()) { // MLX before mx.fast: each op of the norm reads and writes its tensors
+      return MlxBuild.normPasses(m.normKind()) * elements * actBytes;
+    }
     return llamaEager ? eager.normForwardBytes() * elements : 2 * elements * actBytes;
   }
 
@@ -274,6 +278,9 @@ final class LayerEmitter {
    * that read its output (eager LLaMA code: q, k, v; gate, up).
    */
   private double normBackward(double elements, int projections) {
+    if (ctx.software.unfusedNorms()) { // autograd's two passes per forward pass, as the fused norm's 4 to its 2
+      return 2 * MlxBuild.normPasses(m.normKind()) * elements * actBytes;
+    }
     if (!llamaEager) {
       return 4 * elements * actBytes;
     }

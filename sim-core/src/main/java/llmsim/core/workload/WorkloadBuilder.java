@@ -112,7 +112,7 @@ final class WorkloadBuilder {
     boolean quantised = !trainsBase && t.weights().dequantised() && !nf4;
     double weightBytesPerParam = wBytes;
     this.newEmitter = c -> new LayerEmitter(c, m, actBytes, weightBytesPerParam, quantised, nf4, sw.flashAttention(),
-        sw.scoreBytesPerElement(), lora ? t.loraRank() : 0, t.loraTargets(),
+        sw.scoreBytesPerElement(actBytes), lora ? t.loraRank() : 0, t.loraTargets(),
         t.kind().training() ? actBytes : t.kvCache().bytesPerElement(), eager, trainsBase);
     this.newContext = stage -> new StepContext(s, t, sw, sink, opsPerLayer, backwardOps, kernels, backwardKernels,
         "stage " + stage + " ");

@@ -55,10 +55,10 @@ class LlamaCppScenarioTest {
 
   @Test
   void aDateOnAProfileWithOneVersion_isRecorded_andTheWarningSaysItChangesNothing() {
-    SoftwareProfile dated = values(ScenarioKey.SOFTWARE, "mlx", ScenarioKey.SOFTWARE_DATE, "2023-12").software();
-    SoftwareProfile undated = values(ScenarioKey.SOFTWARE, "mlx").software();
+    SoftwareProfile dated = values(ScenarioKey.SOFTWARE, "hf", ScenarioKey.SOFTWARE_DATE, "2023-12").software();
+    SoftwareProfile undated = values(ScenarioKey.SOFTWARE, "hf").software();
     assertThat(undated.dateWarning()).isNull();
-    assertThat(dated.dateWarning()).contains("software_date 2023-12", "not modelled", "'mlx'");
+    assertThat(dated.dateWarning()).contains("software_date 2023-12", "not modelled", "'hf'");
     // every component that shapes a step is the undated profile's
     assertThat(dated.toBuilder().recordedDate(null).build()).isEqualTo(undated);
   }
