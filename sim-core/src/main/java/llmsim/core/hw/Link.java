@@ -17,11 +17,12 @@ import llmsim.core.util.Checks;
  *     collectives use on this link: the intra-node fabric's for a communicator within one node, the NIC's for one
  *     spanning nodes; 0 where no source gives it (then no SMs are taken from compute)
  * @param nvlsChannels the channels NCCL's NVLS all-reduce uses on this fabric; 0 where unknown or no NVLS
- * @param ringCurve the ring collectives' measured all-reduce bus bandwidth by message size on this link, whose shape
- *     sets a collective's size-dependent time ({@link BusBandwidthCurve}); empty where none is sourced (then a ring
- *     phase costs its bytes at the measured rate and its steps' latency)
+ * @param ringCurves the ring collectives' measured all-reduce bus bandwidth by message size on this link, one table
+ *     or one per measured rank count, which sets a collective's size-dependent time ({@link BusBandwidthCurves}:
+ *     the table at the collective's rank count, else the nearest measured); empty where none is sourced (then a
+ *     ring phase costs its bytes at the measured rate and its steps' latency)
  * @param nvlsCurve the NVLS all-reduce's measured bus bandwidth by message size, whose shape sets an NVLS
- *     all-reduce's size-dependent time as {@code ringCurve} does a ring's; empty where none is sourced (then it costs
+ *     all-reduce's size-dependent time as {@code ringCurves} does a ring's (one table, read at every rank count); empty where none is sourced (then it costs
  *     its bytes at the NVLS rate and its fixed latency)
  */
 public record Link(
@@ -43,7 +44,7 @@ public record Link(
     String ncclChannelsSource,
     int nvlsChannels,
     String nvlsChannelsSource,
-    java.util.Optional<BusBandwidthCurve> ringCurve,
+    java.util.Optional<BusBandwidthCurves> ringCurves,
     java.util.Optional<BusBandwidthCurve> nvlsCurve) {
 
   /** A link without in-switch reduction. */
@@ -69,15 +70,20 @@ public record Link(
     return new Link(id, name, aliases, kind, nominalBytesPerSecondPerDirection, nominalSource,
         measuredBytesPerSecondPerDirection, measuredSource, latencySeconds, latencySource,
         nvlsBytesPerSecondPerDirection, nvlsSource, nvlsLatencySeconds, nvlsLatencySource, ring, ringSource, nvlsRing,
-        nvlsRingSource, ringCurve, nvlsCurve);
+        nvlsRingSource, ringCurves, nvlsCurve);
   }
 
-  /** The same link with its ring collectives' measured bus bandwidth by size ({@code null}: none). */
+  /** The same link with its ring collectives' measured bus bandwidth by size, one table ({@code null}: none). */
   public Link withRingCurve(BusBandwidthCurve curve) {
+    return withRingCurves(curve == null ? null : BusBandwidthCurves.of(curve));
+  }
+
+  /** The same link with its ring collectives' measured bus bandwidth by size and rank count ({@code null}: none). */
+  public Link withRingCurves(BusBandwidthCurves curves) {
     return new Link(id, name, aliases, kind, nominalBytesPerSecondPerDirection, nominalSource,
         measuredBytesPerSecondPerDirection, measuredSource, latencySeconds, latencySource,
         nvlsBytesPerSecondPerDirection, nvlsSource, nvlsLatencySeconds, nvlsLatencySource, ncclChannels,
-        ncclChannelsSource, nvlsChannels, nvlsChannelsSource, java.util.Optional.ofNullable(curve), nvlsCurve);
+        ncclChannelsSource, nvlsChannels, nvlsChannelsSource, java.util.Optional.ofNullable(curves), nvlsCurve);
   }
 
   /** The same link with its NVLS all-reduce's measured bus bandwidth by size ({@code null}: none). */
@@ -85,7 +91,7 @@ public record Link(
     return new Link(id, name, aliases, kind, nominalBytesPerSecondPerDirection, nominalSource,
         measuredBytesPerSecondPerDirection, measuredSource, latencySeconds, latencySource,
         nvlsBytesPerSecondPerDirection, nvlsSource, nvlsLatencySeconds, nvlsLatencySource, ncclChannels,
-        ncclChannelsSource, nvlsChannels, nvlsChannelsSource, ringCurve, java.util.Optional.ofNullable(curve));
+        ncclChannelsSource, nvlsChannels, nvlsChannelsSource, ringCurves, java.util.Optional.ofNullable(curve));
   }
 
   public Link {
@@ -98,7 +104,7 @@ public record Link(
     Checks.nonNegative("NVLS latency (s)", nvlsLatencySeconds);
     Checks.nonNegative("NCCL channels", ncclChannels);
     Checks.nonNegative("NVLS channels", nvlsChannels);
-    java.util.Objects.requireNonNull(ringCurve, "ringCurve");
+    java.util.Objects.requireNonNull(ringCurves, "ringCurves");
     java.util.Objects.requireNonNull(nvlsCurve, "nvlsCurve");
     if (nvlsCurve.isPresent() && !(nvlsBytesPerSecondPerDirection > 0)) {
       throw new IllegalArgumentException("link " + id + ": an NVLS curve on a link without NVLS");

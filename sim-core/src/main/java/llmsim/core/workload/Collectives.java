@@ -5,7 +5,7 @@ import java.util.Map;
 import llmsim.core.engine.CostGroup;
 import llmsim.core.engine.Lane;
 import llmsim.core.engine.OpKind;
-import llmsim.core.hw.BusBandwidthCurve;
+import llmsim.core.hw.BusBandwidthCurves;
 import llmsim.core.hw.Link;
 import llmsim.core.hw.SystemSpec;
 import llmsim.core.task.ParallelPlan;
@@ -316,7 +316,7 @@ final class Collectives {
     int steps = ringSteps(kind, n);
     double moved = ringBytes(kind, n, bytes);
     return ctx.sink.addOp(ctx.sink.keepsNames() ? name : "", OpKind.TRANSFER, stream(purpose, network),
-        ringGroup(steps, network, span, ringLatencySeconds(steps, network, span, bytes, moved)), 0, 0, moved, deps);
+        ringGroup(steps, network, span, ringLatencySeconds(n, steps, network, span, bytes, moved)), 0, 0, moved, deps);
   }
 
   /** A cost group's key: algorithm (0 ring, 1 tree), steps or levels, network or fabric, span, latency (s). */
@@ -343,22 +343,22 @@ final class Collectives {
   /**
    * The time a ring phase of {@code steps} steps over a collective of {@code bytes} ({@code moved} through each
    * rank's link) takes besides its bytes at the link's rate: its steps' latency, or, where the link carries a
-   * measured all-reduce curve by size ({@link Link#ringCurve()}) and the phase is a collective (not a
-   * point-to-point send), the time that curve's shape adds at this size ({@link BusBandwidthCurve#extraSeconds}),
-   * whichever is larger. The curve is read at the collective's size whatever its rank count and kind: nccl-tests'
-   * busbw by size on one machine is about the same at 2, 4 and 8 GPUs (VIA-Research/vTrain trace/a100 AR_GPU2/4/8
-   * tables), and a reduce-scatter or all-gather of S bytes runs half an all-reduce of S (the same chunks, n-1
-   * steps instead of 2(n-1)). This time does not take link bandwidth: transfers sharing the link contend for their
-   * bytes only.
+   * measured all-reduce curve by size ({@link Link#ringCurves()}) and the phase is a collective (not a
+   * point-to-point send), the time that curve adds at this size ({@link BusBandwidthCurves#extraSeconds}),
+   * whichever is larger. The link's table for the collective's {@code n} ranks is read (the one measured at
+   * {@code n}, else at the nearest measured rank count; a link with one table reads it at every {@code n}), at
+   * the collective's size whatever its kind: a reduce-scatter or all-gather of S bytes runs half an all-reduce of
+   * S (the same chunks, n-1 steps instead of 2(n-1)). This time does not take link bandwidth: transfers sharing
+   * the link contend for their bytes only.
    */
-  private double ringLatencySeconds(int steps, boolean network, Span span, double bytes, double moved) {
+  private double ringLatencySeconds(int n, int steps, boolean network, Span span, double bytes, double moved) {
     Link link = network ? system.network().orElseThrow().nic() : system.deviceLink().orElseThrow();
     double stepsLatency = steps * link.latencySeconds();
-    if (span == Span.NONE || link.ringCurve().isEmpty() || !(moved > 0)) {
+    if (span == Span.NONE || link.ringCurves().isEmpty() || !(moved > 0)) {
       return stepsLatency;
     }
     double rate = network ? networkBusBandwidth() : link.measuredBytesPerSecondPerDirection();
-    return Math.max(stepsLatency, link.ringCurve().get().extraSeconds(bytes, moved, rate));
+    return Math.max(stepsLatency, link.ringCurves().get().extraSeconds(n, bytes, moved, rate));
   }
 
   /**
@@ -446,7 +446,7 @@ final class Collectives {
     }
     double moved = ringBytes(Kind.ALL_REDUCE, n, bytes);
     double ring = moved / link.measuredBytesPerSecondPerDirection()
-        + ringLatencySeconds(ringSteps(Kind.ALL_REDUCE, n), false, Span.NODE, bytes, moved);
+        + ringLatencySeconds(n, ringSteps(Kind.ALL_REDUCE, n), false, Span.NODE, bytes, moved);
     double nvls = bytes * (n + 1) / n / link.nvlsBytesPerSecondPerDirection() + nvlsLatencySeconds(n, bytes);
     return nvls < ring;
   }
@@ -455,7 +455,7 @@ final class Collectives {
    * The time an NVLS all-reduce of {@code bytes} over {@code n} GPUs takes besides its bytes at the NVLS rate: the
    * link's fixed NVLS latency, or, where the link carries a measured NVLS all-reduce curve by size ({@link
    * Link#nvlsCurve()}), the time that curve's shape adds at this size, whichever is larger (read at the
-   * all-reduce's size whatever n, as the ring's curve is).
+   * all-reduce's size whatever n: a link gives one NVLS table).
    */
   private double nvlsLatencySeconds(int n, double bytes) {
     Link link = system.deviceLink().orElseThrow();

@@ -96,7 +96,12 @@ public final class Fixtures {
 
   /** As {@link #cluster(int)}, the fabric's ring collectives timed by size from {@code ringCurve}. */
   public static SystemSpec cluster(int nodes, llmsim.core.hw.BusBandwidthCurve ringCurve) {
-    return cluster(nodes, 0, 0, 0, 0, ringCurve, null);
+    return cluster(nodes, llmsim.core.hw.BusBandwidthCurves.of(ringCurve));
+  }
+
+  /** As {@link #cluster(int)}, the fabric's ring collectives timed by size and rank count from {@code ringCurves}. */
+  public static SystemSpec cluster(int nodes, llmsim.core.hw.BusBandwidthCurves ringCurves) {
+    return cluster(nodes, 0, 0, 0, 0, ringCurves, null);
   }
 
   /** As {@link #cluster(int, double)}, the NVLS all-reduce timed by size from {@code nvlsCurve}. */
@@ -105,11 +110,11 @@ public final class Fixtures {
   }
 
   private static SystemSpec cluster(int nodes, double nvls, int sms, int fabricChannels, int nicChannels,
-      llmsim.core.hw.BusBandwidthCurve ringCurve, llmsim.core.hw.BusBandwidthCurve nvlsCurve) {
+      llmsim.core.hw.BusBandwidthCurves ringCurves, llmsim.core.hw.BusBandwidthCurve nvlsCurve) {
     SystemSpec one = discrete(sms);
     Link fabric = new Link("fabric", "Test fabric", List.of(), LinkKind.NVLINK, 300e9, "test", 200e9, "test", 2e-6, "test",
         nvls, nvls > 0 ? "test" : "", nvls > 0 ? NVLS_LATENCY : 0, nvls > 0 ? "test" : "")
-        .withChannels(fabricChannels, "test", 0, "").withRingCurve(ringCurve).withNvlsCurve(nvlsCurve);
+        .withChannels(fabricChannels, "test", 0, "").withRingCurves(ringCurves).withNvlsCurve(nvlsCurve);
     Link nic = new Link("nic", "Test NIC", List.of(), LinkKind.INFINIBAND, 25e9, "test", 20e9, "test", 5e-6, "test")
         .withChannels(nicChannels, "test", 0, "");
     return new SystemSpec("cluster", "Test cluster", List.of(), one.host(), one.device(), 8, one.hostLink(),

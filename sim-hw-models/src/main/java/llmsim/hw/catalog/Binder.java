@@ -116,8 +116,33 @@ final class Binder {
         n.optStr("nvls_latency_source").orElse("")).withChannels(
             n.get("nccl_channels").isPresent() ? n.integer("nccl_channels") : 0, n.optStr("nccl_channels_source").orElse(""),
             n.get("nvls_channels").isPresent() ? n.integer("nvls_channels") : 0, n.optStr("nvls_channels_source").orElse(""))
-        .withRingCurve(n.get("ring_allreduce_busbw_by_size").map(Binder::busBandwidthCurve).orElse(null))
+        .withRingCurves(n.get("ring_allreduce_busbw_by_size").map(Binder::busBandwidthCurves).orElse(null))
         .withNvlsCurve(n.get("nvls_allreduce_busbw_by_size").map(Binder::busBandwidthCurve).orElse(null)));
+  }
+
+  /**
+   * A link's ring all-reduce tables: one table (a mapping), or a list of tables each measured at its own rank count
+   * ({@code ranks}), no two at the same count.
+   */
+  static llmsim.core.hw.BusBandwidthCurves busBandwidthCurves(Node c) {
+    if (c.kind() != Node.Kind.ARRAY) {
+      return llmsim.core.hw.BusBandwidthCurves.of(busBandwidthCurve(c));
+    }
+    if (c.items().isEmpty()) {
+      throw new InputException(c.problem("a list of bus bandwidth tables needs at least one table"));
+    }
+    java.util.Map<Integer, Node> seen = new java.util.HashMap<>();
+    java.util.List<llmsim.core.hw.BusBandwidthCurve> tables = new java.util.ArrayList<>();
+    for (Node t : c.items()) {
+      llmsim.core.hw.BusBandwidthCurve curve = busBandwidthCurve(t);
+      Node first = seen.putIfAbsent(curve.ranks(), t);
+      if (first != null) {
+        throw new InputException(t.require("ranks").problem("a second table measured at " + curve.ranks()
+            + " ranks (the first is at line " + first.line() + "): give one table per rank count"));
+      }
+      tables.add(curve);
+    }
+    return new llmsim.core.hw.BusBandwidthCurves(tables);
   }
 
   /** A link's measured all-reduce bus bandwidth by message size: sizes in bytes, busbw in GB/s. */

@@ -143,7 +143,8 @@ class TopologyCatalogTest {
   @Test
   void nvlink3_carriesAzuresMeasuredAllReduceCurve_withItsSource_endingAtTheLinksOwnLargeMessageRateWithin2Percent() {
     Link l = link(Catalog.loadBundled(), "nvlink3");
-    llmsim.core.hw.BusBandwidthCurve c = l.ringCurve().orElseThrow();
+    assertThat(l.ringCurves().orElseThrow().tables()).hasSize(1);
+    llmsim.core.hw.BusBandwidthCurve c = l.ringCurves().orElseThrow().reference();
     assertThat(c.ranks()).isEqualTo(8);
     assertThat(c.bytes()).hasSize(24).startsWith(1024.0).endsWith(8589934592.0);
     // Azure ND A100 v4: '| 2M | 53.54 |', '| 8G | 231.58 |'
@@ -153,14 +154,14 @@ class TopologyCatalogTest {
     double last = c.busBytesPerSecond().get(c.bytes().size() - 1);
     assertThat(Math.abs(last / l.measuredBytesPerSecondPerDirection() - 1)).isLessThan(0.02);
     for (Link other : Catalog.loadBundled().links()) {
-      other.ringCurve().ifPresent(k -> assertThat(k.source()).as(other.id()).isNotBlank());
+      other.ringCurves().ifPresent(k -> k.tables().forEach(t -> assertThat(t.source()).as(other.id()).isNotBlank()));
     }
   }
 
   @Test
   void nvlink4_carriesAzuresMeasuredNvlsAllReduceCurve_theTableItsNvlsLatencyIsReadFrom() {
     Link l = link(Catalog.loadBundled(), "nvlink4");
-    assertThat(l.ringCurve()).isEmpty();
+    assertThat(l.ringCurves()).isEmpty();
     llmsim.core.hw.BusBandwidthCurve c = l.nvlsCurve().orElseThrow();
     assertThat(c.ranks()).isEqualTo(8);
     assertThat(c.source()).contains("ND_H200_v5_results.md");
@@ -177,5 +178,49 @@ class TopologyCatalogTest {
     var e = org.assertj.core.api.Assertions.catchThrowableOfType(
         () -> Binder.link(Catalog.checked(TreeReader.read("l.yaml", text))), llmsim.hw.yaml.InputException.class);
     assertThat(e.getMessage()).startsWith("l.yaml:").contains("as many bus bandwidths as sizes");
+  }
+
+  /** A link file whose ring all-reduce is the list {@code tables} (YAML, each item a mapping), the rest nvlink3's. */
+  static String withTables(String tables) {
+    String text = BoundsTest.bundled("links/nvlink3.yaml");
+    return text.substring(0, text.indexOf("ring_allreduce_busbw_by_size:")) + "ring_allreduce_busbw_by_size:\n" + tables;
+  }
+
+  static final String TWO = "  - ranks: 2\n    bytes: [1048576, 1073741824]\n    busbw_gb_per_s: [23.25, 196.89]\n"
+      + "    source: \"two\"\n";
+  static final String EIGHT = "  - ranks: 8\n    bytes: [1048576, 1073741824]\n    busbw_gb_per_s: [19.91, 229.25]\n"
+      + "    source: \"eight\"\n";
+
+  static String problem(String text) {
+    var e = org.assertj.core.api.Assertions.catchThrowableOfType(
+        () -> Binder.link(Catalog.checked(TreeReader.read("l.yaml", text))), llmsim.hw.yaml.InputException.class);
+    assertThat(e).as("no error for:%n%s", text).isNotNull();
+    return e.getMessage();
+  }
+
+  @Test
+  void aListOfTables_bindsOnePerRankCount_andAReadAtTheirRankCount() {
+    Link l = Binder.link(Catalog.checked(TreeReader.read("l.yaml", withTables(EIGHT + TWO))));
+    llmsim.core.hw.BusBandwidthCurves c = l.ringCurves().orElseThrow();
+    assertThat(c.tables()).extracting(llmsim.core.hw.BusBandwidthCurve::ranks).containsExactly(2, 8);
+    assertThat(c.at(2).source()).isEqualTo("two");
+    assertThat(c.at(2).busBandwidth(1048576)).isEqualTo(23.25e9);
+    assertThat(c.reference().source()).isEqualTo("eight");
+  }
+
+  @Test
+  void aListOfTables_withABadTable_isAnErrorAtItsFileAndLine() {
+    String twice = withTables(TWO + EIGHT + TWO.replace("\"two\"", "\"again\""));
+    int line = (int) twice.lines().takeWhile(x -> !x.contains("\"again\"")).count() - 2; // the second 'ranks: 2'
+    assertThat(problem(twice)).startsWith("l.yaml:" + line + ":").contains("a second table measured at 2 ranks");
+    assertThat(problem(withTables(TWO + EIGHT.replace("[1048576, 1073741824]", "[1073741824, 1048576]"))))
+        .startsWith("l.yaml:").contains("sizes must increase");
+    assertThat(problem(withTables(TWO + EIGHT.replace("[19.91, 229.25]", "[19.91]"))))
+        .startsWith("l.yaml:").contains("as many bus bandwidths as sizes");
+    assertThat(problem(withTables(TWO + EIGHT.replace("    source: \"eight\"\n", ""))))
+        .startsWith("l.yaml:").contains("missing required field").contains("source");
+    assertThat(problem(withTables(TWO.replace("ranks: 2", "rank: 2"))))
+        .startsWith("l.yaml:").contains("unknown field");
+    assertThat(problem(withTables("  []\n"))).startsWith("l.yaml:").contains("at least 1 item");
   }
 }
