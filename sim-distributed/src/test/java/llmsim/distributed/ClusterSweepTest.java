@@ -20,17 +20,28 @@ import org.junit.jupiter.api.io.TempDir;
 class ClusterSweepTest {
   @TempDir Path dir;
 
-  /** 2 x 2 x 2 x 24 = 192 event-simulated points: twelve chunks of 16, a few seconds on two one-thread workers. */
+  /**
+   * 2 x 2 x 2 x 48 = 384 event-simulated points: 24 chunks of 16, a few seconds on two one-thread workers. Large enough
+   * that rows written in a burst (the chunk a slow worker held coming in after a dozen others, or this JVM's poll of
+   * the rows starved of a core for a second) still leave chunks to run when the kill lands: with 192 points a JDK 25
+   * run saw 176 rows by the time it looked.
+   */
   static final String[] GRID = {"sweep", "--hardware", "m2-ultra,13900ks-rtx4090", "--models", "llama-7b,llama-13b",
-      "--tasks", "inference,train", "--batch", "1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,16,17,18,19,20,21,22,23,24", "--seq-len", "512", "--prompt-tokens",
-      "128", "--generate-tokens", "32", "--mode", "simulate"};
+      "--tasks", "inference,train", "--batch", batches(48), "--seq-len", "512", "--prompt-tokens", "128",
+      "--generate-tokens", "32", "--mode", "simulate"};
+  static final int POINTS = 2 * 2 * 2 * 48;
+
+  static String batches(int n) {
+    return java.util.stream.IntStream.rangeClosed(1, n).mapToObj(Integer::toString)
+        .collect(java.util.stream.Collectors.joining(","));
+  }
 
   @Test
   void twoWorkers_writeTheLocalBytes_andAKilledWorkerLosesNoRow() throws Exception {
     Cli local = Cli.run(Cli.concat(GRID, "--threads", "1"));
     assertThat(local.code).as(local.err.toString()).isZero();
     List<String> expected = local.out.toString().lines().toList();
-    assertThat(expected).hasSize(1 + 192);
+    assertThat(expected).hasSize(1 + POINTS);
 
     ExecutorService client = Executors.newSingleThreadExecutor();
     try (WorkerCluster cluster = WorkerCluster.start(2, dir)) {
@@ -46,7 +57,7 @@ class ClusterSweepTest {
       cluster.kill(1);
       int code = run.get(2, TimeUnit.MINUTES);
       assertThat(code).as(cut.err.toString()).isZero();
-      assertThat(rowsAtKill).as("the worker was killed mid-sweep").isLessThan(192 - 2 * 16);
+      assertThat(rowsAtKill).as("the worker was killed mid-sweep").isLessThan(POINTS - 2 * 16);
       assertThat(cut.err.toString()).contains("left during the sweep").contains("chunks resubmitted");
       assertThat(cut.out.toString()).isEqualTo(local.out.toString()); // every index once, in order, same bytes
     } finally {
