@@ -128,7 +128,9 @@ public final class MemoryPlanner {
 
   private static MemoryPlan placeLayers(SystemSpec system, ModelSpec model, Task task, SoftwareProfile sw, Offload o,
       int gpuLayers) {
-    Footprint f = Footprint.of(model, task, sw.flashAttention(), sw.promptChunkTokens(), system.deviceCount());
+    // MLX trains through classic attention (SoftwareProfile.forTask): its scores are stored
+    Footprint f = Footprint.of(model, task, sw.forTask(task.kind().training()).flashAttention(), sw.promptChunkTokens(),
+        system.deviceCount());
     double capacity = system.usableDeviceBytes();
     double hostCapacity = system.unifiedMemory()
         ? system.device().memoryCapacityBytes() - capacity

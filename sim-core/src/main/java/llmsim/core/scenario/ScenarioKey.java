@@ -168,7 +168,8 @@ public enum ScenarioKey {
           + " quantised weights from 2023-10-27 to 2024-06-22 (default: a build after all of them). For mlx (YYYY-MM or"
           + " YYYY-MM-DD, from 2023-12, MLX's first release) a date before 2024-03-21 (MLX 0.8's mx.fast norms) selects"
           + " the single-op modules of MLX 0.0.x-0.7: scores materialised in the activation dtype, unfused norms"
-          + " (default: today's MLX). The other profiles have one version each, so there it is recorded and the result"
+          + " (default: today's MLX). MLX training's attention is unfused at every date, today's included (Metal's fused"
+          + " SDPA has no backward, and since 2025-04-08 is skipped under gradient tracing). The other profiles have one version each, so there it is recorded and the result"
           + " warns that it changes nothing.");
 
   /** How a key's value is written and checked. */

@@ -73,6 +73,26 @@ public record MlxBuild(LocalDate date) {
    */
   public static final int UNFUSED_KERNELS_PER_LAYER = 36;
 
+  /**
+   * ml-explore/mlx#2054 "no sdpa in grad" (awni, merged 2025-04-08: "Speed up transformer training until we have a
+   * fused SDPA backward"): under gradient tracing the Metal {@code ScaledDotProductAttention::use_fallback} returns
+   * true ("It's faster for training on Metal to use the unfused SDPA for both forward and backward",
+   * mlx/backend/metal/scaled_dot_product_attention.cpp), and the Metal {@code ScaledDotProductAttentionVJP} is
+   * {@code use_fallback} = true, {@code eval_gpu} "NYI". Training attention is the fallback's ops both ways.
+   */
+  public static final LocalDate NO_SDPA_IN_GRAD = LocalDate.of(2025, 4, 8);
+
+  /**
+   * Passes over the score matrix of the VJP of MLX's SDPA fallback ({@code mlx/fast.cpp}: {@code matmul(q, k^T)},
+   * {@code where(mask, scores, min)}, {@code softmax(.., precise)}, {@code matmul(scores, v)}), each one element in
+   * the activation dtype, as autograd differentiates those ops: {@code scores @ v}'s VJP writes dP ({@code dO @ v^T},
+   * 1) and reads P for dV (1); {@code Softmax::vjp} (mlx/primitives.cpp: {@code sv = s * g}, {@code sum(sv, -1)},
+   * {@code s * sum}, {@code sv - that}) reads s and g and writes sv (3), reads sv (1), reads s and writes (2), reads
+   * two and writes one (3); the mask's {@code where} passes the cotangent through (read, write: 2); {@code q @ k^T}'s
+   * VJP reads dS for dQ (1) and for dK (1). 15 in all, against the forward's {@link #SCORE_PASSES}.
+   */
+  public static final int VJP_SCORE_PASSES = 15;
+
   /** Whether the version has the fused {@code mx.fast} norms (and is therefore modelled as today's MLX). */
   public boolean fastKernels() {
     return date == null || !date.isBefore(FAST_KERNELS);
@@ -81,6 +101,15 @@ public record MlxBuild(LocalDate date) {
   /** Bytes per attention-score element of the forward chain at {@code actBytes} per element (unfused versions). */
   public double scoreBytesPerElement(double actBytes) {
     return SCORE_PASSES * actBytes;
+  }
+
+  /**
+   * Bytes per attention-score element of a training backward through the fallback's ops at {@code actBytes} per
+   * element: {@link #VJP_SCORE_PASSES} from MLX 0.8 on; before it twice the forward's passes, as modelled before
+   * the VJP was counted (the 2023 {@code Softmax::vjp} is not counted here).
+   */
+  public double backwardScoreBytesPerElement(double actBytes) {
+    return (fastKernels() ? VJP_SCORE_PASSES : 2 * SCORE_PASSES) * actBytes;
   }
 
   /** Passes over the activations of one norm's forward in an unfused version. */

@@ -227,7 +227,28 @@ public record SoftwareProfile(
    * activation element: an unfused MLX version's passes in the activation dtype, else the profile's own count.
    */
   public double scoreBytesPerElement(double actBytes) {
-    return mlx != null && !mlx.fastKernels() ? mlx.scoreBytesPerElement(actBytes) : scoreBytesPerElement;
+    return mlx != null && !flashAttention ? mlx.scoreBytesPerElement(actBytes) : scoreBytesPerElement;
+  }
+
+  /**
+   * Bytes per attention-score element of a backward without flash attention: MLX's VJP of its unfused ops
+   * ({@link MlxBuild#backwardScoreBytesPerElement}), else twice the forward chain's.
+   */
+  public double backwardScoreBytesPerElement(double actBytes) {
+    return mlx != null && !flashAttention ? mlx.backwardScoreBytesPerElement(actBytes)
+        : 2 * scoreBytesPerElement(actBytes);
+  }
+
+  /**
+   * This profile as a task runs it: MLX from 0.8 on trains through its SDPA fallback's single ops (classic
+   * attention, the scores materialised forward and backward; {@link MlxBuild#NO_SDPA_IN_GRAD}; before 0.8 it was
+   * classic already), while inference keeps the fused kernels. Every other profile, and inference, unchanged.
+   */
+  public SoftwareProfile forTask(boolean training) {
+    if (!training || mlx == null || !flashAttention) {
+      return this;
+    }
+    return toBuilder().flashAttention(false).causalBlockSkip(false).build();
   }
 
   /** Whether norms run as single-op kernels (an MLX version before {@link MlxBuild#FAST_KERNELS}). */

@@ -201,7 +201,9 @@ public final class SoftwareProfiles {
   /**
    * Apple MLX. Without a {@code software_date} the profile is today's MLX ({@link MlxBuild#LATEST}: fused kernels);
    * a date before MLX 0.8's {@code mx.fast} norms ({@link MlxBuild#FAST_KERNELS}) selects the single-op modules of
-   * MLX 0.0.x-0.7: classic attention, unfused norms ({@link SoftwareProfile#atBuild(MlxBuild)}).
+   * MLX 0.0.x-0.7: classic attention, unfused norms ({@link SoftwareProfile#atBuild(MlxBuild)}). Training runs
+   * attention unfused at every date ({@link SoftwareProfile#forTask}: Metal's fused SDPA has no backward, and from
+   * {@link MlxBuild#NO_SDPA_IN_GRAD} is skipped under gradient tracing).
    */
   public static final SoftwareProfile MLX = SoftwareProfile.builder("mlx", "Apple MLX (Metal)")
       .launchSeconds(4e-6).kernelsPerLayer(16).flashAttention(true).mlx(MlxBuild.LATEST)

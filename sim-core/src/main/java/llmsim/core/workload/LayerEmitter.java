@@ -36,6 +36,8 @@ final class LayerEmitter {
   static final double NF4_ABSMAX_FP32_BYTES = 16.0 / 64;
   final boolean flash;
   final double scoreBytesPerElement;
+  /** Without flash attention: bytes per score element of the attention backward (twice the forward's by default). */
+  final double backwardScoreBytesPerElement;
   final int loraRank;
   /**
    * Each LoRA target's adapter as this GPU runs it, in x out (column-parallel q, k, v, gate, up split by their
@@ -85,13 +87,13 @@ final class LayerEmitter {
   LayerEmitter(StepContext ctx, ModelSpec m, double actBytes, double weightBytesPerParam, boolean quantised,
       boolean nf4, boolean flash, double scoreBytesPerElement, int loraRank, java.util.Set<LoraTarget> loraTargets,
       double kvBytes) {
-    this(ctx, m, actBytes, weightBytesPerParam, quantised, nf4, flash, scoreBytesPerElement, loraRank, loraTargets,
-        kvBytes, null, false);
+    this(ctx, m, actBytes, weightBytesPerParam, quantised, nf4, flash, scoreBytesPerElement,
+        2 * scoreBytesPerElement, loraRank, loraTargets, kvBytes, null, false);
   }
 
   LayerEmitter(StepContext ctx, ModelSpec m, double actBytes, double weightBytesPerParam, boolean quantised,
-      boolean nf4, boolean flash, double scoreBytesPerElement, int loraRank, java.util.Set<LoraTarget> loraTargets,
-      double kvBytes, EagerOps eager, boolean trainsBase) {
+      boolean nf4, boolean flash, double scoreBytesPerElement, double backwardScoreBytesPerElement, int loraRank,
+      java.util.Set<LoraTarget> loraTargets, double kvBytes, EagerOps eager, boolean trainsBase) {
     this.ctx = ctx;
     this.eager = eager;
     this.llamaEager = eager != null && m.normKind() == NormKind.RMSNORM;
@@ -105,6 +107,7 @@ final class LayerEmitter {
     this.nf4 = nf4;
     this.flash = flash;
     this.scoreBytesPerElement = scoreBytesPerElement;
+    this.backwardScoreBytesPerElement = backwardScoreBytesPerElement;
     this.loraRank = loraRank;
     this.kvBytes = te ? TransformerEngineFp8.BF16_BYTES : kvBytes;
     this.reduceBytes = Math.max(this.actBytes, BF16_BYTES);
@@ -401,7 +404,7 @@ final class LayerEmitter {
     // it visits, 2.5x its forward's 2 (FlashAttention-2, Algorithm 2; its benchmark counts bwd = 2.5 x fwd)
     double executed = flash && ctx.software.causalBlockSkip() ? 2.5 * 4.0 * batch * q * flashPairs(seq, keys, true)
         : attnFlops;
-    double scoreBytes = flash ? 0 : (2 * scoreBytesPerElement
+    double scoreBytes = flash ? 0 : (backwardScoreBytesPerElement
         + (softmaxUnfused(batch, seq, keys) ? UNFUSED_SOFTMAX_EXTRA_BWD_BYTES : 0)) * batch * m.heads() / tp
         * (double) seq * keys;
     p.op("attention.bwd", OpKind.ATTENTION, ctx.attention, executed,

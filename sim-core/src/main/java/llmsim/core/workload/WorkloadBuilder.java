@@ -83,7 +83,9 @@ final class WorkloadBuilder {
   int prefillEnd = -1;
   int[] tokenEnds = new int[0];
 
-  WorkloadBuilder(SystemSpec s, ModelSpec m, Task t, SoftwareProfile sw, MemoryPlan plan, OpSink sink) {
+  WorkloadBuilder(SystemSpec s, ModelSpec m, Task t, SoftwareProfile profile, MemoryPlan plan, OpSink sink) {
+    // the profile as this task runs it (MLX trains through classic attention: SoftwareProfile.forTask)
+    SoftwareProfile sw = profile.forTask(t.kind().training());
     this.m = m;
     this.t = t;
     this.plan = plan;
@@ -112,8 +114,8 @@ final class WorkloadBuilder {
     boolean quantised = !trainsBase && t.weights().dequantised() && !nf4;
     double weightBytesPerParam = wBytes;
     this.newEmitter = c -> new LayerEmitter(c, m, actBytes, weightBytesPerParam, quantised, nf4, sw.flashAttention(),
-        sw.scoreBytesPerElement(actBytes), lora ? t.loraRank() : 0, t.loraTargets(),
-        t.kind().training() ? actBytes : t.kvCache().bytesPerElement(), eager, trainsBase);
+        sw.scoreBytesPerElement(actBytes), sw.backwardScoreBytesPerElement(actBytes), lora ? t.loraRank() : 0,
+        t.loraTargets(), t.kind().training() ? actBytes : t.kvCache().bytesPerElement(), eager, trainsBase);
     this.newContext = stage -> new StepContext(s, t, sw, sink, opsPerLayer, backwardOps, kernels, backwardKernels,
         "stage " + stage + " ");
     this.layers = newEmitter.apply(ctx);

@@ -43,6 +43,34 @@ class MlxScenarioTest {
   }
 
   @Test
+  void training_runsClassicAttention_atEveryDate_withTheVjpsFifteenPassesFromMlx08_andInferenceKeepsTheFusedKernel() {
+    double fp32 = 4;
+    // before MLX 0.8: the single-op modules' backward, twice their forward's six passes
+    for (String date : new String[] {"2023-12", "2024-03-20"}) {
+      SoftwareProfile train = values(ScenarioKey.SOFTWARE, "mlx", ScenarioKey.SOFTWARE_DATE, date).software()
+          .forTask(true);
+      assertThat(train.flashAttention()).as(date).isFalse();
+      assertThat(train.scoreBytesPerElement(fp32)).as(date).isEqualTo(6 * fp32);
+      assertThat(train.backwardScoreBytesPerElement(fp32)).as(date).isEqualTo(2 * 6 * fp32);
+    }
+    // from MLX 0.8 (fused norms, the SDPA fallback's VJP), through "no sdpa in grad" (2025-04-08), to today:
+    // backward 2 (scores @ v) + 9 (softmax) + 2 (where) + 2 (q @ k^T) passes
+    for (String date : new String[] {"2024-03-21", "2025-04-07", "2025-04-08", "2026-11", null}) {
+      SoftwareProfile sw = date == null ? values(ScenarioKey.SOFTWARE, "mlx").software()
+          : values(ScenarioKey.SOFTWARE, "mlx", ScenarioKey.SOFTWARE_DATE, date).software();
+      assertThat(sw.flashAttention()).as("inference %s", date).isTrue();
+      assertThat(sw.forTask(false)).as("inference %s", date).isSameAs(sw);
+      SoftwareProfile train = sw.forTask(true);
+      assertThat(train.flashAttention()).as("training %s", date).isFalse();
+      assertThat(train.causalBlockSkip()).as("training %s", date).isFalse();
+      assertThat(train.scoreBytesPerElement(fp32)).as("training %s", date).isEqualTo(6 * fp32);
+      assertThat(train.backwardScoreBytesPerElement(fp32)).as("training %s", date).isEqualTo((2 + 9 + 2 + 2) * fp32);
+    }
+    // other profiles train as they infer
+    assertThat(SoftwareProfiles.PYTORCH.forTask(true)).isSameAs(SoftwareProfiles.PYTORCH);
+  }
+
+  @Test
   void aDateBeforeMlxsFirstRelease_isRefused_namingTheKeyAndTheEarliestVersion() {
     assertThatThrownBy(() -> values(ScenarioKey.SOFTWARE, "mlx", ScenarioKey.SOFTWARE_DATE, "2023-11").software())
         .isInstanceOfSatisfying(ScenarioKeyException.class, e -> assertThat(e.key()).isEqualTo(ScenarioKey.SOFTWARE_DATE))

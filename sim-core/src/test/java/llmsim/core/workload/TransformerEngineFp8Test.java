@@ -36,7 +36,7 @@ class TransformerEngineFp8Test {
     DecodeKvReadsTest.Recorder r = new DecodeKvReadsTest.Recorder();
     StepContext ctx = new StepContext(gpu, t, sw, r, LayerEmitter.opsPerLayer(m, true, 0));
     boolean trainsBase = !kind.frozenBase();
-    LayerEmitter le = new LayerEmitter(ctx, m, precision.bytes(), precision.bytes(), false, false, true, 8, 0,
+    LayerEmitter le = new LayerEmitter(ctx, m, precision.bytes(), precision.bytes(), false, false, true, 8, 16, 0,
         Set.of(), precision.bytes(), null, trainsBase);
     le.forward(0, "L0.", 1, SEQ, SEQ, false);
     le.backward(0, "L0.", 1, SEQ, SEQ, !trainsBase, false);
