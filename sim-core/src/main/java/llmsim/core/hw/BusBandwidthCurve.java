@@ -76,6 +76,14 @@ public record BusBandwidthCurve(int ranks, List<Double> bytes, List<Double> busB
    * through each rank's link at {@code rate}: {@code moved / (rate x fraction) - moved / rate}.
    */
   public double extraSeconds(double size, double moved, double rate) {
-    return moved / (rate * fraction(size)) - moved / rate;
+    return extraAtFraction(moved, rate, fraction(size));
+  }
+
+  /**
+   * The time beyond the bytes' own of moving {@code moved} bytes at {@code fraction} of {@code rate}:
+   * {@code moved / (rate x fraction) - moved / rate} (one table's or a link's several tables' reading).
+   */
+  static double extraAtFraction(double moved, double rate, double fraction) {
+    return moved / (rate * fraction) - moved / rate;
   }
 }

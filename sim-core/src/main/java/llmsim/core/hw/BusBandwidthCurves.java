@@ -72,6 +72,6 @@ public record BusBandwidthCurves(List<BusBandwidthCurve> tables) {
    * {@code moved} bytes through each rank's link at {@code rate}: {@code moved / (rate x fraction) - moved / rate}.
    */
   public double extraSeconds(int ranks, double size, double moved, double rate) {
-    return moved / (rate * fraction(ranks, size)) - moved / rate;
+    return BusBandwidthCurve.extraAtFraction(moved, rate, fraction(ranks, size));
   }
 }

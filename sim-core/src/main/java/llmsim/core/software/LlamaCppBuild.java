@@ -1,8 +1,6 @@
 package llmsim.core.software;
 
 import java.time.LocalDate;
-import java.time.YearMonth;
-import java.time.format.DateTimeParseException;
 import llmsim.core.task.WeightFormat;
 
 /**
@@ -94,14 +92,9 @@ public record LlamaCppBuild(LocalDate date, boolean flashAttention) {
 
   /** The build {@code text} names (YYYY-MM, the month's first day, or YYYY-MM-DD). */
   public static LocalDate parseDate(String text) {
-    String v = text.strip();
-    try {
-      return v.length() == 7 ? YearMonth.parse(v).atDay(1) : LocalDate.parse(v);
-    } catch (DateTimeParseException e) {
-      throw new IllegalArgumentException("'software_date' must be a date YYYY-MM or YYYY-MM-DD for llama.cpp (the"
-          + " build's date selects its kernels), was '" + text + "'", e);
-    }
+    return SoftwareDate.parse(text, "llama.cpp (the build's date selects its kernels)");
   }
+
 
   /** The GPU backend llama.cpp runs on a device of {@code vendor}. */
   public enum Backend {

@@ -2,7 +2,6 @@ package llmsim.core.software;
 
 import java.time.LocalDate;
 import java.time.YearMonth;
-import java.time.format.DateTimeParseException;
 import llmsim.core.model.NormKind;
 
 /**
@@ -126,14 +125,7 @@ public record MlxBuild(LocalDate date) {
    * release.
    */
   public static MlxBuild parse(String text) {
-    String v = text.strip();
-    LocalDate date;
-    try {
-      date = v.length() == 7 ? YearMonth.parse(v).atDay(1) : LocalDate.parse(v);
-    } catch (DateTimeParseException e) {
-      throw new IllegalArgumentException("'software_date' must be a date YYYY-MM or YYYY-MM-DD for mlx (the version's"
-          + " date selects its kernels), was '" + text + "'", e);
-    }
+    LocalDate date = SoftwareDate.parse(text, "mlx (the version's date selects its kernels)");
     if (date.isBefore(FIRST_RELEASE)) {
       throw new IllegalArgumentException("'software_date' " + text + " is before MLX's first release (v0.0.x,"
           + " December 2023): the earliest MLX modelled is " + YearMonth.from(FIRST_RELEASE));
