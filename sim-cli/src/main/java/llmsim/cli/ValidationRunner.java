@@ -6,6 +6,7 @@ import llmsim.core.hw.Device;
 import llmsim.core.hw.Link;
 import llmsim.core.hw.Precision;
 import llmsim.core.hw.SystemSpec;
+import llmsim.core.kernel.GemmTiles;
 import llmsim.core.kernel.Kernels;
 import llmsim.core.kernel.RooflineKernel;
 import llmsim.core.parallel.Placement;
@@ -192,7 +193,8 @@ final class ValidationRunner {
 
   /**
    * One GEMM of M x N x K timed as a simulated GEMM op is (the roofline kernel with the tile and wave factor over the
-   * device's SMs, no launch): its FLOP/s, 2MNK over max(compute, memory), memory being A, B and C once each.
+   * device's SMs and the GEMM kernel floor, no launch): its FLOP/s, 2MNK over max(compute + floor, memory), memory
+   * being A, B and C once each.
    */
   static double shapedGemm(Device d, Precision p, double rate, double m, double n, double k) {
     double[] flops = {2 * m * n * k};
@@ -201,7 +203,10 @@ final class ValidationRunner {
     RooflineKernel kernel = Kernels.get();
     kernel.shapeFactors(new double[] {m}, new double[] {n}, new double[] {k}, 0, 1, d.computeUnits(), factor);
     double[] time = new double[1];
-    kernel.evaluate(flops, factor, bytes, new double[1], 0, 1,
+    double[] floor = new double[1];
+    kernel.gemmFloors(flops, new double[] {m}, new double[] {n}, new double[] {k}, 0, 1,
+        GemmTiles.kernelFloorSeconds(d.computeUnits()), floor);
+    kernel.evaluate(flops, factor, floor, bytes, new double[1], 0, 1,
         RooflineKernel.Coefficients.of(rate, d.memoryBandwidthBytesPerSecond() * d.efficiency().memoryStreaming(),
             Double.POSITIVE_INFINITY, 0), time, new double[1], new double[1], new double[1]);
     return flops[0] / time[0];

@@ -48,13 +48,34 @@ class ValidationSuiteTest {
   }
 
   @Test
-  void shapedGemmCases_withAShortK_arePredictedTooFast_byWhatAFixedTimePerKernelWouldTake() {
-    // XLA's H100 table (E40-E47): below K = 4096 the GEMMs lose about 5 us per kernel that the model does not have
-    // (docs/CALIBRATION.md, "Short K and small grids"), so they are predicted too fast, never too slow; the bound
-    // above is a regression bound just over the worst today (E47: 13.7 us measured against 7.4 us modelled, +84%)
+  void shapedGemmCases_withAShortK_withinTenPercentWhereComputeBound_tooFastNearTheRidge() {
+    // XLA's H100 table (E40-E47) against the GEMM kernel floor (docs/CALIBRATION.md, "GEMM shape"): where the math
+    // plus the floor takes at least twice as long as moving A, B and C once, the floor is the missing time (E41 +1.1%,
+    // E43 +6.9%, E45 +6.8% today; +12% to +55% without it); nearer the ridge the measured kernel takes longer than
+    // the longer of the two (E40 +33.5%, E47 +29.2%: 1.2x and 1.5x), which the model does not have, so they stay too
+    // fast, never too slow; 0.40 is a regression bound just over the worst
     List<ValidationRunner.Outcome> shortK = outcomes.stream().filter(o -> o.ran() && shortK(o.c())).toList();
     assertThat(shortK).hasSizeGreaterThanOrEqualTo(5);
-    shortK.forEach(o -> assertThat(o.signedError()).as(o.c().id()).isBetween(-0.05, 0.90));
+    int computeBound = 0;
+    for (ValidationRunner.Outcome o : shortK) {
+      ValidationCase.Micro m = o.c().micro().orElseThrow();
+      var d = llmsim.hw.catalog.Catalog.bundled().system(m.hardware(), "hardware").device();
+      var p = llmsim.core.hw.Precision.fromKey(m.precision());
+      double rows = m.gemmM();
+      double cols = m.gemmN();
+      double depth = m.gemmK();
+      double math = 2 * rows * cols * depth / (d.peakFlops(p) * d.efficiency().gemmAt(p)
+          * llmsim.core.kernel.GemmTiles.factor(rows, cols, depth, d.computeUnits()));
+      double moving = (rows * depth + depth * cols + rows * cols) * p.bytes()
+          / (d.memoryBandwidthBytesPerSecond() * d.efficiency().memoryStreaming());
+      if (math + llmsim.core.kernel.GemmTiles.kernelFloorSeconds(d.computeUnits()) >= 2 * moving) {
+        computeBound++;
+        assertThat(Math.abs(o.signedError())).as(o.c().id()).isLessThanOrEqualTo(0.10);
+      } else {
+        assertThat(o.signedError()).as(o.c().id()).isBetween(0.0, 0.40);
+      }
+    }
+    assertThat(computeBound).isGreaterThanOrEqualTo(3);
   }
 
   /** A GEMM microbenchmark of one shape whose K is under 4096: where the per-kernel floor is not negligible. */

@@ -16,16 +16,28 @@ import llmsim.core.util.Checks;
  * @param smsHeld SMs one op of this group holds on that GPU from its start to its end; 0 when none
  * @param smsOfDevice the SMs that GPU has: while ops hold {@code h} of them, compute on the pool runs on
  *     {@code smsOfDevice - h} ({@link Simulation})
+ * @param gemmFloorSeconds the fixed GPU time of one GEMM kernel of this group, added to each GEMM op's compute time
+ *     once per kernel it runs ({@link llmsim.core.kernel.GemmTiles#floor}); 0 when none
  */
 public record CostGroup(String name, double effectivePeakFlops, int memPool, double effectiveMemBandwidth,
     int linkPool, double effectiveLinkBandwidth, double launchSeconds, int computeUnits, int smPool, int smsHeld,
-    int smsOfDevice) {
+    int smsOfDevice, double gemmFloorSeconds) {
 
-  /** A group whose ops hold no SMs away from compute. */
+  /**
+   * A group whose ops hold no SMs away from compute, its GEMMs tiled over {@code computeUnits} SMs and paying the
+   * GEMM kernel floor of a device that has them ({@link llmsim.core.kernel.GemmTiles#kernelFloorSeconds}).
+   */
   public CostGroup(String name, double effectivePeakFlops, int memPool, double effectiveMemBandwidth, int linkPool,
       double effectiveLinkBandwidth, double launchSeconds, int computeUnits) {
     this(name, effectivePeakFlops, memPool, effectiveMemBandwidth, linkPool, effectiveLinkBandwidth, launchSeconds,
-        computeUnits, -1, 0, 0);
+        computeUnits, llmsim.core.kernel.GemmTiles.kernelFloorSeconds(computeUnits));
+  }
+
+  /** A group whose ops hold no SMs away from compute, with its own GEMM kernel floor. */
+  public CostGroup(String name, double effectivePeakFlops, int memPool, double effectiveMemBandwidth, int linkPool,
+      double effectiveLinkBandwidth, double launchSeconds, int computeUnits, double gemmFloorSeconds) {
+    this(name, effectivePeakFlops, memPool, effectiveMemBandwidth, linkPool, effectiveLinkBandwidth, launchSeconds,
+        computeUnits, -1, 0, 0, gemmFloorSeconds);
   }
 
   /** A group whose ops' shapes do not change the effective peak. */
@@ -41,6 +53,7 @@ public record CostGroup(String name, double effectivePeakFlops, int memPool, dou
     Checks.positive(name + ": effective link bandwidth", effectiveLinkBandwidth);
     Checks.nonNegative(name + ": launch seconds", launchSeconds);
     Checks.nonNegative(name + ": SMs held", smsHeld);
+    Checks.nonNegative(name + ": GEMM kernel floor seconds", gemmFloorSeconds);
     if (smsHeld > 0 && (smPool < 0 || smsOfDevice <= smsHeld)) {
       throw new IllegalArgumentException(name + ": holding " + smsHeld + " SMs needs the pool of the GPU holding them"
           + " and more SMs on it than that (has " + smsOfDevice + ")");
@@ -50,6 +63,6 @@ public record CostGroup(String name, double effectivePeakFlops, int memPool, dou
   /** The same group with each op holding {@code held} of the {@code of} SMs of the GPU whose memory pool is {@code pool}. */
   public CostGroup holdingSms(int pool, int held, int of) {
     return new CostGroup(name, effectivePeakFlops, memPool, effectiveMemBandwidth, linkPool, effectiveLinkBandwidth,
-        launchSeconds, computeUnits, pool, held, of);
+        launchSeconds, computeUnits, pool, held, of, gemmFloorSeconds);
   }
 }

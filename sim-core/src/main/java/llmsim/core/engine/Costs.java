@@ -110,6 +110,7 @@ public final class Costs {
     double[] gn = gather(ops.gemmN(), order);
     double[] gk = gather(ops.gemmK(), order);
     double[] shape = new double[n];
+    double[] floor = new double[n];
     double[] t = new double[n];
     double[] a = new double[n];
     double[] in = new double[n];
@@ -119,14 +120,15 @@ public final class Costs {
       RooflineKernel.Coefficients co = RooflineKernel.Coefficients.of(cg.effectivePeakFlops(),
           cg.effectiveMemBandwidth(), cg.effectiveLinkBandwidth(), cg.launchSeconds());
       kernel.shapeFactors(gm, gn, gk, start[k], start[k + 1], cg.computeUnits(), shape);
-      kernel.evaluate(f, shape, mb, lb, start[k], start[k + 1], co, t, a, in, b);
+      kernel.gemmFloors(f, gm, gn, gk, start[k], start[k + 1], cg.gemmFloorSeconds(), floor);
+      kernel.evaluate(f, shape, floor, mb, lb, start[k], start[k + 1], co, t, a, in, b);
       for (int j = start[k]; j < start[k + 1]; j++) {
         int op = order[j];
         c.time[op] = t[j];
         c.attained[op] = a[j];
         c.intensity[op] = in[j];
         c.bound[op] = b[j];
-        c.tCompute[op] = f[j] * co.invPeakFlops() / shape[j];
+        c.tCompute[op] = f[j] * co.invPeakFlops() / shape[j] + floor[j];
         c.tMemory[op] = mb[j] * co.invDeviceBandwidth();
         c.tLink[op] = lb[j] * co.invLinkBandwidth();
         c.launch[op] = co.launchSeconds();

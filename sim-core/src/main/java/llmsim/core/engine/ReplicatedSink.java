@@ -86,7 +86,8 @@ public final class ReplicatedSink implements OpSink {
       int link = g.linkPool() < 0 ? -1 : pools.get(g.linkPool())[j];
       int sm = g.smPool() < 0 ? -1 : pools.get(g.smPool())[j];
       ids[j] = inner.addGroup(new CostGroup(g.name(), g.effectivePeakFlops(), mem, g.effectiveMemBandwidth(), link,
-          g.effectiveLinkBandwidth(), g.launchSeconds(), g.computeUnits(), sm, g.smsHeld(), g.smsOfDevice()));
+          g.effectiveLinkBandwidth(), g.launchSeconds(), g.computeUnits(), sm, g.smsHeld(), g.smsOfDevice(),
+          g.gemmFloorSeconds()));
     }
     checkConsecutive("group " + g.name(), ids);
     groups.put(ids[0], ids);

@@ -96,6 +96,33 @@ public final class GemmTiles {
     return (m * n) / (u * capacity) * (k / (Math.ceil(k * INV_TILE_K) * TILE_K));
   }
 
+  /**
+   * The fixed GPU time of one tiled GEMM kernel: the tile pipeline's fill before the first MMA, the epilogue's
+   * drain after the last, and the last wave's tail, which a compute-bound kernel pays on top of its math. XLA's
+   * measured matmul table (openxla/xla default_matmul_perf_table.txtpb, CUPTI kernel time) times its smallest GEMM,
+   * 256 x 256 x 256 in bf16 (0.03 us of math), at 4.99 us on the H100 ({@code sm_90}), 4.96 us on the B200 and
+   * 4.49 us on the MI300X. Taken in seconds, not cycles, for every device with SM/CU counts (the A100's clock is
+   * lower: if the floor scaled with it, 7 us there). docs/CALIBRATION.md, "GEMM shape".
+   */
+  public static final double KERNEL_FLOOR_SECONDS = 5e-6;
+
+  /** {@link #KERNEL_FLOOR_SECONDS} on a device with {@code units} SMs/CUs; 0 without a unit count (no tile model). */
+  public static double kernelFloorSeconds(int units) {
+    return units > 0 ? KERNEL_FLOOR_SECONDS : 0;
+  }
+
+  /**
+   * The fixed time of one GEMM op of {@code flops} and shape m x n x k: {@code kernelFloor} for each kernel it runs,
+   * {@code flops / (2 m n k)} of them (1 forward; 2 in a backward op, its input- and weight-gradient GEMMs); 0
+   * without a shape ({@code m <= 0}).
+   */
+  public static double floor(double flops, double m, double n, double k, double kernelFloor) {
+    if (!(m > 0)) {
+      return 0;
+    }
+    return kernelFloor * (flops / (2 * m * n * k));
+  }
+
   /** Checks a GEMM shape: all three dimensions positive and within the range the kernels round exactly. */
   public static void checkShape(String name, double m, double n, double k) {
     if (!(m >= 1 && n >= 1 && k >= 1 && m < LIMIT && n < LIMIT && k < LIMIT)) {

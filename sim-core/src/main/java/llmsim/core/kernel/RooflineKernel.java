@@ -4,7 +4,8 @@ package llmsim.core.kernel;
  * The roofline cost model in bulk, over structure-of-arrays. For each op i in [from, to):
  *
  * <pre>
- *   t_compute = flops[i] * invPeakFlops / shapeFactor[i]     (shapeFactor from {@link #shapeFactors}; 1 when null)
+ *   t_compute = flops[i] * invPeakFlops / shapeFactor[i] + floor[i]
+ *                (shapeFactor from {@link #shapeFactors}, 1 when null; floor from {@link #gemmFloors}, 0 when null)
  *   t_memory  = deviceBytes[i] * invDeviceBandwidth
  *   t_link    = linkBytes[i] * invLinkBandwidth
  *   time[i]      = max(t_compute, t_memory, t_link) + launchSeconds
@@ -36,8 +37,30 @@ public interface RooflineKernel {
    * The roofline over [from, to). {@code shapeFactor} (null: all 1) divides the compute time: the fraction of the
    * device a GEMM's shape keeps busy, from {@link #shapeFactors}.
    */
-  void evaluate(double[] flops, double[] shapeFactor, double[] deviceBytes, double[] linkBytes, int from, int to,
-      Coefficients c, double[] time, double[] attained, double[] intensity, double[] bound);
+  default void evaluate(double[] flops, double[] shapeFactor, double[] deviceBytes, double[] linkBytes, int from,
+      int to, Coefficients c, double[] time, double[] attained, double[] intensity, double[] bound) {
+    evaluate(flops, shapeFactor, null, deviceBytes, linkBytes, from, to, c, time, attained, intensity, bound);
+  }
+
+  /**
+   * The roofline over [from, to). {@code shapeFactor} (null: all 1) divides the compute time; {@code floor} (null: all
+   * 0), a GEMM's fixed kernel time from {@link #gemmFloors}, is then added to it, so that it counts where the op is
+   * compute-bound and runs under the memory time where that is longer.
+   */
+  void evaluate(double[] flops, double[] shapeFactor, double[] floor, double[] deviceBytes, double[] linkBytes,
+      int from, int to, Coefficients c, double[] time, double[] attained, double[] intensity, double[] bound);
+
+  /**
+   * {@link GemmTiles#floor} of each op in [from, to) into {@code out}, for a group whose GEMM kernels take
+   * {@code kernelFloor} seconds each: 0 where {@code m[i] <= 0} (no shape). One division per op, the same in every
+   * implementation.
+   */
+  default void gemmFloors(double[] flops, double[] m, double[] n, double[] k, int from, int to, double kernelFloor,
+      double[] out) {
+    for (int i = from; i < to; i++) {
+      out[i] = GemmTiles.floor(flops[i], m[i], n[i], k[i], kernelFloor);
+    }
+  }
 
   /**
    * {@link GemmTiles#factor} of each op in [from, to) into {@code out}: 1 where {@code m[i] <= 0} (no shape) or

@@ -9,8 +9,8 @@ public final class ScalarRooflineKernel implements RooflineKernel {
   }
 
   @Override
-  public void evaluate(double[] flops, double[] shapeFactor, double[] deviceBytes, double[] linkBytes, int from, int to,
-      Coefficients c, double[] time, double[] attained, double[] intensity, double[] bound) {
+  public void evaluate(double[] flops, double[] shapeFactor, double[] floor, double[] deviceBytes, double[] linkBytes,
+      int from, int to, Coefficients c, double[] time, double[] attained, double[] intensity, double[] bound) {
     final double ip = c.invPeakFlops();
     final double im = c.invDeviceBandwidth();
     final double il = c.invLinkBandwidth();
@@ -20,6 +20,9 @@ public final class ScalarRooflineKernel implements RooflineKernel {
       double db = deviceBytes[i];
       double lb = linkBytes[i];
       double tc = shapeFactor == null ? f * ip : f * ip / shapeFactor[i];
+      if (floor != null) {
+        tc = tc + floor[i];
+      }
       double tm = db * im;
       double tl = lb * il;
       double tmax = Math.max(tc, Math.max(tm, tl));

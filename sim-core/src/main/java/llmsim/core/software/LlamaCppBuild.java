@@ -132,6 +132,14 @@ public record LlamaCppBuild(LocalDate date, boolean flashAttention) {
         + " 2023-09-01 one, so its prefill is optimistic";
   }
 
+  /**
+   * The part of {@link #launchSeconds} that is GPU time, a small kernel's minimum duration (the 4 us less the 1.1 us
+   * launch gap), paid by every kernel at every date: a GEMM kernel's floor ({@code GemmTiles}) includes it.
+   */
+  public double minimumKernelSeconds() {
+    return LAUNCH_SECONDS - CUDA_GRAPH_SAVING_SECONDS;
+  }
+
   /** Seconds per kernel: CUDA graphs take the launch gap off on NVIDIA GPUs from {@link #CUDA_GRAPHS}. */
   public double launchSeconds(Backend b) {
     return b == Backend.CUDA && !date.isBefore(CUDA_GRAPHS) ? LAUNCH_SECONDS - CUDA_GRAPH_SAVING_SECONDS

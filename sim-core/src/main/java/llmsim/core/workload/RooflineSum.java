@@ -137,6 +137,7 @@ public final class RooflineSum extends ClosedFormSink {
     double[] gn = new double[n];
     double[] gk = new double[n];
     double[] shape = new double[n];
+    double[] floor = new double[n];
     int[] order = new int[n];
     double[] t = new double[n];
     double[] a = new double[n];
@@ -163,7 +164,8 @@ public final class RooflineSum extends ClosedFormSink {
       CostGroup cg = groups.get(g);
       RooflineKernel kg = k - from < SMALL ? small : kernel;
       kg.shapeFactors(gm, gn, gk, from, k, cg.computeUnits(), shape);
-      kg.evaluate(f, shape, m, l, from, k, RooflineKernel.Coefficients.of(cg.effectivePeakFlops(),
+      kg.gemmFloors(f, gm, gn, gk, from, k, cg.gemmFloorSeconds(), floor);
+      kg.evaluate(f, shape, floor, m, l, from, k, RooflineKernel.Coefficients.of(cg.effectivePeakFlops(),
           cg.effectiveMemBandwidth(), cg.effectiveLinkBandwidth(), cg.launchSeconds()), t, a, in, b);
     }
     double[] issue = new double[phaseSeconds.length];

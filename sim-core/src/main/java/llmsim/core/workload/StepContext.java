@@ -7,6 +7,7 @@ import llmsim.core.hw.Device;
 import llmsim.core.hw.Precision;
 import llmsim.core.hw.PrecisionSupport;
 import llmsim.core.hw.SystemSpec;
+import llmsim.core.kernel.GemmTiles;
 import llmsim.core.software.LlamaCppBuild;
 import llmsim.core.software.SoftwareProfile;
 import llmsim.core.task.Task;
@@ -131,7 +132,12 @@ final class StepContext {
     // dense GEMMs tile the device's SMs; block-quantised ones run the framework's own kernels (no tile model),
     // which may spend ALU work dequantising inside the matmul: time = flops / peak x (1 / g + d)
     double dequant = build == null ? 0 : build.dequantPerFlop(backend, task.weights());
-    gemm = sink.addGroup(new CostGroup("gemm", gemmPeak, devicePool, memBw, -1, 1, launch, d.computeUnits()));
+    // a GEMM kernel's fixed GPU time on a device with SMs; llama.cpp's launch charge already holds a small kernel's
+    // minimum duration for every kernel, GEMMs included, so its GEMMs add only the rest (docs/CALIBRATION.md)
+    double gemmFloor = Math.max(0, GemmTiles.kernelFloorSeconds(d.computeUnits())
+        - (build == null ? 0 : build.minimumKernelSeconds()));
+    gemm = sink.addGroup(new CostGroup("gemm", gemmPeak, devicePool, memBw, -1, 1, launch, d.computeUnits(),
+        gemmFloor));
     gemmQuantised = sink.addGroup(new CostGroup("gemm (block-quantised weights)", gemmPeak / (1 + dequant * gemmFraction),
         devicePool, memBw * sw.dequantScale(), -1, 1, launch));
     elementwise = sink.addGroup(new CostGroup("element-wise", gemmPeak, devicePool, memBw, -1, 1, launch));
@@ -140,13 +146,13 @@ final class StepContext {
     Precision sixteenBit = d.hasPeak(Precision.BF16) ? Precision.BF16 : Precision.FP16;
     outputGemm = transformerEngineFp8 ? sink.addGroup(new CostGroup("gemm (output head, bf16)",
         d.peakFlops(sixteenBit) * d.efficiency().gemmAt(sixteenBit) * sw.gemmScale(), devicePool, memBw, -1, 1, launch,
-        d.computeUnits())) : gemm;
+        d.computeUnits(), gemmFloor)) : gemm;
     elementwisePeak = gemmPeak;
     elementwiseBandwidth = memBw;
     double launchBackward = sw.hostDispatch() ? 0
         : launchSeconds * backwardKernelsPerLayer / Math.max(1, backwardOpsPerLayer);
     gemmBackward = sink.addGroup(new CostGroup("gemm (backward)", gemmPeak, devicePool, memBw, -1, 1, launchBackward,
-        d.computeUnits()));
+        d.computeUnits(), gemmFloor));
     elementwiseBackward = sink.addGroup(new CostGroup("element-wise (backward)", gemmPeak, devicePool, memBw, -1, 1,
         launchBackward));
     Precision attentionPrecision = task.kind().training() && precision.gemmPrecision() == Precision.FP8

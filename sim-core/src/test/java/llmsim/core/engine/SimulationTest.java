@@ -46,7 +46,7 @@ class SimulationTest {
   void aGemmsShape_dividesItsComputeTimeByHowItFillsTheSms() {
     sim = new Simulation();
     int pool = sim.addPool("device memory");
-    int tiled = sim.addGroup(new CostGroup("gemm", PEAK, pool, MEM_BW, -1, 1, 0, 108));
+    int tiled = sim.addGroup(new CostGroup("gemm", PEAK, pool, MEM_BW, -1, 1, 0, 108, 0.0));
     int s = sim.addStream("compute", Lane.COMPUTE);
     // 1024 x 1024 x 4096: 64x64 tiles give 256 tiles in 3 waves of 108 SMs, 256 / 324 of the device busy
     double flops = 2.0 * 1024 * 1024 * 4096;
@@ -56,6 +56,36 @@ class SimulationTest {
     assertThat(t.costs().time[0]).isCloseTo(flops / PEAK / (256.0 / 324), within(1e-15));
     assertThat(t.costs().time[1]).isCloseTo(flops / PEAK, within(1e-15));
     assertThat(t.makespan()).isCloseTo(flops / PEAK * (1 + 324.0 / 256), within(1e-12));
+  }
+
+  @Test
+  void aGemmKernelsFloor_isComputeTime_oncePerKernel_underALongerMemoryTime_andOnlyWithSms() {
+    double floor = 7e-6;
+    sim = new Simulation();
+    int pool = sim.addPool("device memory");
+    int tiled = sim.addGroup(new CostGroup("gemm", PEAK, pool, MEM_BW, -1, 1, 0, 108, floor));
+    int untiled = sim.addGroup(new CostGroup("gemm (no SM count)", PEAK, pool, MEM_BW, -1, 1, 0));
+    int s = sim.addStream("compute", Lane.COMPUTE);
+    // 108 x 64 rows by 4096 by 4096: 64x64 tiles fill whole waves of 108 SMs (factor 1), so the floor is all that
+    // is added to the math
+    double m = 108 * 64;
+    double one = 2 * m * 4096 * 4096;
+    sim.addGemm("fwd", OpKind.MLP, s, tiled, one, 1e6, m, 4096, 4096);
+    sim.addGemm("bwd", OpKind.MLP, s, tiled, 2 * one, 1e6, m, 4096, 4096);      // input and weight gradients
+    double bytes = (one / PEAK + floor) * MEM_BW * 3;                           // memory 3x compute + floor
+    sim.addGemm("streaming", OpKind.MLP, s, tiled, one, bytes, m, 4096, 4096);
+    sim.addGemm("untiled", OpKind.MLP, s, untiled, one, 1e6, m, 4096, 4096);
+    Trace t = sim.run();
+    assertThat(t.costs().time[0]).isCloseTo(one / PEAK + floor, within(1e-15));
+    assertThat(t.costs().time[1]).isCloseTo(2 * one / PEAK + 2 * floor, within(1e-15));
+    assertThat(t.costs().time[2]).isCloseTo(bytes / MEM_BW, within(1e-15));
+    assertThat(t.costs().bound[2]).isEqualTo(llmsim.core.kernel.RooflineKernel.MEMORY);
+    assertThat(t.costs().time[3]).isCloseTo(one / PEAK, within(1e-15));
+    // the floor runs on the GPU as compute: the timeline charges it to the compute bound, none to overhead
+    double compute = 3 * one / PEAK + 3 * floor + one / PEAK;
+    assertThat(t.makespan()).isCloseTo(compute + bytes / MEM_BW, within(1e-12));
+    assertThat(t.timeByBound().get(Bound.COMPUTE)).isCloseTo(compute, within(1e-12));
+    assertThat(t.timeByBound().getOrDefault(Bound.OVERHEAD, 0.0)).isZero();
   }
 
   @Test

@@ -62,6 +62,32 @@ class GemmTilesTest {
   }
 
   @Test
+  void theKernelFloor_isTheMeasuredTimeOfAGemmWithNegligibleMath() {
+    // XLA's sm_90 table: 256 x 256 x 256 bf16 at 6721641025641 FLOP/s, i.e. 2 x 256^3 / that = 4.99 us for 0.03 us of
+    // math at the H100's 794.5 TFLOP/s: what is left is the kernel's fixed time
+    double measured = 2.0 * 256 * 256 * 256 / 6721641025641.0;
+    assertThat(measured - 2.0 * 256 * 256 * 256 / 794.5e12).isCloseTo(GemmTiles.KERNEL_FLOOR_SECONDS, within(0.1e-6));
+    // on a device with SM/CU counts only: without them no tile model, no floor
+    assertThat(GemmTiles.kernelFloorSeconds(H100_SMS)).isEqualTo(GemmTiles.KERNEL_FLOOR_SECONDS);
+    assertThat(GemmTiles.kernelFloorSeconds(0)).isZero();
+  }
+
+  @Test
+  void aGemmOp_paysTheFloorOncePerKernelItRuns() {
+    double floor = 5e-6;
+    double m = 2048;
+    double n = 4096;
+    double k = 1024;
+    double one = 2 * m * n * k;
+    assertThat(GemmTiles.floor(one, m, n, k, floor)).isEqualTo(floor);
+    // a backward op: the input-gradient and weight-gradient GEMMs, twice the FLOPs of its shape, two kernels
+    assertThat(GemmTiles.floor(2 * one, m, n, k, floor)).isEqualTo(2 * floor);
+    // an op without a shape is no GEMM kernel
+    assertThat(GemmTiles.floor(one, 0, 0, 0, floor)).isZero();
+    assertThat(GemmTiles.floor(one, m, n, k, 0)).isZero();
+  }
+
+  @Test
   void badShapes_areRefused() {
     assertThatThrownBy(() -> GemmTiles.checkShape("x", 0, 1, 1)).hasMessageContaining("x");
     assertThatThrownBy(() -> GemmTiles.checkShape("x", 1, Double.NaN, 1)).hasMessageContaining(">= 1");

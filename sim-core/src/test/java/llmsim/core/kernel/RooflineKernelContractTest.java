@@ -133,6 +133,68 @@ class RooflineKernelContractTest {
     }
   }
 
+  @ParameterizedTest(name = "{0} n={1}")
+  @MethodSource("kernelsAndSizes")
+  void gemmFloors_areAddedToTheComputeTimeAfterTheShapeFactor_inEveryLane(RooflineKernel k, int n) {
+    SplittableRandom r = new SplittableRandom(n * 13L + 5);
+    int len = n + 3;
+    double[] gm = new double[len];
+    double[] gn = new double[len];
+    double[] gk = new double[len];
+    double[] f = new double[len];
+    double[] m = new double[len];
+    double[] l = new double[len];
+    for (int i = 0; i < len; i++) {
+      boolean shaped = r.nextInt(4) != 0;
+      gm[i] = shaped ? 1 + r.nextInt(1 << 14) : 0;
+      gn[i] = shaped ? 1 + r.nextInt(1 << 14) : 0;
+      gk[i] = shaped ? 1 + r.nextInt(1 << 14) : 0;
+      // one kernel, or two (a backward op), or FLOPs unrelated to the shape where there is none
+      f[i] = shaped ? (1 + r.nextInt(2)) * 2 * gm[i] * gn[i] * gk[i] : Math.pow(10, r.nextDouble(3, 14));
+      // from far below the compute time to far above it
+      m[i] = r.nextInt(5) == 0 ? 0 : Math.pow(10, r.nextDouble(3, 11));
+      l[i] = r.nextInt(3) == 0 ? 0 : Math.pow(10, r.nextDouble(3, 9));
+    }
+    double kernelFloor = 5e-6;
+    double[] shape = new double[len];
+    double[] floor = new double[len];
+    java.util.Arrays.fill(floor, -7);
+    k.shapeFactors(gm, gn, gk, 1, n + 1, 132, shape);
+    k.gemmFloors(f, gm, gn, gk, 1, n + 1, kernelFloor, floor);
+    assertThat(floor[0]).isEqualTo(-7);
+    assertThat(floor[n + 1]).isEqualTo(-7);
+    Out o = new Out(new double[len], new double[len], new double[len], new double[len]);
+    k.evaluate(f, shape, floor, m, l, 1, n + 1, CO, o.time, o.attained, o.intensity, o.bound);
+    for (int i = 1; i <= n; i++) {
+      // the floor: one per kernel, the op's FLOPs over 2 m n k of them; none without a shape
+      double kernels = gm[i] > 0 ? f[i] / (2 * gm[i] * gn[i] * gk[i]) : 0;
+      assertThat(floor[i]).isCloseTo(kernelFloor * kernels, within(1e-18));
+      // written out: the floor joins the compute time, then the max with memory and link, then the launch
+      double tc = f[i] * CO.invPeakFlops() / shape[i] + floor[i];
+      double tm = m[i] * CO.invDeviceBandwidth();
+      double tl = l[i] * CO.invLinkBandwidth();
+      assertThat(o.time[i]).isEqualTo(Math.max(tc, Math.max(tm, tl)) + CO.launchSeconds());
+      assertThat(o.bound[i]).isEqualTo(tc >= Math.max(tm, tl) ? 0.0 : tm >= tl ? 1.0 : 2.0);
+    }
+  }
+
+  @ParameterizedTest(name = "{0}")
+  @MethodSource("kernels")
+  void theFloor_countsWhereTheGemmIsComputeBound_andRunsUnderALongerMemoryTime(RooflineKernel k) {
+    // 1 TFLOP/s, 1 TB/s, no launch: 2 GFLOP take 2 ms of math; a floor of 1 ms per kernel
+    RooflineKernel.Coefficients co = RooflineKernel.Coefficients.of(1e12, 1e12, 1e10, 0);
+    double[] f = {2e9, 2e9};
+    double[] bytes = {1e6, 5e9};          // 1 us of memory; 5 ms of memory
+    double[] shape = {1, 1};
+    double[] floor = {1e-3, 1e-3};
+    Out o = new Out(new double[2], new double[2], new double[2], new double[2]);
+    k.evaluate(f, shape, floor, bytes, new double[2], 0, 2, co, o.time, o.attained, o.intensity, o.bound);
+    assertThat(o.time[0]).isCloseTo(2e-3 + 1e-3, within(1e-15));
+    assertThat(o.bound[0]).isEqualTo(RooflineKernel.COMPUTE);
+    assertThat(o.time[1]).isCloseTo(5e-3, within(1e-15));
+    assertThat(o.bound[1]).isEqualTo(RooflineKernel.MEMORY);
+  }
+
   @Test
   void forcedPanama_loadsWhenTheModuleIsPresent_andFailsLoudlyWhenAbsent() {
     boolean module = ModuleLayer.boot().findModule("jdk.incubator.vector").isPresent();

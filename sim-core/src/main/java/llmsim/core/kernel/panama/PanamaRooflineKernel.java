@@ -33,8 +33,8 @@ public final class PanamaRooflineKernel implements RooflineKernel {
   }
 
   @Override
-  public void evaluate(double[] flops, double[] shapeFactor, double[] deviceBytes, double[] linkBytes, int from, int to,
-      Coefficients c, double[] time, double[] attained, double[] intensity, double[] bound) {
+  public void evaluate(double[] flops, double[] shapeFactor, double[] floor, double[] deviceBytes, double[] linkBytes,
+      int from, int to, Coefficients c, double[] time, double[] attained, double[] intensity, double[] bound) {
     final VectorSpecies<Double> s = Holder.SPECIES;
     final DoubleVector ip = DoubleVector.broadcast(s, c.invPeakFlops());
     final DoubleVector im = DoubleVector.broadcast(s, c.invDeviceBandwidth());
@@ -52,6 +52,9 @@ public final class PanamaRooflineKernel implements RooflineKernel {
       DoubleVector db = DoubleVector.fromArray(s, deviceBytes, i);
       DoubleVector lb = DoubleVector.fromArray(s, linkBytes, i);
       DoubleVector tc = shapeFactor == null ? f.mul(ip) : f.mul(ip).div(DoubleVector.fromArray(s, shapeFactor, i));
+      if (floor != null) {
+        tc = tc.add(DoubleVector.fromArray(s, floor, i));
+      }
       DoubleVector tm = db.mul(im);
       DoubleVector tl = lb.mul(il);
       DoubleVector tml = tm.max(tl);
@@ -68,7 +71,7 @@ public final class PanamaRooflineKernel implements RooflineKernel {
       zero.blend(memOrLink, tc.compare(VectorOperators.LT, tml)).intoArray(bound, i);
     }
     // the tail (fewer than one vector): the scalar definition, so every lane matches it exactly
-    TAIL.evaluate(flops, shapeFactor, deviceBytes, linkBytes, i, to, c, time, attained, intensity, bound);
+    TAIL.evaluate(flops, shapeFactor, floor, deviceBytes, linkBytes, i, to, c, time, attained, intensity, bound);
   }
 
   /**
