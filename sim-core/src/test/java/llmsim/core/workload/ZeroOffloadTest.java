@@ -173,8 +173,24 @@ class ZeroOffloadTest {
     assertThatThrownBy(() -> Placement.resolve(node, M, task(new ParallelPlan(1, 1, 8, 0), 1)))
         .isInstanceOf(ScenarioKeyException.class).hasMessageContaining("with dp 8 shards the optimizer state")
         .hasMessageContaining("set zero: 1 or 2");
-    // without replicas there is nothing to shard: tensor parallelism alone offloads each GPU's share
-    Task tpOnly = Placement.resolve(node, M, task(new ParallelPlan(8, 1, 1, 0), 1));
-    assertThat(tpOnly.plan().dp()).isEqualTo(1);
+    assertThatThrownBy(() -> Placement.resolve(Fixtures.cluster(2), M,
+        task(new ParallelPlan(1, 1, 16, 3).withHybridShard(true), 1)))
+        .isInstanceOf(ScenarioKeyException.class).hasMessageContaining("with shard: hybrid is not simulated");
+  }
+
+  @Test
+  void tensorParallelismAlone_offloadsEachGpusShare_unsharded() {
+    // no replicas, nothing for ZeRO to shard: each of the 8 tensor-parallel GPUs offloads its 1/8 of the model
+    SystemSpec node = Fixtures.cluster(1);
+    Task t = Placement.resolve(node, M, task(new ParallelPlan(8, 1, 1, 0), 1));
+    assertThat(t.plan().dp()).isEqualTo(1);
+    double share = M.parameterCount() / 8;
+    MemoryPlan p = MemoryPlanner.place(node, M, t, SimulatorPhysicsTest.IDEAL, Offload.OPTIMIZER);
+    assertThat(p.hostBytes()).isCloseTo(16 * share, within(1.0));
+    StepResult r = Simulator.simulate(node, M, t, SimulatorPhysicsTest.IDEAL);
+    assertThat(r.linkBytes()).isCloseTo(4 * share + 2048 * 8.0, within(1e-6 * share));
+    assertThat(cpuSeconds(r.trace())).isCloseTo(hostStepSeconds(share, GPUS_PER_NODE),
+        within(1e-9 * hostStepSeconds(share, GPUS_PER_NODE)));
+    assertThat(r.trace().ops().names()).doesNotContain("zero.all_gather_weights");
   }
 }
