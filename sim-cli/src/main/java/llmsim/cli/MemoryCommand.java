@@ -72,6 +72,14 @@ final class MemoryCommand implements ScenarioOptions.Command, Callable<Integer> 
         m.put("gpus", row.system().totalDevices());
         m.put("plan", row.task().plan().describe());
         m.put("memory", memoryJson(row.plan()));
+        if (row.plan().hostBytes() > 0 && !row.system().unifiedMemory()) {
+          // a node's GPUs share its host memory: what they keep there together
+          Map<String, Object> host = new LinkedHashMap<>();
+          host.put("gpus_per_node", row.system().deviceCount());
+          host.put("host_bytes", row.plan().hostBytes() * row.system().deviceCount());
+          host.put("host_capacity_bytes", row.system().host().memoryCapacityBytes());
+          m.put("host_per_node", host);
+        }
         m.put("explanation", row.explanation());
         m.put("warnings", row.warnings());
         m.put("kernel", llmsim.core.kernel.Kernels.get().name());
@@ -98,6 +106,12 @@ final class MemoryCommand implements ScenarioOptions.Command, Callable<Integer> 
     line(t, "needed without offload", rows, MemoryPlan::neededBytes);
     line(t, "in host memory (offload)", rows, MemoryPlan::hostBytes);
     line(t, "host memory capacity", rows, MemoryPlan::hostCapacityBytes);
+    if (several && rows.stream().anyMatch(row -> row.plan().hostBytes() > 0 && !row.system().unifiedMemory())) {
+      // a node's GPUs share its host memory: what they keep there together, against all of it
+      text(t, "in host memory per node", rows, row -> num(row.plan().hostBytes() * row.system().deviceCount()
+          / Units.GIB, 1) + " (" + row.system().deviceCount() + " GPUs)");
+      text(t, "host memory per node", rows, row -> num(row.system().host().memoryCapacityBytes() / Units.GIB, 1));
+    }
     text(t, "layers on the GPU", rows, row -> row.plan().gpuLayers() + " of " + row.plan().layers()
         + (row.plan().hostLayers() == 0 ? "" : row.plan().cpuRunsHostLayers() ? " (the rest on the CPU)" : " (the rest streamed)"));
     text(t, "offload", rows, row -> row.plan().offload().key());

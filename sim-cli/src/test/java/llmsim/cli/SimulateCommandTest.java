@@ -147,6 +147,45 @@ class SimulateCommandTest {
   }
 
   @Test
+  void offloadOnSeveralGpus_runsAsZeroOffload_andWhatIsNotSimulatedIsRefused() {
+    String[] base = {"simulate", "--model", "llama-13b", "--task", "train", "--hardware", "dgx-a100-8x80gb"};
+    CliRunner ok = CliRunner.run(concat(base, "--zero", "2", "--offload", "optimizer", "--format", "json"));
+    assertThat(ok.code()).as(ok.err()).isZero();
+    assertThat(ok.out()).contains("\"offload\" : \"optimizer\"").contains("link of its own");
+    CliRunner weights = CliRunner.run(concat(base, "--zero", "3", "--offload", "weights"));
+    assertThat(weights.code()).isEqualTo(2);
+    assertThat(weights.err()).contains("--offload: 'offload: weights' on 8 GPUs").contains("is not simulated");
+    CliRunner noZero = CliRunner.run(concat(base, "--offload", "optimizer"));
+    assertThat(noZero.code()).isEqualTo(2);
+    assertThat(noZero.err()).contains("'offload: optimizer' with dp 8 shards the optimizer state")
+        .contains("set zero: 1 or 2");
+    CliRunner zero3 = CliRunner.run(concat(base, "--zero", "3", "--offload", "optimizer"));
+    assertThat(zero3.code()).isEqualTo(2);
+    assertThat(zero3.err()).contains("'offload: optimizer' with zero 3 is not simulated");
+  }
+
+  @Test
+  void memoryUnderZeroOffload_reportsEachGpusShareAndTheNodesHostTogether() throws Exception {
+    CliRunner r = CliRunner.run("memory", "--model", "llama-13b", "--task", "train", "--hardware", "dgx-a100-8x80gb",
+        "--zero", "2", "--offload", "optimizer", "--format", "json");
+    assertThat(r.code()).as(r.err()).isZero();
+    var row = JSON.readTree(r.out()).get(0);
+    double perGpu = row.get("memory").get("host_bytes").asDouble();
+    assertThat(perGpu).isPositive();
+    // the node's 8 GPUs keep their shards in its one host memory (DGX A100: 2 TB, 8 GPUs a node)
+    assertThat(row.get("host_per_node").get("gpus_per_node").asInt()).isEqualTo(8);
+    assertThat(row.get("host_per_node").get("host_bytes").asDouble()).isEqualTo(8 * perGpu);
+    assertThat(row.get("host_per_node").get("host_capacity_bytes").asDouble()).isEqualTo(2048.0 * (1L << 30));
+    assertThat(row.get("memory").get("host_capacity_bytes").asDouble()).isEqualTo(2048.0 * (1L << 30) / 8);
+  }
+
+  private static String[] concat(String[] a, String... b) {
+    String[] out = java.util.Arrays.copyOf(a, a.length + b.length);
+    System.arraycopy(b, 0, out, a.length, b.length);
+    return out;
+  }
+
+  @Test
   void aPrecisionTheDeviceLacks_isRefused_andTheDefaultAdaptsWithAWarning() {
     CliRunner asked = CliRunner.run("simulate", "--model", "gpt3-125m", "--task", "train", "--hardware", "t4",
         "--precision", "bf16");

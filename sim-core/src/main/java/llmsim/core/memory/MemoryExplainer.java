@@ -26,7 +26,8 @@ public final class MemoryExplainer {
         sb.append(chosen.offload() == Offload.NONE ? " No offload helps here; results assume the memory were there."
             : " Even with offload=" + chosen.offload().key() + " it needs " + Units.gib(chosen.totalBytes())
             + " on the device and " + Units.gib(chosen.hostBytes()) + " in host memory ("
-            + Units.gib(chosen.hostCapacityBytes()) + " there); results assume the memory were there.");
+            + Units.gib(chosen.hostCapacityBytes()) + " there" + perNode(s, chosen)
+            + "); results assume the memory were there.");
       }
     }
     if (chosen.fits()) {
@@ -36,12 +37,24 @@ public final class MemoryExplainer {
     return sb.toString();
   }
 
+  /**
+   * Where a node's GPUs share its host memory: what all of them keep there together, against the node's host memory
+   * (each GPU's share of which is {@link MemoryPlan#hostCapacityBytes}); empty for one GPU per host.
+   */
+  static String perNode(SystemSpec s, MemoryPlan p) {
+    if (s.deviceCount() <= 1 || s.unifiedMemory()) {
+      return "";
+    }
+    return " per GPU (the node's " + s.deviceCount() + " GPUs together: " + Units.gib(p.hostBytes() * s.deviceCount())
+        + " of its " + Units.gib(s.host().memoryCapacityBytes()) + ")";
+  }
+
   private static String offloadSentence(SystemSpec s, MemoryPlan p) {
     String link = s.hostLink().name();
     return switch (p.offload()) {
       case OPTIMIZER -> "With offload=optimizer (ZeRO-Offload) it fits: " + Units.gib(p.hostBytes())
-          + " of optimizer state and fp32 gradients live in host memory, gradients and updated weights cross "
-          + link + " every step.";
+          + " of optimizer state and fp32 gradients live in host memory" + perNode(s, p)
+          + ", gradients and updated weights cross " + link + " every step.";
       case WEIGHTS -> p.partialOffload()
           ? "With offload=weights it fits: " + p.gpuLayers() + " of " + p.layers() + " layers stay on the GPU and the other "
               + p.hostLayers() + " (" + Units.gib(p.hostBytes()) + ") stay in host memory, "

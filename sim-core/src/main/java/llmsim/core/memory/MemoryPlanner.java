@@ -94,7 +94,9 @@ public final class MemoryPlanner {
     List<Offload> out = new ArrayList<>();
     out.add(Offload.NONE);
     if (system.unifiedMemory() || task.plan().gpus() > 1) {
-      return out; // nothing to offload to, or (several GPUs) offload not simulated: more GPUs or ZeRO instead
+      // nothing to offload to; or several GPUs, where ZeRO, tensor parallelism or more GPUs come first and
+      // offload: optimizer (ZeRO-Offload) is simulated when asked for
+      return out;
     }
     if (task.kind().training() && gpuOptimizer(task)) {
       return out; // bitsandbytes' optimizers run on the GPU only: no CPU optimizer to offload to
@@ -145,8 +147,11 @@ public final class MemoryPlanner {
     boolean training = task.kind().training();
     boolean cpuLayers = sw.cpuRunsHostLayers() && !training;
     if (training && (o == Offload.OPTIMIZER || o == Offload.WEIGHTS)) {
-      // fp32 gradients and optimizer state live on the host; the device keeps one layer's gradient bucket.
-      host += optimizer + f.trainableParameters() * 4;
+      // fp32 gradients and optimizer state live on the host; the device keeps one layer's gradient bucket. With
+      // data-parallel replicas (ZeRO-1/2) each rank's host holds its shard of both: the optimizer state comes
+      // sharded, the fp32 gradients are divided here. The host capacity is the GPU's share of the node's, so this
+      // checks the node's GPUs' host state together against the node's host memory.
+      host += optimizer + f.trainableParameters() * 4 / zeroShards(system, task);
       optimizer = 0;
       grads = grads / layers;
     }
@@ -172,6 +177,12 @@ public final class MemoryPlanner {
     }
     return new MemoryPlan(o, weights, grads, optimizer, f.activationsBytes(), kv, sw.workspaceBytes(), capacity, host,
         hostCapacity, 0, 0, o == Offload.WEIGHTS ? gpuLayers : model.layers(), model.layers(), cpuLayers, needed);
+  }
+
+  /** Replicas a ZeRO stage shards the optimizer state over (1 without ZeRO), as {@link Footprint#of} divides it. */
+  static int zeroShards(SystemSpec system, Task task) {
+    return task.plan().zero() >= 1
+        ? Math.min(task.replicas(), task.plan().shardRanks(system.deviceCount())) : 1;
   }
 
   /** Largest value in [lo, hi] for which {@code fits} holds, assuming it is monotone; lo - 1 if none. */

@@ -108,10 +108,42 @@ public final class Placement {
           + " copied; use recompute: full");
     }
     if (gpus > 1 && t.offload() != llmsim.core.task.Offload.AUTO && t.offload() != llmsim.core.task.Offload.NONE) {
-      throw new ScenarioKeyException(ScenarioKey.OFFLOAD, "offload with several GPUs is not simulated yet;"
-          + " use more GPUs, tensor parallelism or ZeRO");
+      refuseOffload(t, p.withDp(dp));
     }
     return t.withPlan(p.withDp(dp));
+  }
+
+  /**
+   * With several GPUs, offload is simulated as DeepSpeed's ZeRO-Offload runs it ({@code offload_optimizer: cpu} with
+   * ZeRO stage 1 or 2): training, the optimizer state and step on the host, sharded over the data-parallel replicas.
+   * What else a user could ask is refused with the reason.
+   */
+  private static void refuseOffload(Task t, ParallelPlan p) {
+    String on = " on " + p.gpus() + " GPUs (" + p.describe() + ")";
+    if (t.offload() == llmsim.core.task.Offload.WEIGHTS) {
+      throw new ScenarioKeyException(ScenarioKey.OFFLOAD, "'offload: weights'" + on + " is not simulated (weights"
+          + " streamed over each GPU's host link, or ZeRO-3/FSDP parameter offload); with several GPUs, offload:"
+          + " optimizer (ZeRO-Offload, training) is simulated, or offload: none with ZeRO-3, tensor parallelism or more"
+          + " GPUs");
+    }
+    if (!t.kind().training()) {
+      throw new ScenarioKeyException(ScenarioKey.OFFLOAD, "'offload: " + t.offload().key() + "' moves the optimizer"
+          + " to the host, which inference does not have; use tensor parallelism or more GPUs");
+    }
+    if (p.hybridShard()) {
+      throw new ScenarioKeyException(ScenarioKey.OFFLOAD, "'offload: optimizer' with shard: hybrid is not simulated"
+          + " (FSDP's CPU offload moves the parameters too); use shard: full with zero 1 or 2");
+    }
+    if (p.zero() >= 3) {
+      throw new ScenarioKeyException(ScenarioKey.OFFLOAD, "'offload: optimizer' with zero 3 is not simulated"
+          + " (ZeRO-3's offload also gathers and frees parameter shards layer by layer); use zero 1 or 2, as"
+          + " ZeRO-Offload runs");
+    }
+    if (p.dp() > 1 && p.zero() == 0) {
+      throw new ScenarioKeyException(ScenarioKey.OFFLOAD, "'offload: optimizer' with dp " + p.dp() + " shards the"
+          + " optimizer state over the replicas, as DeepSpeed's ZeRO-Offload does (offload_optimizer is an option of"
+          + " ZeRO stages 1-3); set zero: 1 or 2");
+    }
   }
 
   /**

@@ -110,8 +110,14 @@ final class Explainer {
               r.task().plan().pp() > 1 ? "; the host also waits at every pipeline send and receive" : ""));
         } else {
           sb.append(String.format(Locale.US, "Bound by the host (%s of the step): the optimizer step runs on the CPU over"
-                  + " %s of host memory bandwidth. A device with %s or more would keep the optimizer on the GPU.",
-              pct, Units.bandwidth(s.host().memoryBandwidthBytesPerSecond()), Units.gib(withoutOffload.totalBytes())));
+                  + " %s of host memory bandwidth%s. %s",
+              pct, Units.bandwidth(s.host().memoryBandwidthBytesPerSecond()),
+              s.deviceCount() > 1 ? String.format(Locale.US, ", each of the node's %d GPUs' processes on 1/%d of it and"
+                  + " of the cores", s.deviceCount(), s.deviceCount()) : "",
+              withoutOffload.fits() ? "It fits without offload (" + Units.gib(withoutOffload.totalBytes()) + " of "
+                  + Units.gib(withoutOffload.capacityBytes()) + "): offload none would keep the optimizer on the GPU."
+                  : "A device with " + Units.gib(withoutOffload.totalBytes())
+                      + " or more would keep the optimizer on the GPU."));
         }
       }
     }
@@ -150,6 +156,11 @@ final class Explainer {
       if (!p.fitsHost()) {
         sb.append(p.fitsDevice() ? "" : ", ").append("host memory needs ").append(Units.gib(p.hostBytes()))
             .append(" and has ").append(Units.gib(p.hostCapacityBytes()));
+        if (s.deviceCount() > 1) {
+          sb.append(" per GPU (the node's ").append(s.deviceCount()).append(" GPUs together need ")
+              .append(Units.gib(p.hostBytes() * s.deviceCount())).append(" of its ")
+              .append(Units.gib(s.host().memoryCapacityBytes())).append(')');
+        }
       }
       sb.append("; the time assumes the memory were there.");
       if (s.totalDevices() > 1) {

@@ -182,7 +182,19 @@ final class PipelineStep {
     for (int g = 0; g < gpus; g++) {
       totalFlops += le[g].totalFlops;
       recomputeFlops += le[g].recomputeFlops;
-      w.optimizerForStage(cx[g], WorkloadBuilder.deps(lastOnGpu[g], lastReduction[g]));
+      if (w.cpuOptimizer) {
+        // ZeRO-Offload: the stage's layers' gradients (their shards, with replicas) go to the host once the stage's
+        // backward and its reductions are done (ZeRO-1 reduces at the step's end), and its CPU steps them
+        int layers = 0;
+        for (int vs = g; vs < virtualStages; vs += gpus) {
+          layers += firstLayer[vs + 1] - firstLayer[vs];
+        }
+        int[] ready = new int[layers];
+        java.util.Arrays.fill(ready, lastReduction[g] >= 0 ? lastReduction[g] : lastOnGpu[g]);
+        w.cpuOptimizerStep(cx[g], ready, true, cx[g].sink.keepsNames() ? "s" + g + "." : "");
+      } else {
+        w.optimizerForStage(cx[g], WorkloadBuilder.deps(lastOnGpu[g], lastReduction[g]));
+      }
     }
   }
 

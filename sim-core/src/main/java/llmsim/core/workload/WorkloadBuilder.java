@@ -208,9 +208,10 @@ final class WorkloadBuilder {
         bwdEnd[l] = prev;
         if (dp && overlapGrads && microBatches == t.microBatches() && mb == microBatches - 1) {
           reduceGradients(layerName(p, l, ".grads"), prev); // overlaps the backward of the layers below
+          gradOut[l] = lastGradReduction; // with replicas, the shard goes to the host once it is reduced
         }
-        if (cpuOptimizer) {
-          gradOut[l] = copyOut(layerName(p, l, ".grads"), trainableBytesPerLayer(2), prev);
+        if (cpuOptimizer && !dp) {
+          gradOut[l] = copyOut(layerName(p, l, ".grads"), trainableBytesPerLayer(OFFLOAD_GRADIENT_BYTES), prev);
         }
       }
       sink.endRepeat();
@@ -226,11 +227,14 @@ final class WorkloadBuilder {
       int reps = sink.repeat(n);
       for (int l = 0; l < reps; l++) {
         reduceGradients(layerName("", l, ".grads"), last);
+        gradOut[l] = lastGradReduction;
       }
       sink.endRepeat();
     }
     if (cpuOptimizer) {
-      cpuOptimizerStep(gradOut); // offload: one GPU only, so no replicas to gather from
+      // one GPU: each layer's gradients went to the host as its backward ended; with replicas, its shard goes once
+      // the layer is reduced
+      cpuOptimizerStep(ctx, gradOut, dp, "");
     } else if (pagedBytesPerStep > 0 && !t.optimizer().inBackward()) {
       // a paged optimizer after the backward: layer by layer, each layer's state paged in (and others' out) first
       int prev = last;
@@ -351,21 +355,75 @@ final class WorkloadBuilder {
     return ctx.sink.keepsNames() ? prefix + "L" + l + suffix : suffix;
   }
 
-  /** ZeRO-Offload's optimizer: AdamW on the CPU layer by layer as gradients arrive, updated weights sent back. */
-  private void cpuOptimizerStep(int[] gradOut) {
-    double perLayer = trainableParameters() / m.layers();
+  /**
+   * ZeRO-Offload's optimizer on {@code c}'s GPU: AdamW on the CPU layer by layer as gradients arrive, the updated
+   * 16-bit weights sent back. With data-parallel replicas (ZeRO-1/2, DeepSpeed's {@code offload_optimizer: cpu}) each
+   * rank holds and steps only its 1 / dp shard: its shard of a layer's reduced gradients goes to the host
+   * ({@code copyShards}: {@code gradReady[l]} is the layer's reduction), its CPU step runs on its share of the
+   * node's cores and memory bandwidth ({@link StepContext#cpuGroup}), its updated shard comes back, and the replicas
+   * all-gather the weights. Without {@code copyShards}, {@code gradReady[l]} is the layer's copy to the host already
+   * made. {@code gradReady} holds the GPU's layers (a pipeline stage's), the last one stepped first.
+   */
+  void cpuOptimizerStep(StepContext c, int[] gradReady, boolean copyShards, String prefix) {
+    double perLayer = offloadShardParametersPerLayer(c);
     int prevCpu = -1;
-    int n = m.layers();
-    int reps = ctx.sink.repeat(n);
+    int lastWeights = -1;
+    int n = gradReady.length;
+    int reps = c.sink.repeat(n);
     for (int l = n - 1; l >= n - reps; l--) {
-      int g = gradOut[l];
-      prevCpu = ctx.sink.addOp(layerName("", l, ".adamw(cpu)"), OpKind.OPTIMIZER, ctx.cpu, ctx.cpuGroup,
-          ADAM_FLOPS_PER_PARAM * perLayer, ADAM_CPU_BYTES_PER_PARAM * perLayer, 0, deps(g, prevCpu));
+      int g = gradReady[l];
+      if (copyShards) {
+        g = copyOut(c, c.sink.keepsNames() ? prefix + "L" + l + ".grads_to_host" : "",
+            perLayer * OFFLOAD_GRADIENT_BYTES, g);
+      }
+      prevCpu = c.sink.addOp(c.sink.keepsNames() ? prefix + "L" + l + ".adamw(cpu)" : "", OpKind.OPTIMIZER, c.cpu,
+          c.cpuGroup, ADAM_FLOPS_PER_PARAM * perLayer, ADAM_CPU_BYTES_PER_PARAM * perLayer, 0, deps(g, prevCpu));
       if (!streamWeights) {
-        copyIn(layerName("", l, ".updated_weights"), perLayer * t.precision().bytes(), prevCpu);
+        lastWeights = copyIn(c, c.sink.keepsNames() ? prefix + "L" + l + ".updated_weights" : "",
+            perLayer * t.precision().bytes(), prevCpu);
       }
     }
-    ctx.sink.endRepeat();
+    c.sink.endRepeat();
+    if (dp && zero >= 1 && zero <= 2) {
+      // each replica updated its shard: the replicas gather the whole of the new weights (DeepSpeed's
+      // all_gather_dp_groups after the step)
+      c.collectives.dataParallel(c.sink.keepsNames() ? prefix + "zero.all_gather_weights" : "",
+          Collectives.Kind.ALL_GATHER, trainableParameters() * t.precision().bytes(), deps(lastWeights, prevCpu));
+    }
+  }
+
+  /**
+   * Bytes per parameter of the gradients ZeRO-Offload moves to the host, as for one GPU: 16-bit, the ZeRO-Offload
+   * paper's data flow (Ren et al. 2021, arXiv:2101.06840, Fig. 2: fp16 gradients GPU to CPU, fp16 parameters back).
+   * DeepSpeed's ZeRO-1/2 code casts the gradient to fp32 on the GPU before the copy and copies the fp32 partition
+   * back ({@code stage_1_and_2.py}: {@code src_tensor.float()}, {@code fp32_partition.to(device)}): twice these bytes
+   * each way; docs/CALIBRATION.md keeps that doubt.
+   */
+  static final double OFFLOAD_GRADIENT_BYTES = 2;
+
+  /**
+   * Parameters one GPU's CPU optimizer steps per layer: the mean layer's share of its trainable parameters (its
+   * tensor-parallel and pipeline share), divided over the replicas ZeRO shards the optimizer state across.
+   */
+  double offloadShardParametersPerLayer(StepContext c) {
+    double shards = zero >= 1 ? c.collectives.shardRanks() : 1;
+    return trainableParameters() * t.plan().pp() / m.layers() / shards;
+  }
+
+  /**
+   * What a result with the optimizer offloaded from several GPUs must say about the host links: each GPU's copies
+   * are given a whole host link of their own, which a server whose GPUs share a PCIe switch's uplink to the CPU
+   * would not give them (no system file describes its PCIe switches); null with one GPU or without offload.
+   */
+  String offloadWarning() {
+    if (!cpuOptimizer || t.plan().gpus() <= 1 || ctx.unified) {
+      return null;
+    }
+    return "offload: optimizer on " + t.plan().gpus() + " GPUs gives each GPU's gradient and weight copies a "
+        + ctx.system.hostLink().name() + " link of its own; where GPUs share a PCIe switch's uplink to the CPU their"
+        + " copies would share it (not modelled: the system file does not describe its PCIe switches). The node's "
+        + ctx.system.deviceCount() + " GPUs share its host: each CPU step runs on 1/" + ctx.system.deviceCount()
+        + " of its cores and memory bandwidth";
   }
 
   /**
@@ -567,10 +625,14 @@ final class WorkloadBuilder {
   }
 
   private int copyOut(String name, double bytes, int dep) {
-    if (ctx.unified) {
+    return copyOut(ctx, name, bytes, dep);
+  }
+
+  int copyOut(StepContext c, String name, double bytes, int dep) {
+    if (c.unified) {
       return dep;
     }
-    return ctx.sink.addOp(name, OpKind.TRANSFER, ctx.d2h, ctx.copyOut, 0, 0, bytes, deps(dep));
+    return c.sink.addOp(name, OpKind.TRANSFER, c.d2h, c.copyOut, 0, 0, bytes, deps(dep));
   }
 
   static int[] deps(int... ids) {

@@ -1,0 +1,196 @@
+package llmsim.core.workload;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.assertj.core.api.Assertions.within;
+
+import llmsim.core.engine.Lane;
+import llmsim.core.engine.Trace;
+import llmsim.core.hw.Precision;
+import llmsim.core.hw.SystemSpec;
+import llmsim.core.memory.MemoryPlan;
+import llmsim.core.memory.MemoryPlanner;
+import llmsim.core.model.ModelSpec;
+import llmsim.core.parallel.Placement;
+import llmsim.core.scenario.ScenarioKeyException;
+import llmsim.core.task.KvCacheFormat;
+import llmsim.core.task.Offload;
+import llmsim.core.task.ParallelPlan;
+import llmsim.core.task.Recompute;
+import llmsim.core.task.Task;
+import llmsim.core.task.TaskKind;
+import llmsim.core.task.WeightFormat;
+import llmsim.core.testing.Fixtures;
+import org.junit.jupiter.api.Test;
+
+/**
+ * ZeRO-Offload under data parallelism (DeepSpeed's {@code offload_optimizer: cpu} with ZeRO-1/2): each rank keeps
+ * and steps its 1 / dp shard of the optimizer state on the host, on its share of the node's CPU, and moves only its
+ * shard over its host link. Expected values come from the parameter count, the shard count and the fixture's host.
+ */
+class ZeroOffloadTest {
+  static final ModelSpec M = Fixtures.llama7b();
+  /** {@link Fixtures#cluster}: 8 GPUs a node on one host of 24 cores, 2.4 TFLOP/s fp32, 89.6 GB/s, 128 GiB. */
+  static final int GPUS_PER_NODE = 8;
+  static final double HOST_FLOPS = 2.4e12;
+  static final double HOST_BYTES_PER_SECOND = 89.6e9;
+  static final double HOST_MEMORY = 128.0 * (1L << 30);
+
+  static Task task(ParallelPlan plan, int microBatches) {
+    return new Task(TaskKind.TRAIN, Precision.BF16, WeightFormat.BF16, 1, 2048, 1, 1, microBatches, Recompute.FULL,
+        8, 128, Offload.OPTIMIZER, 0, KvCacheFormat.F16, Task.GPU_LAYERS_AUTO, plan);
+  }
+
+  /** Ops on the host links whose name ends with {@code suffix}: their bytes summed. */
+  static double linkBytes(Trace trace, String suffix) {
+    String[] names = trace.ops().names();
+    double bytes = 0;
+    for (int i = 0; i < names.length; i++) {
+      if (names[i].endsWith(suffix) && trace.lane(i).hostLink()) {
+        bytes += trace.linkBytes(i);
+      }
+    }
+    return bytes;
+  }
+
+  /** Seconds the CPU lanes are busy over the run, all simulated GPUs together. */
+  static double cpuSeconds(Trace trace) {
+    double s = 0;
+    for (int i = 0; i < trace.size(); i++) {
+      if (trace.lane(i) == Lane.CPU) {
+        s += trace.duration(i);
+      }
+    }
+    return s;
+  }
+
+  /**
+   * One GPU's CPU AdamW over {@code params} parameters, the node's host divided over its GPUs' processes: 12 FLOP and
+   * 30 bytes per parameter (fp32 gradient, master, m, v read; master, m, v and the 16-bit weight written) on 1 / N of
+   * the host's FP32 peak and of its streamed memory bandwidth.
+   */
+  static double hostStepSeconds(double params, int gpusPerNode) {
+    double flops = WorkloadBuilder.ADAM_FLOPS_PER_PARAM * params / (HOST_FLOPS / gpusPerNode);
+    double bytes = WorkloadBuilder.ADAM_CPU_BYTES_PER_PARAM * params
+        / (HOST_BYTES_PER_SECOND * StepContext.HOST_STREAM_EFFICIENCY / gpusPerNode);
+    return Math.max(flops, bytes);
+  }
+
+  @Test
+  void eachDataParallelRank_movesAndStepsItsShard_onItsShareOfTheHost() {
+    SystemSpec node = Fixtures.cluster(1);
+    int dp = 8;
+    Task t = Placement.resolve(node, M, task(new ParallelPlan(1, 1, dp, 2), 1));
+    StepResult r = Simulator.simulate(node, M, t, SimulatorPhysicsTest.IDEAL);
+    double shard = M.parameterCount() / dp;
+    // the reduced gradients' shard goes down in 16 bit, the updated 16-bit shard comes back
+    assertThat(linkBytes(r.trace(), ".grads_to_host")).isCloseTo(2 * shard, within(1e-6 * shard));
+    assertThat(linkBytes(r.trace(), ".updated_weights")).isCloseTo(2 * shard, within(1e-6 * shard));
+    // and nothing else crosses the link but the input batch (token ids and labels, 8 bytes a token)
+    assertThat(r.linkBytes()).isCloseTo(4 * shard + 2048 * 8.0, within(1e-6 * shard));
+    // the CPU steps the shard on 1/8 of the host: the layers' steps add up to the whole shard's
+    assertThat(cpuSeconds(r.trace())).isCloseTo(hostStepSeconds(shard, GPUS_PER_NODE),
+        within(1e-9 * hostStepSeconds(shard, GPUS_PER_NODE)));
+    // the replicas gather the updated weights after the step, and no GPU optimizer runs
+    assertThat(r.trace().ops().names()).contains("zero.all_gather_weights").doesNotContain("optimizer.adamw");
+  }
+
+  @Test
+  void theNodesHostDoesTheWholeModelsStep_whateverTheShardCount() {
+    // 8 ranks each stepping 1/8 of the state on 1/8 of the host take what one GPU stepping all of it on the whole
+    // host takes: the node's host does the same work
+    SystemSpec node = Fixtures.cluster(1);
+    Task t = Placement.resolve(node, M, task(new ParallelPlan(1, 1, 8, 1), 1));
+    double shards = cpuSeconds(Simulator.simulate(node, M, t, SimulatorPhysicsTest.IDEAL).trace());
+    assertThat(shards).isCloseTo(hostStepSeconds(M.parameterCount(), 1), within(1e-9 * shards));
+    // tensor parallelism splits the state first: tp 2 x dp 4 steps 1/8 of it per GPU too
+    Task tp = Placement.resolve(node, M, task(new ParallelPlan(2, 1, 4, 1), 1));
+    double both = cpuSeconds(Simulator.simulate(node, M, tp, SimulatorPhysicsTest.IDEAL).trace());
+    assertThat(both).isCloseTo(hostStepSeconds(M.parameterCount() / 8, GPUS_PER_NODE), within(1e-9 * both));
+  }
+
+  @Test
+  void everyGpuSimulated_agreesWithOneStandingForItsPeers() {
+    // tp 2 x dp 4 on a node, and tp 2 x pp 2 x dp 4 on two: each peer with its own host link, CPU share and host
+    // memory pool gives the step the one GPU standing for them gives, and its CPU steps its shard on its share
+    for (Object[] c : new Object[][] {{Fixtures.cluster(1), new ParallelPlan(2, 1, 4, 1), 8},
+        {Fixtures.cluster(2), new ParallelPlan(2, 2, 4, 1), 4}}) {
+      SystemSpec s = (SystemSpec) c[0];
+      ParallelPlan plan = (ParallelPlan) c[1];
+      Task one = Placement.resolve(s, M, task(plan, (int) c[2]));
+      Task all = one.withPlan(one.plan().withAllGpus(true));
+      StepResult a = Simulator.simulate(s, M, one, SimulatorPhysicsTest.IDEAL);
+      StepResult b = Simulator.simulate(s, M, all, SimulatorPhysicsTest.IDEAL);
+      int peers = plan.tp() * plan.dp();
+      assertThat(b.stepTimeSeconds()).as(plan.describe())
+          .isCloseTo(a.stepTimeSeconds(), within(1e-12 * a.stepTimeSeconds()));
+      assertThat(b.linkBytes()).as(plan.describe()).isCloseTo(a.linkBytes(), within(1e-6 * a.linkBytes()));
+      // each GPU steps its tp, pp and ZeRO share on 1/8 of its node's host; pp stages each step theirs
+      double perGpu = M.parameterCount() / plan.gpus();
+      double expected = hostStepSeconds(perGpu, GPUS_PER_NODE) * plan.pp();
+      assertThat(cpuSeconds(a.trace())).as(plan.describe()).isCloseTo(expected, within(1e-9 * expected));
+      assertThat(cpuSeconds(b.trace()) / peers).as(plan.describe()).isCloseTo(expected, within(1e-9 * expected));
+    }
+  }
+
+  @Test
+  void theHostHoldsEachRanksShard_andTheNodesRanksTogetherAreCheckedAgainstItsMemory() {
+    SystemSpec node = Fixtures.cluster(1);
+    // 16 bytes a parameter on the host: fp32 master, m and v (12) and the fp32 gradients (4), each rank its 1/dp
+    Task t = Placement.resolve(node, M, task(new ParallelPlan(1, 1, 8, 2), 1));
+    MemoryPlan p = MemoryPlanner.place(node, M, t, SimulatorPhysicsTest.IDEAL, Offload.OPTIMIZER);
+    assertThat(p.hostBytes()).isCloseTo(16 * M.parameterCount() / 8, within(1.0));
+    assertThat(p.optimizerBytes()).isZero();
+    assertThat(p.hostCapacityBytes() * GPUS_PER_NODE).isCloseTo(HOST_MEMORY, within(1.0));
+    assertThat(p.fitsHost()).isEqualTo(16 * M.parameterCount() <= HOST_MEMORY);
+    // LLaMA 65B over tp 4 x dp 2: 16 B x 65.3e9 / 8 per GPU, 8 of them = 1045 GB on a 128 GiB host: refused
+    ModelSpec big = Fixtures.llama65b();
+    Task bt = Placement.resolve(node, big, task(new ParallelPlan(4, 1, 2, 1), 1));
+    MemoryPlan bp = MemoryPlanner.place(node, big, bt, SimulatorPhysicsTest.IDEAL, Offload.OPTIMIZER);
+    assertThat(bp.hostBytes() * GPUS_PER_NODE).isCloseTo(16 * big.parameterCount(), within(1e-9 * bp.hostBytes()));
+    assertThat(bp.fitsHost()).isFalse();
+    StepResult r = Simulator.simulate(node, big, bt, SimulatorPhysicsTest.IDEAL);
+    assertThat(r.explanation()).contains("host memory needs").contains("the node's 8 GPUs together need");
+  }
+
+  @Test
+  void aResult_saysTheHostLinksAreTakenAsEachGpusOwn() {
+    SystemSpec node = Fixtures.cluster(1);
+    Task t = Placement.resolve(node, M, task(new ParallelPlan(1, 1, 8, 2), 1));
+    assertThat(Simulator.simulate(node, M, t, SimulatorPhysicsTest.IDEAL).warnings())
+        .anyMatch(w -> w.contains("link of its own") && w.contains("PCIe switch") && w.contains("1/8"));
+  }
+
+  @Test
+  void whatIsNotSimulated_isRefusedWithTheReason() {
+    SystemSpec node = Fixtures.cluster(1);
+    assertThatThrownBy(() -> Placement.resolve(node, M,
+        task(new ParallelPlan(1, 1, 8, 2), 1).withOffload(Offload.WEIGHTS)))
+        .isInstanceOf(ScenarioKeyException.class).hasMessageContaining("'offload: weights' on 8 GPUs")
+        .hasMessageContaining("is not simulated");
+    assertThatThrownBy(() -> Placement.resolve(node, M, task(new ParallelPlan(1, 1, 8, 3), 1)))
+        .isInstanceOf(ScenarioKeyException.class).hasMessageContaining("with zero 3 is not simulated");
+    assertThatThrownBy(() -> Placement.resolve(node, M, task(new ParallelPlan(1, 1, 8, 0), 1)))
+        .isInstanceOf(ScenarioKeyException.class).hasMessageContaining("with dp 8 shards the optimizer state")
+        .hasMessageContaining("set zero: 1 or 2");
+    assertThatThrownBy(() -> Placement.resolve(Fixtures.cluster(2), M,
+        task(new ParallelPlan(1, 1, 16, 3).withHybridShard(true), 1)))
+        .isInstanceOf(ScenarioKeyException.class).hasMessageContaining("with shard: hybrid is not simulated");
+  }
+
+  @Test
+  void tensorParallelismAlone_offloadsEachGpusShare_unsharded() {
+    // no replicas, nothing for ZeRO to shard: each of the 8 tensor-parallel GPUs offloads its 1/8 of the model
+    SystemSpec node = Fixtures.cluster(1);
+    Task t = Placement.resolve(node, M, task(new ParallelPlan(8, 1, 1, 0), 1));
+    assertThat(t.plan().dp()).isEqualTo(1);
+    double share = M.parameterCount() / 8;
+    MemoryPlan p = MemoryPlanner.place(node, M, t, SimulatorPhysicsTest.IDEAL, Offload.OPTIMIZER);
+    assertThat(p.hostBytes()).isCloseTo(16 * share, within(1.0));
+    StepResult r = Simulator.simulate(node, M, t, SimulatorPhysicsTest.IDEAL);
+    assertThat(r.linkBytes()).isCloseTo(4 * share + 2048 * 8.0, within(1e-6 * share));
+    assertThat(cpuSeconds(r.trace())).isCloseTo(hostStepSeconds(share, GPUS_PER_NODE),
+        within(1e-9 * hostStepSeconds(share, GPUS_PER_NODE)));
+    assertThat(r.trace().ops().names()).doesNotContain("zero.all_gather_weights");
+  }
+}
