@@ -228,6 +228,84 @@ final class OpTable {
     return list;
   }
 
+  /**
+   * The rows each stream runs, in row order, as lists shared by the streams that run the same rows: stream {@code s}
+   * runs copy {@code s - stream(r)} of each row {@code r} of list {@code classOf[s]} (filled in here). The peers'
+   * streams of a replicated op run copies of the same rows, so they share one list, where a list of ops per stream
+   * would hold every copy and be read far apart in memory by peers acting at the same instant.
+   */
+  int[][] streamRows(int streamCount, int[] classOf) {
+    // the distinct ranges of streams rows run on, and the ranges covering each stream
+    java.util.Map<Long, Integer> rangeIds = new java.util.HashMap<>();
+    java.util.List<long[]> ranges = new java.util.ArrayList<>();
+    int[] rowRange = new int[rows];
+    for (int r = 0; r < rows; r++) {
+      long key = (long) streams[r] << 32 | copies[r];
+      Integer id = rangeIds.get(key);
+      if (id == null) {
+        id = ranges.size();
+        rangeIds.put(key, id);
+        ranges.add(new long[] {streams[r], copies[r]});
+      }
+      rowRange[r] = id;
+    }
+    int[][] covering = new int[streamCount][];
+    int[] none = new int[0];
+    Arrays.fill(covering, none);
+    for (int id = 0; id < ranges.size(); id++) {
+      long[] range = ranges.get(id);
+      for (int s = (int) range[0]; s < range[0] + range[1]; s++) {
+        int[] c = Arrays.copyOf(covering[s], covering[s].length + 1);
+        c[c.length - 1] = id;
+        covering[s] = c;
+      }
+    }
+    // streams covered by the same ranges run the same rows: one class, one list
+    java.util.Map<java.util.List<Integer>, Integer> classIds = new java.util.HashMap<>();
+    java.util.List<int[]> classRanges = new java.util.ArrayList<>();
+    for (int s = 0; s < streamCount; s++) {
+      java.util.List<Integer> key = Arrays.stream(covering[s]).boxed().toList();
+      Integer c = classIds.get(key);
+      if (c == null) {
+        c = classRanges.size();
+        classIds.put(key, c);
+        classRanges.add(covering[s]);
+      }
+      classOf[s] = c;
+    }
+    int[][] rangeClasses = new int[ranges.size()][];
+    Arrays.fill(rangeClasses, none);
+    for (int c = 0; c < classRanges.size(); c++) {
+      for (int id : classRanges.get(c)) {
+        int[] cs = Arrays.copyOf(rangeClasses[id], rangeClasses[id].length + 1);
+        cs[cs.length - 1] = c;
+        rangeClasses[id] = cs;
+      }
+    }
+    int[] count = new int[classRanges.size()];
+    for (int r = 0; r < rows; r++) {
+      for (int c : rangeClasses[rowRange[r]]) {
+        count[c]++;
+      }
+    }
+    int[][] lists = new int[count.length][];
+    for (int c = 0; c < count.length; c++) {
+      lists[c] = new int[count[c]];
+    }
+    int[] fill = new int[count.length];
+    for (int r = 0; r < rows; r++) {
+      for (int c : rangeClasses[rowRange[r]]) {
+        lists[c][fill[c]++] = r;
+      }
+    }
+    return lists;
+  }
+
+  /** The stream of row {@code row}'s first copy. */
+  int rowStream(int row) {
+    return streams[row];
+  }
+
   int[][] streamQueues(int streamCount) {
     int[] count = new int[streamCount];
     for (int r = 0; r < rows; r++) {
