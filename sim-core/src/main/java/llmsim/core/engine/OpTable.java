@@ -25,8 +25,13 @@ final class OpTable {
   private double[] gemmM = new double[64];
   private double[] gemmN = new double[64];
   private double[] gemmK = new double[64];
-  /** Per row: the first-copy ids of the rows it depends on. */
-  private int[][] deps = new int[64][];
+  /**
+   * The first-copy ids of the rows each row depends on, all rows' in one array: row {@code r}'s are
+   * {@code depList[depStart[r]..depStart[r + 1])} (one array rather than one per op: no allocation per op, and the
+   * run's indexes read it in order).
+   */
+  private int[] depList = new int[256];
+  private int[] depStart = new int[65];
   /** The transformer layer an op belongs to, -1 for one outside the layers (embedding, head, optimizer). */
   private int[] layers = new int[64];
   /** Per row: how many copies run, and the id of the first. */
@@ -67,7 +72,7 @@ final class OpTable {
       gemmM = Arrays.copyOf(gemmM, cap);
       gemmN = Arrays.copyOf(gemmN, cap);
       gemmK = Arrays.copyOf(gemmK, cap);
-      deps = Arrays.copyOf(deps, cap);
+      depStart = Arrays.copyOf(depStart, cap + 1);
       layers = Arrays.copyOf(layers, cap);
       copies = Arrays.copyOf(copies, cap);
       first = Arrays.copyOf(first, cap);
@@ -90,7 +95,12 @@ final class OpTable {
     gemmM[rows] = m;
     gemmN[rows] = n;
     gemmK[rows] = k;
-    deps[rows] = d.length == 0 ? d : d.clone();
+    int at = depStart[rows];
+    if (at + d.length > depList.length) {
+      depList = Arrays.copyOf(depList, Math.max(2 * depList.length, at + d.length));
+    }
+    System.arraycopy(d, 0, depList, at, d.length);
+    depStart[rows + 1] = at + d.length;
     layers[rows] = currentLayer;
     copies[rows] = c;
     first[rows] = id;
@@ -193,10 +203,16 @@ final class OpTable {
   /** How many dependencies each op waits for. */
   int[] depCounts() {
     int[] c = new int[size];
+    if (!replicated) {
+      for (int r = 0; r < rows; r++) {
+        c[r] = depStart[r + 1] - depStart[r];
+      }
+      return c;
+    }
     for (int r = 0; r < rows; r++) {
       int n = 0;
-      for (int d : deps[r]) {
-        n += copies[r] == 1 ? copies[row(d)] : 1;
+      for (int k = depStart[r]; k < depStart[r + 1]; k++) {
+        n += copies[r] == 1 ? copies[row(depList[k])] : 1;
       }
       Arrays.fill(c, first[r], first[r] + copies[r], n);
     }
@@ -210,10 +226,8 @@ final class OpTable {
    * every copy of any row when it is itself the one copy of its row: in id order, as each op's dependents go.
    */
   int[] dependents(int[] start) {
-    for (int i = 0; i < rows; i++) {
-      for (int d : deps[i]) {
-        start[row(d) + 1]++;
-      }
+    for (int k = 0; k < depStart[rows]; k++) {
+      start[row(depList[k]) + 1]++;
     }
     for (int i = 0; i < rows; i++) {
       start[i + 1] += start[i];
@@ -221,8 +235,8 @@ final class OpTable {
     int[] list = new int[start[rows]];
     int[] fill = Arrays.copyOf(start, rows);
     for (int i = 0; i < rows; i++) {
-      for (int d : deps[i]) {
-        list[fill[row(d)]++] = i;
+      for (int k = depStart[i]; k < depStart[i + 1]; k++) {
+        list[fill[row(depList[k])]++] = i;
       }
     }
     return list;

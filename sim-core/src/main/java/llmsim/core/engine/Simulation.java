@@ -255,7 +255,16 @@ public final class Simulation implements OpSink {
         }
       }
       holders = any;
-      sweep = new BoundSweep(n, op -> Trace.opBound(lane[ops.stream(op)], rowBound[ops.row(op)]));
+      if (packed) {
+        // each op's bound worked out once, not at every instant the sweep asks for the interval on top
+        Bound[] bounds = new Bound[n];
+        for (int op = 0; op < n; op++) {
+          bounds[op] = Trace.opBound(lane[ops.stream(op)], rowBound[op]);
+        }
+        sweep = new BoundSweep(n, op -> bounds[op]);
+      } else {
+        sweep = new BoundSweep(n, op -> Trace.opBound(lane[ops.stream(op)], rowBound[ops.row(op)]));
+      }
     }
 
     private double get(int o, int field) {
