@@ -114,6 +114,10 @@ final class OpTable {
     if (dep < 0 || dep >= size) {
       return "dependency " + dep + " is not an earlier op";
     }
+    if (!replicated) {
+      // every op so far is one copy of its row: nothing below can fail
+      return null;
+    }
     int r = row(dep);
     if (copies[r] > 1 && first[r] != dep) {
       return "dependency " + dep + " is a copy other than the first of a replicated op";
