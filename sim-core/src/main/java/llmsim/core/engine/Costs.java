@@ -85,7 +85,12 @@ public final class Costs {
     return c;
   }
 
-  /** Costs per row of {@code ops} (an op's are its row's, see the class comment). */
+  /**
+   * Costs per row of {@code ops} (an op's are its row's, see the class comment). Each group's ops are gathered into
+   * buffers the size of the largest group, costed there by the kernel from index 0 (its vector and scalar parts
+   * split by the group's size alone, as when the whole table was gathered at once) and spread back to their rows:
+   * the buffers stay in cache, and the run allocates a dozen arrays per group's size rather than per op.
+   */
   static Costs evaluate(RooflineKernel kernel, OpTable ops, List<CostGroup> groups) {
     int n = ops.rows();
     Costs c = new Costs(n);
@@ -95,7 +100,9 @@ public final class Costs {
     for (int i = 0; i < n; i++) {
       start[grp[i] + 1]++;
     }
+    int largest = 0;
     for (int k = 0; k < g; k++) {
+      largest = Math.max(largest, start[k + 1]);
       start[k + 1] += start[k];
     }
     int[] order = new int[n];
@@ -103,27 +110,49 @@ public final class Costs {
     for (int i = 0; i < n; i++) {
       order[fill[grp[i]]++] = i;
     }
-    double[] f = gather(ops.flops(), order);
-    double[] mb = gather(ops.memBytes(), order);
-    double[] lb = gather(ops.linkBytes(), order);
-    double[] gm = gather(ops.gemmM(), order);
-    double[] gn = gather(ops.gemmN(), order);
-    double[] gk = gather(ops.gemmK(), order);
-    double[] shape = new double[n];
-    double[] floor = new double[n];
-    double[] t = new double[n];
-    double[] a = new double[n];
-    double[] in = new double[n];
-    double[] b = new double[n];
+    double[] flops = ops.flops();
+    double[] memBytes = ops.memBytes();
+    double[] linkBytes = ops.linkBytes();
+    double[] gemmM = ops.gemmM();
+    double[] gemmN = ops.gemmN();
+    double[] gemmK = ops.gemmK();
+    double[] f = new double[largest];
+    double[] mb = new double[largest];
+    double[] lb = new double[largest];
+    double[] gm = new double[largest];
+    double[] gn = new double[largest];
+    double[] gk = new double[largest];
+    double[] shape = new double[largest];
+    double[] floor = new double[largest];
+    double[] t = new double[largest];
+    double[] a = new double[largest];
+    double[] in = new double[largest];
+    double[] b = new double[largest];
     for (int k = 0; k < g; k++) {
       CostGroup cg = groups.get(k);
       RooflineKernel.Coefficients co = RooflineKernel.Coefficients.of(cg.effectivePeakFlops(),
           cg.effectiveMemBandwidth(), cg.effectiveLinkBandwidth(), cg.launchSeconds());
-      kernel.shapeFactors(gm, gn, gk, start[k], start[k + 1], cg.computeUnits(), shape);
-      kernel.gemmFloors(f, gm, gn, gk, start[k], start[k + 1], cg.gemmFloorSeconds(), floor);
-      kernel.evaluate(f, shape, floor, mb, lb, start[k], start[k + 1], co, t, a, in, b);
-      for (int j = start[k]; j < start[k + 1]; j++) {
-        int op = order[j];
+      int from = start[k];
+      int size = start[k + 1] - from;
+      for (int j = 0; j < size; j++) {
+        int op = order[from + j];
+        f[j] = flops[op];
+        mb[j] = memBytes[op];
+        lb[j] = linkBytes[op];
+        gm[j] = gemmM[op];
+        gn[j] = gemmN[op];
+        gk[j] = gemmK[op];
+      }
+      kernel.shapeFactors(gm, gn, gk, 0, size, cg.computeUnits(), shape);
+      kernel.gemmFloors(f, gm, gn, gk, 0, size, cg.gemmFloorSeconds(), floor);
+      kernel.evaluate(f, shape, floor, mb, lb, 0, size, co, t, a, in, b);
+      int memPool = cg.memPool();
+      int linkPool = cg.linkPool();
+      int smPool = cg.smsHeld() > 0 ? cg.smPool() : -1;
+      int smsHeld = cg.smsHeld();
+      int smsOfDevice = cg.smsOfDevice();
+      for (int j = 0; j < size; j++) {
+        int op = order[from + j];
         c.time[op] = t[j];
         c.attained[op] = a[j];
         c.intensity[op] = in[j];
@@ -132,21 +161,13 @@ public final class Costs {
         c.tMemory[op] = mb[j] * co.invDeviceBandwidth();
         c.tLink[op] = lb[j] * co.invLinkBandwidth();
         c.launch[op] = co.launchSeconds();
-        c.memPool[op] = mb[j] > 0 ? cg.memPool() : -1;
-        c.linkPool[op] = lb[j] > 0 ? cg.linkPool() : -1;
-        c.smPool[op] = cg.smsHeld() > 0 ? cg.smPool() : -1;
-        c.smsHeld[op] = cg.smsHeld();
-        c.smsOfDevice[op] = cg.smsOfDevice();
+        c.memPool[op] = mb[j] > 0 ? memPool : -1;
+        c.linkPool[op] = lb[j] > 0 ? linkPool : -1;
+        c.smPool[op] = smPool;
+        c.smsHeld[op] = smsHeld;
+        c.smsOfDevice[op] = smsOfDevice;
       }
     }
     return c;
-  }
-
-  private static double[] gather(double[] src, int[] order) {
-    double[] out = new double[order.length];
-    for (int j = 0; j < order.length; j++) {
-      out[j] = src[order[j]];
-    }
-    return out;
   }
 }

@@ -25,8 +25,13 @@ final class OpTable {
   private double[] gemmM = new double[64];
   private double[] gemmN = new double[64];
   private double[] gemmK = new double[64];
-  /** Per row: the first-copy ids of the rows it depends on. */
-  private int[][] deps = new int[64][];
+  /**
+   * The first-copy ids of the rows each row depends on, all rows' in one array: row {@code r}'s are
+   * {@code depList[depStart[r]..depStart[r + 1])} (one array rather than one per op: no allocation per op, and the
+   * run's indexes read it in order).
+   */
+  private int[] depList = new int[256];
+  private int[] depStart = new int[65];
   /** The transformer layer an op belongs to, -1 for one outside the layers (embedding, head, optimizer). */
   private int[] layers = new int[64];
   /** Per row: how many copies run, and the id of the first. */
@@ -67,7 +72,7 @@ final class OpTable {
       gemmM = Arrays.copyOf(gemmM, cap);
       gemmN = Arrays.copyOf(gemmN, cap);
       gemmK = Arrays.copyOf(gemmK, cap);
-      deps = Arrays.copyOf(deps, cap);
+      depStart = Arrays.copyOf(depStart, cap + 1);
       layers = Arrays.copyOf(layers, cap);
       copies = Arrays.copyOf(copies, cap);
       first = Arrays.copyOf(first, cap);
@@ -90,7 +95,12 @@ final class OpTable {
     gemmM[rows] = m;
     gemmN[rows] = n;
     gemmK[rows] = k;
-    deps[rows] = d.length == 0 ? d : d.clone();
+    int at = depStart[rows];
+    if (at + d.length > depList.length) {
+      depList = Arrays.copyOf(depList, Math.max(2 * depList.length, at + d.length));
+    }
+    System.arraycopy(d, 0, depList, at, d.length);
+    depStart[rows + 1] = at + d.length;
     layers[rows] = currentLayer;
     copies[rows] = c;
     first[rows] = id;
@@ -103,6 +113,10 @@ final class OpTable {
   String badDependency(int dep, int c) {
     if (dep < 0 || dep >= size) {
       return "dependency " + dep + " is not an earlier op";
+    }
+    if (!replicated) {
+      // every op so far is one copy of its row: nothing below can fail
+      return null;
     }
     int r = row(dep);
     if (copies[r] > 1 && first[r] != dep) {
@@ -193,10 +207,16 @@ final class OpTable {
   /** How many dependencies each op waits for. */
   int[] depCounts() {
     int[] c = new int[size];
+    if (!replicated) {
+      for (int r = 0; r < rows; r++) {
+        c[r] = depStart[r + 1] - depStart[r];
+      }
+      return c;
+    }
     for (int r = 0; r < rows; r++) {
       int n = 0;
-      for (int d : deps[r]) {
-        n += copies[r] == 1 ? copies[row(d)] : 1;
+      for (int k = depStart[r]; k < depStart[r + 1]; k++) {
+        n += copies[r] == 1 ? copies[row(depList[k])] : 1;
       }
       Arrays.fill(c, first[r], first[r] + copies[r], n);
     }
@@ -210,10 +230,8 @@ final class OpTable {
    * every copy of any row when it is itself the one copy of its row: in id order, as each op's dependents go.
    */
   int[] dependents(int[] start) {
-    for (int i = 0; i < rows; i++) {
-      for (int d : deps[i]) {
-        start[row(d) + 1]++;
-      }
+    for (int k = 0; k < depStart[rows]; k++) {
+      start[row(depList[k]) + 1]++;
     }
     for (int i = 0; i < rows; i++) {
       start[i + 1] += start[i];
@@ -221,11 +239,89 @@ final class OpTable {
     int[] list = new int[start[rows]];
     int[] fill = Arrays.copyOf(start, rows);
     for (int i = 0; i < rows; i++) {
-      for (int d : deps[i]) {
-        list[fill[row(d)]++] = i;
+      for (int k = depStart[i]; k < depStart[i + 1]; k++) {
+        list[fill[row(depList[k])]++] = i;
       }
     }
     return list;
+  }
+
+  /**
+   * The rows each stream runs, in row order, as lists shared by the streams that run the same rows: stream {@code s}
+   * runs copy {@code s - stream(r)} of each row {@code r} of list {@code classOf[s]} (filled in here). The peers'
+   * streams of a replicated op run copies of the same rows, so they share one list, where a list of ops per stream
+   * would hold every copy and be read far apart in memory by peers acting at the same instant.
+   */
+  int[][] streamRows(int streamCount, int[] classOf) {
+    // the distinct ranges of streams rows run on, and the ranges covering each stream
+    java.util.Map<Long, Integer> rangeIds = new java.util.HashMap<>();
+    java.util.List<long[]> ranges = new java.util.ArrayList<>();
+    int[] rowRange = new int[rows];
+    for (int r = 0; r < rows; r++) {
+      long key = (long) streams[r] << 32 | copies[r];
+      Integer id = rangeIds.get(key);
+      if (id == null) {
+        id = ranges.size();
+        rangeIds.put(key, id);
+        ranges.add(new long[] {streams[r], copies[r]});
+      }
+      rowRange[r] = id;
+    }
+    int[][] covering = new int[streamCount][];
+    int[] none = new int[0];
+    Arrays.fill(covering, none);
+    for (int id = 0; id < ranges.size(); id++) {
+      long[] range = ranges.get(id);
+      for (int s = (int) range[0]; s < range[0] + range[1]; s++) {
+        int[] c = Arrays.copyOf(covering[s], covering[s].length + 1);
+        c[c.length - 1] = id;
+        covering[s] = c;
+      }
+    }
+    // streams covered by the same ranges run the same rows: one class, one list
+    java.util.Map<java.util.List<Integer>, Integer> classIds = new java.util.HashMap<>();
+    java.util.List<int[]> classRanges = new java.util.ArrayList<>();
+    for (int s = 0; s < streamCount; s++) {
+      java.util.List<Integer> key = Arrays.stream(covering[s]).boxed().toList();
+      Integer c = classIds.get(key);
+      if (c == null) {
+        c = classRanges.size();
+        classIds.put(key, c);
+        classRanges.add(covering[s]);
+      }
+      classOf[s] = c;
+    }
+    int[][] rangeClasses = new int[ranges.size()][];
+    Arrays.fill(rangeClasses, none);
+    for (int c = 0; c < classRanges.size(); c++) {
+      for (int id : classRanges.get(c)) {
+        int[] cs = Arrays.copyOf(rangeClasses[id], rangeClasses[id].length + 1);
+        cs[cs.length - 1] = c;
+        rangeClasses[id] = cs;
+      }
+    }
+    int[] count = new int[classRanges.size()];
+    for (int r = 0; r < rows; r++) {
+      for (int c : rangeClasses[rowRange[r]]) {
+        count[c]++;
+      }
+    }
+    int[][] lists = new int[count.length][];
+    for (int c = 0; c < count.length; c++) {
+      lists[c] = new int[count[c]];
+    }
+    int[] fill = new int[count.length];
+    for (int r = 0; r < rows; r++) {
+      for (int c : rangeClasses[rowRange[r]]) {
+        lists[c][fill[c]++] = r;
+      }
+    }
+    return lists;
+  }
+
+  /** The stream of row {@code row}'s first copy. */
+  int rowStream(int row) {
+    return streams[row];
   }
 
   int[][] streamQueues(int streamCount) {

@@ -171,7 +171,12 @@ public final class Simulation implements OpSink {
     final int[] pendingDeps;
     final int[] dependentsStart;
     final int[] dependents;
-    final int[][] streamQueue;
+    /**
+     * Per stream: the list of rows it runs ({@link OpTable#streamRows}; ops when packed), shared by peers' streams,
+     * and how far it has got.
+     */
+    final int[] streamClass;
+    final int[][] classRows;
     final int[] streamHead;
     final boolean[] streamBusy;
     final int[][] poolActive;
@@ -216,7 +221,13 @@ public final class Simulation implements OpSink {
       pendingDeps = ops.depCounts();
       dependentsStart = new int[ops.rows() + 1];
       dependents = ops.dependents(dependentsStart);
-      streamQueue = ops.streamQueues(streamNames.size());
+      streamClass = new int[streamNames.size()];
+      if (packed) {
+        classRows = ops.streamQueues(streamNames.size());
+        Arrays.setAll(streamClass, s -> s);
+      } else {
+        classRows = ops.streamRows(streamNames.size(), streamClass);
+      }
       streamHead = new int[streamNames.size()];
       streamBusy = new boolean[streamNames.size()];
       poolActive = new int[poolNames.size()][4];
@@ -244,7 +255,16 @@ public final class Simulation implements OpSink {
         }
       }
       holders = any;
-      sweep = new BoundSweep(n, op -> Trace.opBound(lane[ops.stream(op)], rowBound[ops.row(op)]));
+      if (packed) {
+        // each op's bound worked out once, not at every instant the sweep asks for the interval on top
+        Bound[] bounds = new Bound[n];
+        for (int op = 0; op < n; op++) {
+          bounds[op] = Trace.opBound(lane[ops.stream(op)], rowBound[op]);
+        }
+        sweep = new BoundSweep(n, op -> bounds[op]);
+      } else {
+        sweep = new BoundSweep(n, op -> Trace.opBound(lane[ops.stream(op)], rowBound[ops.row(op)]));
+      }
     }
 
     private double get(int o, int field) {
@@ -293,10 +313,13 @@ public final class Simulation implements OpSink {
           complete(op);
         }
       }
-      for (int s = 0; s < streamQueue.length; s++) {
-        if (streamHead[s] < streamQueue[s].length) {
+      for (int s = 0; s < streamClass.length; s++) {
+        int[] q = classRows[streamClass[s]];
+        if (streamHead[s] < q.length) {
+          int r = q[streamHead[s]];
           throw new IllegalStateException("deadlock: stream " + streamNames.get(s) + " stuck at op "
-              + ops.name(streamQueue[s][streamHead[s]]) + " (a dependency is queued behind it on the same stream?)");
+              + ops.name(packed ? r : ops.first(r) + s - ops.rowStream(r))
+              + " (a dependency is queued behind it on the same stream?)");
         }
       }
     }
@@ -310,10 +333,16 @@ public final class Simulation implements OpSink {
     }
 
     void tryStart(int s) {
-      if (streamBusy[s] || streamHead[s] >= streamQueue[s].length) {
+      if (streamBusy[s]) {
         return;
       }
-      int op = streamQueue[s][streamHead[s]];
+      int[] q = classRows[streamClass[s]];
+      int h = streamHead[s];
+      if (h >= q.length) {
+        return;
+      }
+      int r = q[h];
+      int op = packed ? r : ops.first(r) + s - ops.rowStream(r);
       if (pendingDeps[op] > 0) {
         return;
       }
@@ -323,7 +352,7 @@ public final class Simulation implements OpSink {
       if (holders && lane[s].communication()) {
         holdSms(op, 1, -1, -1);
       }
-      double l = launch[ops.row(op)];
+      double l = launch[r];
       sweep.start(op, lane[s], now, now + l);
       if (l > 0) {
         push(now + l, FLOW, (op << 1) | FLOW);

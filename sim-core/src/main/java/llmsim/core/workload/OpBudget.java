@@ -35,8 +35,10 @@ public final class OpBudget {
   /**
    * Heap bytes each GPU's copy of an op takes when every GPU is simulated (--all-gpus): the copies of an op are one
    * row of the op table, with its columns, costs and name held once, so a copy holds only its run-time state (four
-   * longs), start and end, the count of dependencies it waits for, its row, its place in its stream's queue and
-   * its progress for the bound attribution: 61 B, and the event queue's runs. Measured: see docs/PERFORMANCE.md.
+   * longs), start and end, the count of dependencies it waits for, its row and its progress for the bound
+   * attribution: 57 B (61 B with the per-stream queues of ops the engine kept before its streams shared lists of
+   * rows; the 72 B counted here were set then and are kept), and the event queue's runs. Measured: see
+   * docs/PERFORMANCE.md.
    */
   public static final long COPY_BYTES_PER_OP = 72;
   /** Share of the maximum heap ops may take; the rest is for the JVM's own use, the catalog and the results. */
