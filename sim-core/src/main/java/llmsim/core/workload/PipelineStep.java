@@ -41,6 +41,8 @@ final class PipelineStep {
   /** Per GPU: the last gradient reduction and the last op of the compute schedule. */
   private final int[] lastReduction;
   private final int[] lastOnGpu;
+  /** Per GPU: the last gradient-accumulation copy under ZeRO-Offload (-1: none). */
+  private final int[] lastAccumulation;
   /** Matmul FLOPs of every stage, and those recomputed (divide by the stages for one GPU's share). */
   double totalFlops;
   double recomputeFlops;
@@ -74,6 +76,8 @@ final class PipelineStep {
     lastOnGpu = new int[gpus];
     Arrays.fill(lastReduction, -1);
     Arrays.fill(lastOnGpu, -1);
+    lastAccumulation = new int[gpus];
+    Arrays.fill(lastAccumulation, -1);
   }
 
   /**
@@ -191,7 +195,9 @@ final class PipelineStep {
         }
         int[] ready = new int[layers];
         java.util.Arrays.fill(ready, lastReduction[g] >= 0 ? lastReduction[g] : lastOnGpu[g]);
-        w.cpuOptimizerStep(cx[g], ready, true, cx[g].sink.keepsNames() ? "s" + g + "." : "");
+        int[] accumulated = new int[layers];
+        java.util.Arrays.fill(accumulated, lastAccumulation[g]);
+        w.cpuOptimizerStep(cx[g], ready, accumulated, cx[g].sink.keepsNames() ? "s" + g + "." : "");
       } else {
         w.optimizerForStage(cx[g], WorkloadBuilder.deps(lastOnGpu[g], lastReduction[g]));
       }
@@ -278,6 +284,7 @@ final class PipelineStep {
     long keys = t.seqLen() + (t.kind() == TaskKind.PTUNING_V2 ? t.prefixTokens() : 0);
     // the stage's last backward: GPipe runs them in reverse order
     boolean lastMb = mb == (t.plan().schedule() == PipelineSchedule.GPIPE ? 0 : t.microBatches() - 1);
+    boolean firstMb = mb == (t.plan().schedule() == PipelineSchedule.GPIPE ? t.microBatches() - 1 : 0);
     for (int l = firstLayer[vs + 1] - 1; l >= firstLayer[vs]; l--) {
       if (t.recompute().recomputesLayers()) {
         int restored = w.checkpointFromHost(c, name(vs, mb, "L" + l + ".checkpoint_from_host"), prev);
@@ -286,6 +293,8 @@ final class PipelineStep {
       }
       prev = le[g].backward(l, name(vs, mb, "L" + l + "."), t.batch(), t.seqLen(), keys, frozen,
           t.recompute() == Recompute.SELECTIVE, WorkloadBuilder.deps(prev));
+      int acc = w.accumulateOnHost(c, name(vs, mb, "L" + l + ".grads_accumulate"), firstMb, prev);
+      lastAccumulation[g] = acc >= 0 ? acc : lastAccumulation[g];
       if (lastMb && w.dp && w.overlapGrads) {
         lastReduction[g] = w.reduceGradients(c, name(vs, mb, "L" + l + ".grads"), prev, lastReduction[g]);
       }

@@ -166,6 +166,8 @@ final class WorkloadBuilder {
     int n = m.layers();
     int last = -1;
     int[] gradOut = new int[n];
+    int[] accumulated = new int[n];
+    java.util.Arrays.fill(accumulated, -1);
     sink.phase(0);
     int microBatches = sink.repeat(t.microBatches());
     for (int mb = 0; mb < microBatches; mb++) {
@@ -210,8 +212,14 @@ final class WorkloadBuilder {
           reduceGradients(layerName(p, l, ".grads"), prev); // overlaps the backward of the layers below
           gradOut[l] = lastGradReduction; // with replicas, the shard goes to the host once it is reduced
         }
-        if (cpuOptimizer && !dp) {
-          gradOut[l] = copyOut(layerName(p, l, ".grads"), trainableBytesPerLayer(OFFLOAD_GRADIENT_BYTES), prev);
+        if (cpuOptimizer) {
+          // gradient accumulation under offload: the micro-batch's copy to or from the host buffer; without
+          // replicas the gradients go to the host once the step's last backward of the layer has ended
+          int acc = accumulateOnHost(ctx, layerName(p, l, ".grads_accumulate"), mb == 0, prev);
+          if (mb == microBatches - 1) {
+            accumulated[l] = acc;
+            gradOut[l] = dp ? gradOut[l] : prev;
+          }
         }
       }
       sink.endRepeat();
@@ -232,9 +240,9 @@ final class WorkloadBuilder {
       sink.endRepeat();
     }
     if (cpuOptimizer) {
-      // one GPU: each layer's gradients went to the host as its backward ended; with replicas, its shard goes once
-      // the layer is reduced
-      cpuOptimizerStep(ctx, gradOut, dp, "");
+      // one GPU: each layer's gradients go to the host as its last backward ends; with replicas, its shard goes
+      // once the layer is reduced
+      cpuOptimizerStep(ctx, gradOut, accumulated, "");
     } else if (pagedBytesPerStep > 0 && !t.optimizer().inBackward()) {
       // a paged optimizer after the backward: layer by layer, each layer's state paged in (and others' out) first
       int prev = last;
@@ -356,15 +364,17 @@ final class WorkloadBuilder {
   }
 
   /**
-   * ZeRO-Offload's optimizer on {@code c}'s GPU: AdamW on the CPU layer by layer as gradients arrive, the updated
-   * 16-bit weights sent back. With data-parallel replicas (ZeRO-1/2, DeepSpeed's {@code offload_optimizer: cpu}) each
-   * rank holds and steps only its 1 / dp shard: its shard of a layer's reduced gradients goes to the host
-   * ({@code copyShards}: {@code gradReady[l]} is the layer's reduction), its CPU step runs on its share of the
-   * node's cores and memory bandwidth ({@link StepContext#cpuGroup}), its updated shard comes back, and the replicas
-   * all-gather the weights. Without {@code copyShards}, {@code gradReady[l]} is the layer's copy to the host already
-   * made. {@code gradReady} holds the GPU's layers (a pipeline stage's), the last one stepped first.
+   * ZeRO-Offload's optimizer on {@code c}'s GPU, as DeepSpeed's ZeRO-1/2 optimizer runs {@code offload_optimizer:
+   * cpu} ({@code stage_1_and_2.py}; docs/CALIBRATION.md, "ZeRO-Offload's host-link bytes"): each layer's gradient
+   * shard goes to the host in fp32 ({@link #OFFLOAD_GRADIENT_BYTES}) once {@code gradReady[l]} (its last
+   * backward, or with replicas its reduction) and {@code accumulated[l]} (its last accumulation copy, -1 if none)
+   * are done, AdamW runs on the CPU layer by layer as they arrive, and the updated shard comes back in the weights'
+   * 16 bits, cast on the host.
+   * With data-parallel replicas each rank holds and steps only its 1 / dp shard, its CPU step runs on its share of
+   * the node's cores and memory bandwidth ({@link StepContext#cpuGroup}), and the replicas all-gather the weights.
+   * {@code gradReady} holds the GPU's layers (a pipeline stage's), the last one stepped first.
    */
-  void cpuOptimizerStep(StepContext c, int[] gradReady, boolean copyShards, String prefix) {
+  void cpuOptimizerStep(StepContext c, int[] gradReady, int[] accumulated, String prefix) {
     double perLayer = offloadShardParametersPerLayer(c);
     int prevCpu = -1;
     int lastWeights = -1;
@@ -372,10 +382,15 @@ final class WorkloadBuilder {
     int reps = c.sink.repeat(n);
     for (int l = n - 1; l >= n - reps; l--) {
       int g = gradReady[l];
-      if (copyShards) {
-        g = copyOut(c, c.sink.keepsNames() ? prefix + "L" + l + ".grads_to_host" : "",
-            perLayer * OFFLOAD_GRADIENT_BYTES, g);
+      if (zero == 1 && t.microBatches() > 1) {
+        // ZeRO-1 reduces and copies only at the accumulation boundary, whose micro-step is not the first:
+        // DeepSpeed adds its (never filled) host accumulation buffer back into the gradient first
+        g = copyIn(c, c.sink.keepsNames() ? prefix + "L" + l + ".grads_accumulate" : "",
+            perLayer * t.precision().bytes(), g);
       }
+      g = c.unified ? g : c.sink.addOp(c.sink.keepsNames() ? prefix + "L" + l + ".grads_to_host" : "",
+          OpKind.TRANSFER, c.d2h, c.copyOut, 0, 0, perLayer * OFFLOAD_GRADIENT_BYTES,
+          deps(g, accumulated == null ? -1 : accumulated[l]));
       prevCpu = c.sink.addOp(c.sink.keepsNames() ? prefix + "L" + l + ".adamw(cpu)" : "", OpKind.OPTIMIZER, c.cpu,
           c.cpuGroup, ADAM_FLOPS_PER_PARAM * perLayer, ADAM_CPU_BYTES_PER_PARAM * perLayer, 0, deps(g, prevCpu));
       if (!streamWeights) {
@@ -393,13 +408,31 @@ final class WorkloadBuilder {
   }
 
   /**
-   * Bytes per parameter of the gradients ZeRO-Offload moves to the host, as for one GPU: 16-bit, the ZeRO-Offload
-   * paper's data flow (Ren et al. 2021, arXiv:2101.06840, Fig. 2: fp16 gradients GPU to CPU, fp16 parameters back).
-   * DeepSpeed's ZeRO-1/2 code casts the gradient to fp32 on the GPU before the copy and copies the fp32 partition
-   * back ({@code stage_1_and_2.py}: {@code src_tensor.float()}, {@code fp32_partition.to(device)}): twice these bytes
-   * each way; docs/CALIBRATION.md keeps that doubt.
+   * Gradient accumulation under ZeRO-Offload, as DeepSpeed's ZeRO-2 path runs it when gradient_accumulation_steps
+   * &gt; 1 ({@code async_accumulate_grad_in_cpu_via_gpu}, called for each of the rank's parameters after each
+   * micro-step's reduction): the first micro-batch copies the layer's gradient shard to a pinned host buffer in the
+   * parameters' dtype, every later one copies that buffer back to the GPU and adds it to the new gradient (the
+   * buffer is not written again). ZeRO-1 reduces only at the boundary (one copy back, in {@link #cpuOptimizerStep});
+   * so does every configuration with one micro-batch. Returns the copy, or -1 where none is made; the copy waits
+   * for {@code dep}, the layer's backward, and nothing waits for it but the step's fp32 copy of the layer.
    */
-  static final double OFFLOAD_GRADIENT_BYTES = 2;
+  int accumulateOnHost(StepContext c, String name, boolean firstBackward, int dep) {
+    if (!cpuOptimizer || zero == 1 || t.microBatches() <= 1 || c.unified) {
+      return -1;
+    }
+    double bytes = offloadShardParametersPerLayer(c) * t.precision().bytes();
+    return firstBackward ? copyOut(c, name, bytes, dep) : copyIn(c, name, bytes, dep);
+  }
+
+  /**
+   * Bytes per parameter of the gradient shard ZeRO-Offload moves to the host at the step's end: fp32. DeepSpeed's
+   * {@code async_inplace_copy_grad_to_fp32_buffer_from_gpu} casts the 16-bit gradient on the GPU
+   * ({@code src_tensor.to(self.master_weights_and_grads_dtype)}, fp32 unless fp16/bf16 master weights and gradients
+   * are asked for; {@code src_tensor.float()} in older releases) and copies it into the pinned fp32 gradient of the
+   * host partition. The ZeRO-Offload paper's data flow (Ren et al. 2021, arXiv:2101.06840, Fig. 2) sends fp16
+   * gradients, 2 B; the code moves 4.
+   */
+  static final double OFFLOAD_GRADIENT_BYTES = 4;
 
   /**
    * Parameters one GPU's CPU optimizer steps per layer: the mean layer's share of its trainable parameters (its

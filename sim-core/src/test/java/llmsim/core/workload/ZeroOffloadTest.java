@@ -35,6 +35,11 @@ class ZeroOffloadTest {
   static final double HOST_FLOPS = 2.4e12;
   static final double HOST_BYTES_PER_SECOND = 89.6e9;
   static final double HOST_MEMORY = 128.0 * (1L << 30);
+  /** Bytes of an fp32 and of a bf16 element. */
+  static final double FP32 = Float.BYTES;
+  static final double BF16 = 2;
+  /** Token ids and labels, 8 bytes a token, for each micro-batch's 2048 tokens. */
+  static final double INPUT_BYTES = 2048 * 8.0;
 
   static Task task(ParallelPlan plan, int microBatches) {
     return new Task(TaskKind.TRAIN, Precision.BF16, WeightFormat.BF16, 1, 2048, 1, 1, microBatches, Recompute.FULL,
@@ -47,6 +52,18 @@ class ZeroOffloadTest {
     double bytes = 0;
     for (int i = 0; i < names.length; i++) {
       if (names[i].endsWith(suffix) && trace.lane(i).hostLink()) {
+        bytes += trace.linkBytes(i);
+      }
+    }
+    return bytes;
+  }
+
+  /** Bytes of the ops on {@code lane} whose name ends with {@code suffix}. */
+  static double laneBytes(Trace trace, String suffix, Lane lane) {
+    String[] names = trace.ops().names();
+    double bytes = 0;
+    for (int i = 0; i < names.length; i++) {
+      if (names[i].endsWith(suffix) && trace.lane(i) == lane) {
         bytes += trace.linkBytes(i);
       }
     }
@@ -83,11 +100,11 @@ class ZeroOffloadTest {
     Task t = Placement.resolve(node, M, task(new ParallelPlan(1, 1, dp, 2), 1));
     StepResult r = Simulator.simulate(node, M, t, SimulatorPhysicsTest.IDEAL);
     double shard = M.parameterCount() / dp;
-    // the reduced gradients' shard goes down in 16 bit, the updated 16-bit shard comes back
-    assertThat(linkBytes(r.trace(), ".grads_to_host")).isCloseTo(2 * shard, within(1e-6 * shard));
-    assertThat(linkBytes(r.trace(), ".updated_weights")).isCloseTo(2 * shard, within(1e-6 * shard));
+    // the reduced gradients' shard goes down in fp32 (cast on the GPU), the updated 16-bit shard comes back
+    assertThat(linkBytes(r.trace(), ".grads_to_host")).isCloseTo(FP32 * shard, within(1e-6 * shard));
+    assertThat(linkBytes(r.trace(), ".updated_weights")).isCloseTo(BF16 * shard, within(1e-6 * shard));
     // and nothing else crosses the link but the input batch (token ids and labels, 8 bytes a token)
-    assertThat(r.linkBytes()).isCloseTo(4 * shard + 2048 * 8.0, within(1e-6 * shard));
+    assertThat(r.linkBytes()).isCloseTo((FP32 + BF16) * shard + 2048 * 8.0, within(1e-6 * shard));
     // the CPU steps the shard on 1/8 of the host: the layers' steps add up to the whole shard's
     assertThat(cpuSeconds(r.trace())).isCloseTo(hostStepSeconds(shard, GPUS_PER_NODE),
         within(1e-9 * hostStepSeconds(shard, GPUS_PER_NODE)));
@@ -188,9 +205,62 @@ class ZeroOffloadTest {
     MemoryPlan p = MemoryPlanner.place(node, M, t, SimulatorPhysicsTest.IDEAL, Offload.OPTIMIZER);
     assertThat(p.hostBytes()).isCloseTo(16 * share, within(1.0));
     StepResult r = Simulator.simulate(node, M, t, SimulatorPhysicsTest.IDEAL);
-    assertThat(r.linkBytes()).isCloseTo(4 * share + 2048 * 8.0, within(1e-6 * share));
+    assertThat(r.linkBytes()).isCloseTo((FP32 + BF16) * share + 2048 * 8.0, within(1e-6 * share));
     assertThat(cpuSeconds(r.trace())).isCloseTo(hostStepSeconds(share, GPUS_PER_NODE),
         within(1e-9 * hostStepSeconds(share, GPUS_PER_NODE)));
     assertThat(r.trace().ops().names()).doesNotContain("zero.all_gather_weights");
+  }
+
+  @Test
+  void oneGpu_sendsFp32Gradients_andGetsItsWeightsBackIn16Bits_asDeepSpeedsCodeMovesThem() {
+    // ZeRO-Offload on one GPU is the same path with one shard: 4 B of fp32 gradient down and 2 B of bf16 weight up
+    // per parameter, where the ZeRO-Offload paper's figure has 2 B each way
+    SystemSpec gpu = Fixtures.discrete();
+    Task t = Placement.resolve(gpu, M, task(new ParallelPlan(1, 1, 1, 0), 1));
+    StepResult r = Simulator.simulate(gpu, M, t, SimulatorPhysicsTest.IDEAL);
+    double p = M.parameterCount();
+    assertThat(laneBytes(r.trace(), ".grads_to_host", Lane.D2H)).isCloseTo(FP32 * p, within(1e-6 * p));
+    assertThat(laneBytes(r.trace(), ".updated_weights", Lane.H2D)).isCloseTo(BF16 * p, within(1e-6 * p));
+    assertThat(r.linkBytes()).isCloseTo((FP32 + BF16) * p + INPUT_BYTES, within(1e-6 * p));
+    assertThat(r.trace().ops().names()).noneMatch(n -> n.endsWith(".grads_accumulate"));
+  }
+
+  @Test
+  void gradientAccumulation_underZero2_copiesTheShardToTheHostOnce_andBackEachLaterMicroBatch() {
+    // DeepSpeed's async_accumulate_grad_in_cpu_via_gpu: micro-batch 0 sends the shard down in bf16, micro-batches
+    // 1..k-1 bring that buffer back to add it on the GPU; the boundary then sends the fp32 shard as without it.
+    // One GPU (one shard) and 8 ZeRO-2 replicas (1/8 each) move the same bytes per parameter of their shard.
+    int k = 4;
+    for (Object[] c : new Object[][] {{Fixtures.discrete(), new ParallelPlan(1, 1, 1, 0), 1},
+        {Fixtures.cluster(1), new ParallelPlan(1, 1, 8, 2), 8}}) {
+      SystemSpec s = (SystemSpec) c[0];
+      ParallelPlan plan = (ParallelPlan) c[1];
+      double shard = M.parameterCount() / (int) c[2];
+      StepResult r = Simulator.simulate(s, M, Placement.resolve(s, M, task(plan, k)), SimulatorPhysicsTest.IDEAL);
+      assertThat(laneBytes(r.trace(), ".grads_accumulate", Lane.D2H)).as(plan.describe())
+          .isCloseTo(BF16 * shard, within(1e-6 * shard));
+      assertThat(laneBytes(r.trace(), ".grads_accumulate", Lane.H2D)).as(plan.describe())
+          .isCloseTo(BF16 * shard * (k - 1), within(1e-6 * shard));
+      assertThat(linkBytes(r.trace(), ".grads_to_host")).as(plan.describe())
+          .isCloseTo(FP32 * shard, within(1e-6 * shard));
+      assertThat(linkBytes(r.trace(), ".updated_weights")).as(plan.describe())
+          .isCloseTo(BF16 * shard, within(1e-6 * shard));
+      assertThat(r.linkBytes()).as(plan.describe())
+          .isCloseTo(BF16 * shard * k + (FP32 + BF16) * shard + k * INPUT_BYTES, within(1e-6 * shard));
+    }
+  }
+
+  @Test
+  void gradientAccumulation_underZero1_copiesOnlyAtTheBoundary() {
+    // ZeRO-1 reduces and copies only at the boundary, a later micro-step than the first: DeepSpeed adds its host
+    // accumulation buffer back once (bf16 up), then sends the fp32 shard down
+    int k = 4;
+    SystemSpec node = Fixtures.cluster(1);
+    double shard = M.parameterCount() / 8;
+    StepResult r = Simulator.simulate(node, M, Placement.resolve(node, M, task(new ParallelPlan(1, 1, 8, 1), k)),
+        SimulatorPhysicsTest.IDEAL);
+    assertThat(laneBytes(r.trace(), ".grads_accumulate", Lane.D2H)).isZero();
+    assertThat(laneBytes(r.trace(), ".grads_accumulate", Lane.H2D)).isCloseTo(BF16 * shard, within(1e-6 * shard));
+    assertThat(r.linkBytes()).isCloseTo((BF16 + FP32 + BF16) * shard + k * INPUT_BYTES, within(1e-6 * shard));
   }
 }
