@@ -36,9 +36,10 @@ final class BoundSweep {
     Bound bound(int op);
   }
 
-  BoundSweep(int ops, Bounds bounds) {
+  /** @param phase one entry per op, all 0 (not started) */
+  BoundSweep(byte[] phase, Bounds bounds) {
     this.bounds = bounds;
-    this.phase = new byte[ops];
+    this.phase = phase;
   }
 
   /** The clock reaches {@code t}, where something starts or ends: the span since the last such instant is charged. */
