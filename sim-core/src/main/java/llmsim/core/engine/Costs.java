@@ -141,18 +141,23 @@ public final class Costs {
     double[] gemmM = ops.gemmM();
     double[] gemmN = ops.gemmN();
     double[] gemmK = ops.gemmK();
-    double[] f = new double[largest];
-    double[] mb = new double[largest];
-    double[] lb = new double[largest];
-    double[] gm = new double[largest];
-    double[] gn = new double[largest];
-    double[] gk = new double[largest];
-    double[] shape = new double[largest];
-    double[] floor = new double[largest];
-    double[] t = new double[largest];
-    double[] a = new double[largest];
-    double[] in = new double[largest];
-    double[] b = new double[largest];
+    // a workspace's buffers may be longer than the largest group: the kernel reads and writes 0..size alone
+    double[][] buf = ws == null ? new double[12][] : ws.groupBuffers;
+    for (int i = 0; i < buf.length; i++) {
+      buf[i] = ws == null ? new double[largest] : Workspace.doubles(buf[i], largest);
+    }
+    double[] f = buf[0];
+    double[] mb = buf[1];
+    double[] lb = buf[2];
+    double[] gm = buf[3];
+    double[] gn = buf[4];
+    double[] gk = buf[5];
+    double[] shape = buf[6];
+    double[] floor = buf[7];
+    double[] t = buf[8];
+    double[] a = buf[9];
+    double[] in = buf[10];
+    double[] b = buf[11];
     for (int k = 0; k < g; k++) {
       CostGroup cg = groups.get(k);
       RooflineKernel.Coefficients co = RooflineKernel.Coefficients.of(cg.effectivePeakFlops(),

@@ -333,7 +333,11 @@ final class OpTable {
     return streams[row];
   }
 
-  int[][] streamQueues(int streamCount) {
+  /**
+   * Each stream's ops, in order: stream {@code s} runs {@code q[s][0..length[s])} ({@code length} filled in here).
+   * A list of {@code keep} (lists of an earlier run) is used again where it is long enough; null: none.
+   */
+  int[][] streamQueues(int streamCount, int[][] keep, int[] length) {
     int[] count = new int[streamCount];
     for (int r = 0; r < rows; r++) {
       for (int j = 0; j < copies[r]; j++) {
@@ -342,7 +346,8 @@ final class OpTable {
     }
     int[][] q = new int[streamCount][];
     for (int s = 0; s < streamCount; s++) {
-      q[s] = new int[count[s]];
+      q[s] = keep != null && s < keep.length && keep[s] != null && keep[s].length >= count[s] ? keep[s] : new int[count[s]];
+      length[s] = count[s];
     }
     int[] fill = new int[streamCount];
     for (int r = 0; r < rows; r++) {

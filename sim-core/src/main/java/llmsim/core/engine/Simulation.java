@@ -189,6 +189,8 @@ public final class Simulation implements OpSink {
      */
     final int[] streamClass;
     final int[][] classRows;
+    /** How many rows (ops when packed) each list of {@link #classRows} holds: a kept list may be longer. */
+    final int[] classLength;
     final int[] streamHead;
     final boolean[] streamBusy;
     final int[][] poolActive;
@@ -252,10 +254,19 @@ public final class Simulation implements OpSink {
       }
       streamClass = new int[streamNames.size()];
       if (packed) {
-        classRows = ops.streamQueues(streamNames.size());
+        classLength = new int[streamNames.size()];
+        classRows = ops.streamQueues(streamNames.size(), ws == null ? null : ws.queues, classLength);
+        if (ws != null) {
+          if (ws.queues.length < classRows.length) {
+            ws.queues = Arrays.copyOf(ws.queues, classRows.length);
+          }
+          System.arraycopy(classRows, 0, ws.queues, 0, classRows.length);
+        }
         Arrays.setAll(streamClass, s -> s);
       } else {
         classRows = ops.streamRows(streamNames.size(), streamClass);
+        classLength = new int[classRows.length];
+        Arrays.setAll(classLength, k -> classRows[k].length);
       }
       streamHead = new int[streamNames.size()];
       streamBusy = new boolean[streamNames.size()];
@@ -290,9 +301,9 @@ public final class Simulation implements OpSink {
         for (int op = 0; op < n; op++) {
           bounds[op] = Trace.opBound(lane[ops.stream(op)], rowBound[op]);
         }
-        sweep = new BoundSweep(phase(n), op -> bounds[op]);
+        sweep = new BoundSweep(phase(n), op -> bounds[op], ws);
       } else {
-        sweep = new BoundSweep(phase(n), op -> Trace.opBound(lane[ops.stream(op)], rowBound[ops.row(op)]));
+        sweep = new BoundSweep(phase(n), op -> Trace.opBound(lane[ops.stream(op)], rowBound[ops.row(op)]), ws);
       }
     }
 
@@ -357,7 +368,7 @@ public final class Simulation implements OpSink {
       }
       for (int s = 0; s < streamClass.length; s++) {
         int[] q = classRows[streamClass[s]];
-        if (streamHead[s] < q.length) {
+        if (streamHead[s] < classLength[streamClass[s]]) {
           int r = q[streamHead[s]];
           throw new IllegalStateException("deadlock: stream " + streamNames.get(s) + " stuck at op "
               + ops.name(packed ? r : ops.first(r) + s - ops.rowStream(r))
@@ -378,9 +389,10 @@ public final class Simulation implements OpSink {
       if (streamBusy[s]) {
         return;
       }
-      int[] q = classRows[streamClass[s]];
+      int c = streamClass[s];
+      int[] q = classRows[c];
       int h = streamHead[s];
-      if (h >= q.length) {
+      if (h >= classLength[c]) {
         return;
       }
       int r = q[h];

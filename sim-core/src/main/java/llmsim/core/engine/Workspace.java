@@ -25,6 +25,13 @@ public final class Workspace {
   final double[][] costDoubles = new double[8][0];
   final int[][] costInts = new int[5][0];
   int[] order = new int[0];
+  /** The buffers costs are gathered into per group ({@link Costs#evaluate}). */
+  final double[][] groupBuffers = new double[12][0];
+  /** Per stream: its ops, in order, of an unreplicated run (a list may be longer than the stream's count). */
+  int[][] queues = new int[0][];
+  /** The bound sweep's three stacks' arrays (null until a run has made them). */
+  final int[][] stackNames = new int[3][];
+  final double[][] stackFrom = new double[3][];
 
   /** The op table, emptied, for a new simulation. */
   OpTable table() {
