@@ -23,9 +23,11 @@ final class BoundSweep {
   private final double[] sum = new double[Bound.values().length];
   /** Per op: how far it has got. */
   private final byte[] phase;
-  private final Stack gpu = new Stack(true);
-  private final Stack link = new Stack(false);
-  private final Stack cpu = new Stack(false);
+  private final Stack gpu;
+  private final Stack link;
+  private final Stack cpu;
+  /** Where the stacks' arrays are kept for the next run; null: none. */
+  private final Workspace ws;
   private double last;
   /** A span from {@code deferredFrom} to {@code last} not yet charged (see {@link #reach}). */
   private boolean deferred;
@@ -36,9 +38,17 @@ final class BoundSweep {
     Bound bound(int op);
   }
 
-  BoundSweep(int ops, Bounds bounds) {
+  /**
+   * @param phase one entry per op, all 0 (not started)
+   * @param ws where the stacks' arrays are taken from and handed back by {@link #finish}; null: their own
+   */
+  BoundSweep(byte[] phase, Bounds bounds, Workspace ws) {
     this.bounds = bounds;
-    this.phase = new byte[ops];
+    this.phase = phase;
+    this.ws = ws;
+    gpu = new Stack(true, ws, 0);
+    link = new Stack(false, ws, 1);
+    cpu = new Stack(false, ws, 2);
   }
 
   /** The clock reaches {@code t}, where something starts or ends: the span since the last such instant is charged. */
@@ -113,6 +123,11 @@ final class BoundSweep {
   double[] finish(double makespan) {
     reach(makespan);
     settle();
+    if (ws != null) {
+      gpu.keep(ws, 0);
+      link.keep(ws, 1);
+      cpu.keep(ws, 2);
+    }
     return sum;
   }
 
@@ -120,14 +135,24 @@ final class BoundSweep {
   private static final class Stack {
     /** Whether piece 0 is a GPU op's launch (over when its work starts) rather than a whole op. */
     private final boolean launches;
-    private int[] name = new int[64];
-    private double[] from = new double[64];
+    /** Entries {@code 0..top) are held; those above are not read (a kept array's are an earlier run's). */
+    private int[] name;
+    private double[] from;
     private int top;
     /** Whether the intervals that started last are not yet in name order. */
     private boolean unsorted;
 
-    Stack(boolean launches) {
+    Stack(boolean launches, Workspace ws, int i) {
       this.launches = launches;
+      boolean kept = ws != null && ws.stackNames[i] != null;
+      name = kept ? ws.stackNames[i] : new int[64];
+      from = kept ? ws.stackFrom[i] : new double[64];
+    }
+
+    /** Hand this stack's arrays, grown as the run needed, to {@code ws} for the next run. */
+    void keep(Workspace ws, int i) {
+      ws.stackNames[i] = name;
+      ws.stackFrom[i] = from;
     }
 
     /**

@@ -50,6 +50,31 @@ public final class Costs {
     smsOfDevice = new int[n];
   }
 
+  /** Costs of {@code n} rows in the workspace's arrays (grown to {@code n} where shorter; every entry is written). */
+  private Costs(int n, Workspace ws) {
+    double[][] d = ws.costDoubles;
+    for (int i = 0; i < d.length; i++) {
+      d[i] = Workspace.doubles(d[i], n);
+    }
+    int[][] k = ws.costInts;
+    for (int i = 0; i < k.length; i++) {
+      k[i] = Workspace.ints(k[i], n);
+    }
+    tCompute = d[0];
+    tMemory = d[1];
+    tLink = d[2];
+    time = d[3];
+    launch = d[4];
+    attained = d[5];
+    intensity = d[6];
+    bound = d[7];
+    memPool = k[0];
+    linkPool = k[1];
+    smPool = k[2];
+    smsHeld = k[3];
+    smsOfDevice = k[4];
+  }
+
   int memPool(int op) {
     return memPool[op];
   }
@@ -91,9 +116,9 @@ public final class Costs {
    * split by the group's size alone, as when the whole table was gathered at once) and spread back to their rows:
    * the buffers stay in cache, and the run allocates a dozen arrays per group's size rather than per op.
    */
-  static Costs evaluate(RooflineKernel kernel, OpTable ops, List<CostGroup> groups) {
+  static Costs evaluate(RooflineKernel kernel, OpTable ops, List<CostGroup> groups, Workspace ws) {
     int n = ops.rows();
-    Costs c = new Costs(n);
+    Costs c = ws == null ? new Costs(n) : new Costs(n, ws);
     int g = groups.size();
     int[] start = new int[g + 1];
     int[] grp = ops.groups();
@@ -105,7 +130,7 @@ public final class Costs {
       largest = Math.max(largest, start[k + 1]);
       start[k + 1] += start[k];
     }
-    int[] order = new int[n];
+    int[] order = ws == null ? new int[n] : (ws.order = Workspace.ints(ws.order, n));
     int[] fill = start.clone();
     for (int i = 0; i < n; i++) {
       order[fill[grp[i]]++] = i;
@@ -116,18 +141,23 @@ public final class Costs {
     double[] gemmM = ops.gemmM();
     double[] gemmN = ops.gemmN();
     double[] gemmK = ops.gemmK();
-    double[] f = new double[largest];
-    double[] mb = new double[largest];
-    double[] lb = new double[largest];
-    double[] gm = new double[largest];
-    double[] gn = new double[largest];
-    double[] gk = new double[largest];
-    double[] shape = new double[largest];
-    double[] floor = new double[largest];
-    double[] t = new double[largest];
-    double[] a = new double[largest];
-    double[] in = new double[largest];
-    double[] b = new double[largest];
+    // a workspace's buffers may be longer than the largest group: the kernel reads and writes 0..size alone
+    double[][] buf = ws == null ? new double[12][] : ws.groupBuffers;
+    for (int i = 0; i < buf.length; i++) {
+      buf[i] = ws == null ? new double[largest] : Workspace.doubles(buf[i], largest);
+    }
+    double[] f = buf[0];
+    double[] mb = buf[1];
+    double[] lb = buf[2];
+    double[] gm = buf[3];
+    double[] gn = buf[4];
+    double[] gk = buf[5];
+    double[] shape = buf[6];
+    double[] floor = buf[7];
+    double[] t = buf[8];
+    double[] a = buf[9];
+    double[] in = buf[10];
+    double[] b = buf[11];
     for (int k = 0; k < g; k++) {
       CostGroup cg = groups.get(k);
       RooflineKernel.Coefficients co = RooflineKernel.Coefficients.of(cg.effectivePeakFlops(),

@@ -49,6 +49,15 @@ final class OpTable {
   private int rows;
   private int size;
 
+  /** Empty the table for a new simulation, keeping its arrays (see {@link Workspace}): every column is written as rows are added. */
+  void reset() {
+    rows = 0;
+    size = 0;
+    replicated = false;
+    rowOf = null;
+    currentLayer = -1;
+  }
+
   void layer(int index) {
     currentLayer = index;
   }
@@ -204,9 +213,8 @@ final class OpTable {
     return groups[r] + op - first[r];
   }
 
-  /** How many dependencies each op waits for. */
-  int[] depCounts() {
-    int[] c = new int[size];
+  /** How many dependencies each op waits for, written to {@code c[0..size())}; returns {@code c}. */
+  int[] depCounts(int[] c) {
     if (!replicated) {
       for (int r = 0; r < rows; r++) {
         c[r] = depStart[r + 1] - depStart[r];
@@ -228,15 +236,16 @@ final class OpTable {
    * {@code list[start[r]..start[r + 1])}, with {@code start} filled in here ({@code rows() + 1} long) and the list
    * returned. Copy j of a row reaches copy j of a dependent row of as many copies, the one copy of a row of one, and
    * every copy of any row when it is itself the one copy of its row: in id order, as each op's dependents go.
+   * {@code start[0..rows()]} must be 0 on entry; the list is {@code into} when that is long enough.
    */
-  int[] dependents(int[] start) {
+  int[] dependents(int[] start, int[] into) {
     for (int k = 0; k < depStart[rows]; k++) {
       start[row(depList[k]) + 1]++;
     }
     for (int i = 0; i < rows; i++) {
       start[i + 1] += start[i];
     }
-    int[] list = new int[start[rows]];
+    int[] list = into.length >= start[rows] ? into : new int[start[rows]];
     int[] fill = Arrays.copyOf(start, rows);
     for (int i = 0; i < rows; i++) {
       for (int k = depStart[i]; k < depStart[i + 1]; k++) {
@@ -324,7 +333,11 @@ final class OpTable {
     return streams[row];
   }
 
-  int[][] streamQueues(int streamCount) {
+  /**
+   * Each stream's ops, in order: stream {@code s} runs {@code q[s][0..length[s])} ({@code length} filled in here).
+   * A list of {@code keep} (lists of an earlier run) is used again where it is long enough; null: none.
+   */
+  int[][] streamQueues(int streamCount, int[][] keep, int[] length) {
     int[] count = new int[streamCount];
     for (int r = 0; r < rows; r++) {
       for (int j = 0; j < copies[r]; j++) {
@@ -333,7 +346,8 @@ final class OpTable {
     }
     int[][] q = new int[streamCount][];
     for (int s = 0; s < streamCount; s++) {
-      q[s] = new int[count[s]];
+      q[s] = keep != null && s < keep.length && keep[s] != null && keep[s].length >= count[s] ? keep[s] : new int[count[s]];
+      length[s] = count[s];
     }
     int[] fill = new int[streamCount];
     for (int r = 0; r < rows; r++) {

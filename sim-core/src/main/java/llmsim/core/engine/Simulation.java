@@ -34,14 +34,26 @@ public final class Simulation implements OpSink {
   private final List<Lane> streamLanes = new ArrayList<>();
   private final List<CostGroup> groups = new ArrayList<>();
   private final RooflineKernel kernel;
-  final OpTable ops = new OpTable();
+  final OpTable ops;
+  /** Where the table's and the run's arrays are kept between runs; null: this simulation's own. */
+  private final Workspace ws;
 
   public Simulation() {
     this(Kernels.get());
   }
 
   public Simulation(RooflineKernel kernel) {
+    this(kernel, null);
+  }
+
+  /**
+   * A simulation whose op table, costs and run use {@code ws}'s arrays (null: its own): its trace is valid until
+   * the next simulation on {@code ws} runs (see {@link Workspace}).
+   */
+  public Simulation(RooflineKernel kernel, Workspace ws) {
     this.kernel = kernel;
+    this.ws = ws;
+    this.ops = ws == null ? new OpTable() : ws.table();
   }
 
   @Override
@@ -124,12 +136,12 @@ public final class Simulation implements OpSink {
   public Trace run() {
     int n = ops.size();
     ops.index();
-    Costs costs = Costs.evaluate(kernel, ops, groups);
+    Costs costs = Costs.evaluate(kernel, ops, groups, ws);
     Runner r = new Runner(n, costs);
     r.start();
     double[] byBound = r.sweep.finish(r.now);
-    return new Trace(List.copyOf(streamNames), List.copyOf(streamLanes), List.copyOf(poolNames), ops, costs, r.start,
-        r.end, r.now, kernel.name(), r.events, byBound);
+    return new Trace(List.copyOf(streamNames), List.copyOf(streamLanes), List.copyOf(poolNames), ops, costs, n,
+        r.start, r.end, r.now, kernel.name(), r.events, byBound);
   }
 
   /**
@@ -177,6 +189,8 @@ public final class Simulation implements OpSink {
      */
     final int[] streamClass;
     final int[][] classRows;
+    /** How many rows (ops when packed) each list of {@link #classRows} holds: a kept list may be longer. */
+    final int[] classLength;
     final int[] streamHead;
     final boolean[] streamBusy;
     final int[][] poolActive;
@@ -199,12 +213,22 @@ public final class Simulation implements OpSink {
     Runner(int n, Costs c) {
       runs = ops.replicated() ? new CoalescedQueue(Math.max(16, streamNames.size() * 4)) : null;
       plain = runs == null ? new EventQueue(Math.max(16, streamNames.size() * 4)) : null;
-      start = new double[n];
-      end = new double[n];
       packed = !ops.replicated();
       stride = packed ? 8 : 4;
-      state = new long[stride * n];
-      rows = packed ? state : new long[4 * ops.rows()];
+      // with a workspace, its arrays: start and end are written for every op by the end of a run (one left
+      // unstarted is a deadlock, thrown), a row's fixed fields and an op's due time here, an op's remaining work and
+      // rate when it starts and its last update when its work begins, before any of them is read
+      if (ws == null) {
+        start = new double[n];
+        end = new double[n];
+        state = new long[stride * n];
+        rows = packed ? state : new long[4 * ops.rows()];
+      } else {
+        start = ws.start = Workspace.doubles(ws.start, n);
+        end = ws.end = Workspace.doubles(ws.end, n);
+        state = ws.state = Workspace.longs(ws.state, stride * n);
+        rows = packed ? state : (ws.rows = Workspace.longs(ws.rows, 4 * ops.rows()));
+      }
       for (int row = 0; row < ops.rows(); row++) {
         int f = packed ? 8 * row + 4 : 4 * row;
         rows[f + T_COMPUTE] = Double.doubleToRawLongBits(c.tCompute[row]);
@@ -218,15 +242,31 @@ public final class Simulation implements OpSink {
       launch = c.launch;
       rowBound = c.bound;
       lane = streamLanes.toArray(new Lane[0]);
-      pendingDeps = ops.depCounts();
-      dependentsStart = new int[ops.rows() + 1];
-      dependents = ops.dependents(dependentsStart);
+      if (ws == null) {
+        pendingDeps = ops.depCounts(new int[n]);
+        dependentsStart = new int[ops.rows() + 1];
+        dependents = ops.dependents(dependentsStart, new int[0]);
+      } else {
+        pendingDeps = ops.depCounts(ws.pendingDeps = Workspace.ints(ws.pendingDeps, n));
+        dependentsStart = ws.dependentsStart = Workspace.ints(ws.dependentsStart, ops.rows() + 1);
+        Arrays.fill(dependentsStart, 0, ops.rows() + 1, 0);
+        dependents = ws.dependents = ops.dependents(dependentsStart, ws.dependents);
+      }
       streamClass = new int[streamNames.size()];
       if (packed) {
-        classRows = ops.streamQueues(streamNames.size());
+        classLength = new int[streamNames.size()];
+        classRows = ops.streamQueues(streamNames.size(), ws == null ? null : ws.queues, classLength);
+        if (ws != null) {
+          if (ws.queues.length < classRows.length) {
+            ws.queues = Arrays.copyOf(ws.queues, classRows.length);
+          }
+          System.arraycopy(classRows, 0, ws.queues, 0, classRows.length);
+        }
         Arrays.setAll(streamClass, s -> s);
       } else {
         classRows = ops.streamRows(streamNames.size(), streamClass);
+        classLength = new int[classRows.length];
+        Arrays.setAll(classLength, k -> classRows[k].length);
       }
       streamHead = new int[streamNames.size()];
       streamBusy = new boolean[streamNames.size()];
@@ -257,14 +297,27 @@ public final class Simulation implements OpSink {
       holders = any;
       if (packed) {
         // each op's bound worked out once, not at every instant the sweep asks for the interval on top
-        Bound[] bounds = new Bound[n];
+        Bound[] bounds = ws == null ? new Bound[n] : ws.bounds.length >= n ? ws.bounds : (ws.bounds = new Bound[n]);
         for (int op = 0; op < n; op++) {
           bounds[op] = Trace.opBound(lane[ops.stream(op)], rowBound[op]);
         }
-        sweep = new BoundSweep(n, op -> bounds[op]);
+        sweep = new BoundSweep(phase(n), op -> bounds[op], ws);
       } else {
-        sweep = new BoundSweep(n, op -> Trace.opBound(lane[ops.stream(op)], rowBound[ops.row(op)]));
+        sweep = new BoundSweep(phase(n), op -> Trace.opBound(lane[ops.stream(op)], rowBound[ops.row(op)]), ws);
       }
+    }
+
+    /** The sweep's per-op phases: the workspace's, cleared, or new. */
+    private byte[] phase(int n) {
+      if (ws == null) {
+        return new byte[n];
+      }
+      if (ws.phase.length < n) {
+        ws.phase = new byte[n];
+      } else {
+        Arrays.fill(ws.phase, 0, n, (byte) 0);
+      }
+      return ws.phase;
     }
 
     private double get(int o, int field) {
@@ -315,7 +368,7 @@ public final class Simulation implements OpSink {
       }
       for (int s = 0; s < streamClass.length; s++) {
         int[] q = classRows[streamClass[s]];
-        if (streamHead[s] < q.length) {
+        if (streamHead[s] < classLength[streamClass[s]]) {
           int r = q[streamHead[s]];
           throw new IllegalStateException("deadlock: stream " + streamNames.get(s) + " stuck at op "
               + ops.name(packed ? r : ops.first(r) + s - ops.rowStream(r))
@@ -336,9 +389,10 @@ public final class Simulation implements OpSink {
       if (streamBusy[s]) {
         return;
       }
-      int[] q = classRows[streamClass[s]];
+      int c = streamClass[s];
+      int[] q = classRows[c];
       int h = streamHead[s];
-      if (h >= q.length) {
+      if (h >= classLength[c]) {
         return;
       }
       int r = q[h];
@@ -349,6 +403,7 @@ public final class Simulation implements OpSink {
       streamBusy[s] = true;
       start[op] = now;
       put(stride * op, REMAINING, 1.0);
+      put(stride * op, RATE, 0); // as a new array has it: the first re-rate reads it (times no time elapsed)
       if (holders && lane[s].communication()) {
         holdSms(op, 1, -1, -1);
       }

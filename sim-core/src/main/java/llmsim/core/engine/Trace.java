@@ -25,6 +25,7 @@ public final class Trace {
   private final String kernel;
   private final long events;
   private final double[] byBound;
+  private final int size;
   private OpTable.Ops ops;
   private Costs costs;
 
@@ -32,13 +33,14 @@ public final class Trace {
    * @param makespan time from the first op's start (0) to the last op's end
    * @param byBound seconds attributed to each bound (by ordinal), as {@link BoundSweep} summed them during the run
    */
-  Trace(List<String> streams, List<Lane> lanes, List<String> pools, OpTable table, Costs rowCosts, double[] start,
-      double[] end, double makespan, String kernel, long events, double[] byBound) {
+  Trace(List<String> streams, List<Lane> lanes, List<String> pools, OpTable table, Costs rowCosts, int size,
+      double[] start, double[] end, double makespan, String kernel, long events, double[] byBound) {
     this.streams = streams;
     this.lanes = lanes;
     this.pools = pools;
     this.table = table;
     this.rowCosts = rowCosts;
+    this.size = size;
     this.start = start;
     this.end = end;
     this.makespan = makespan;
@@ -75,10 +77,12 @@ public final class Trace {
     return costs;
   }
 
+  /** Each op's start, the first {@link #size()} entries (a workspace's array may be longer: see {@link Workspace}). */
   public double[] start() {
     return start;
   }
 
+  /** Each op's end, the first {@link #size()} entries (as {@link #start()}). */
   public double[] end() {
     return end;
   }
@@ -97,7 +101,7 @@ public final class Trace {
   }
 
   public int size() {
-    return start.length;
+    return size;
   }
 
   public double duration(int op) {

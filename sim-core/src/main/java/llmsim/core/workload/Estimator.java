@@ -3,6 +3,7 @@ package llmsim.core.workload;
 import llmsim.core.engine.Bound;
 import llmsim.core.engine.Simulation;
 import llmsim.core.engine.Trace;
+import llmsim.core.engine.Workspace;
 import llmsim.core.hw.SystemSpec;
 import llmsim.core.kernel.RooflineKernel;
 import llmsim.core.memory.MemoryPlan;
@@ -18,6 +19,8 @@ import llmsim.core.task.Task;
 public final class Estimator {
   private final RooflineKernel kernel;
   private final RooflineSum sum = new RooflineSum();
+  /** The simulated path's arrays, kept from one point to the next (its traces are read and dropped in between). */
+  private final Workspace workspace = new Workspace();
 
   public Estimator(RooflineKernel kernel) {
     this.kernel = kernel;
@@ -50,7 +53,7 @@ public final class Estimator {
 
   public Estimate simulated(SystemSpec s, ModelSpec m, Task t, SoftwareProfile sw) {
     MemoryPlan plan = MemoryPlanner.choose(s, m, t, sw);
-    Simulation sim = new Simulation(kernel);
+    Simulation sim = new Simulation(kernel, workspace);
     int peers = t.plan().allGpus() ? t.plan().peersPerStage() : 1;
     WorkloadBuilder w = new WorkloadBuilder(s, m, t, sw, plan,
         peers > 1 ? new llmsim.core.engine.ReplicatedSink(sim, peers) : sim);
