@@ -194,9 +194,9 @@ final class PipelineStep {
           layers += firstLayer[vs + 1] - firstLayer[vs];
         }
         int[] ready = new int[layers];
-        java.util.Arrays.fill(ready, lastReduction[g] >= 0 ? lastReduction[g] : lastOnGpu[g]);
+        Arrays.fill(ready, lastReduction[g] >= 0 ? lastReduction[g] : lastOnGpu[g]);
         int[] accumulated = new int[layers];
-        java.util.Arrays.fill(accumulated, lastAccumulation[g]);
+        Arrays.fill(accumulated, lastAccumulation[g]);
         w.cpuOptimizerStep(cx[g], ready, accumulated, cx[g].sink.keepsNames() ? "s" + g + "." : "");
       } else {
         w.optimizerForStage(cx[g], WorkloadBuilder.deps(lastOnGpu[g], lastReduction[g]));

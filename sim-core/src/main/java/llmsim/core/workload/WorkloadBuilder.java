@@ -363,6 +363,11 @@ final class WorkloadBuilder {
     return ctx.sink.keepsNames() ? prefix + "L" + l + suffix : suffix;
   }
 
+  /** The name of layer {@code l}'s op on {@code c}'s GPU, or "" where its sink keeps no names. */
+  private static String opName(StepContext c, String prefix, int l, String suffix) {
+    return c.sink.keepsNames() ? prefix + "L" + l + suffix : "";
+  }
+
   /**
    * ZeRO-Offload's optimizer on {@code c}'s GPU, as DeepSpeed's ZeRO-1/2 optimizer runs {@code offload_optimizer:
    * cpu} ({@code stage_1_and_2.py}; docs/CALIBRATION.md, "ZeRO-Offload's host-link bytes"): each layer's gradient
@@ -385,16 +390,14 @@ final class WorkloadBuilder {
       if (zero == 1 && t.microBatches() > 1) {
         // ZeRO-1 reduces and copies only at the accumulation boundary, whose micro-step is not the first:
         // DeepSpeed adds its (never filled) host accumulation buffer back into the gradient first
-        g = copyIn(c, c.sink.keepsNames() ? prefix + "L" + l + ".grads_accumulate" : "",
-            perLayer * t.precision().bytes(), g);
+        g = copyIn(c, opName(c, prefix, l, ".grads_accumulate"), perLayer * t.precision().bytes(), g);
       }
-      g = c.unified ? g : c.sink.addOp(c.sink.keepsNames() ? prefix + "L" + l + ".grads_to_host" : "",
-          OpKind.TRANSFER, c.d2h, c.copyOut, 0, 0, perLayer * OFFLOAD_GRADIENT_BYTES,
-          deps(g, accumulated == null ? -1 : accumulated[l]));
-      prevCpu = c.sink.addOp(c.sink.keepsNames() ? prefix + "L" + l + ".adamw(cpu)" : "", OpKind.OPTIMIZER, c.cpu,
+      g = c.unified ? g : c.sink.addOp(opName(c, prefix, l, ".grads_to_host"), OpKind.TRANSFER, c.d2h, c.copyOut,
+          0, 0, perLayer * OFFLOAD_GRADIENT_BYTES, deps(g, accumulated == null ? -1 : accumulated[l]));
+      prevCpu = c.sink.addOp(opName(c, prefix, l, ".adamw(cpu)"), OpKind.OPTIMIZER, c.cpu,
           c.cpuGroup, ADAM_FLOPS_PER_PARAM * perLayer, ADAM_CPU_BYTES_PER_PARAM * perLayer, 0, deps(g, prevCpu));
       if (!streamWeights) {
-        lastWeights = copyIn(c, c.sink.keepsNames() ? prefix + "L" + l + ".updated_weights" : "",
+        lastWeights = copyIn(c, opName(c, prefix, l, ".updated_weights"),
             perLayer * t.precision().bytes(), prevCpu);
       }
     }
