@@ -51,8 +51,8 @@ final class Advisor {
    */
   static final int PIPELINE_SIMULATIONS = 2;
 
-  /** Micro-batches per pipeline stage when neither micro_batches nor global_batch is given: a bubble of at most 1/5. */
-  static final int MICRO_BATCHES_PER_STAGE = 4;
+  /** Micro-batches per pipeline stage when neither micro_batches nor global_batch is given ({@link PlanSearch}). */
+  static final int MICRO_BATCHES_PER_STAGE = PlanSearch.MICRO_BATCHES_PER_STAGE;
 
   /** Which pipeline plans to simulate first: fewest stages, then the largest micro-batch, least ZeRO, least tp. */
   static final Comparator<Task> PIPELINE_ORDER = Comparator.<Task>comparingInt(t -> t.plan().pp())
@@ -160,7 +160,7 @@ final class Advisor {
     } catch (IllegalArgumentException e) { // a ScenarioKeyException too
       return new Searched(null, new Skipped(s.id(), s.totalDevices(), "cannot run it: " + e.getMessage()), 0, 0, 0);
     }
-    boolean microBatchesGiven = given(r, ScenarioKey.MICRO_BATCHES) || given(r, ScenarioKey.GLOBAL_BATCH);
+    boolean microBatchesGiven = r.given(ScenarioKey.MICRO_BATCHES) || r.given(ScenarioKey.GLOBAL_BATCH);
     List<Task> numerics = numerics(r, base, s);
     Estimator closedForm = new Estimator(Kernels.get());
     long candidates = 0;
@@ -169,7 +169,7 @@ final class Advisor {
     double bestRate = 0;
     List<Task> pipelines = new ArrayList<>();
     for (Task v : numerics) {
-    for (int b : given(r, ScenarioKey.BATCH) ? List.of(base.batch()) : BATCHES) {
+    for (int b : r.given(ScenarioKey.BATCH) ? List.of(base.batch()) : BATCHES) {
       for (ParallelPlan p : s.totalDevices() == 1 ? List.of(base.plan()) : PlanSearch.candidates(base, s, m)) {
         candidates++;
         Task t = v.withBatch(b).withPlan(p);
@@ -225,7 +225,7 @@ final class Advisor {
         && PrecisionSupport.resolve(s.device(), Precision.FP8, r.software()).warning() == null) {
       out.add(base.withPrecision(Precision.FP8));
     }
-    if (!base.kind().training() && !given(r, ScenarioKey.WEIGHTS)) {
+    if (!base.kind().training() && !r.given(ScenarioKey.WEIGHTS)) {
       for (WeightFormat w : List.of(WeightFormat.INT8, WeightFormat.INT4)) {
         if (w != base.weights()) {
           out.add(base.withWeights(w));
@@ -242,10 +242,6 @@ final class Advisor {
   }
 
   /** Whether the user set {@code k}, by flag or in the scenario file. */
-  private static boolean given(ScenarioOptions.Resolved r, ScenarioKey k) {
-    return r.flags().containsKey(k) || r.file().node(k).isPresent();
-  }
-
   /** {@code t} resolved on {@code s} when it fits memory (one GPU may offload; several may not), else null. */
   private static Task fitting(SystemSpec s, ModelSpec m, Task t, ScenarioOptions.Resolved r) {
     try {

@@ -8,6 +8,7 @@ import llmsim.core.memory.MemoryPlan;
 import llmsim.core.memory.MemoryPlanner;
 import llmsim.core.model.ModelSpec;
 import llmsim.core.parallel.Placement;
+import llmsim.core.scenario.ScenarioKey;
 import llmsim.core.scenario.ScenarioKeyException;
 import llmsim.core.task.Offload;
 import llmsim.core.task.ParallelPlan;
@@ -19,12 +20,21 @@ import llmsim.core.workload.StepResult;
  * {@code --plan auto}: every plan the model and the system allow — tp a power of two within a node, pp dividing
  * the layers (training), ZeRO 0-3 with data parallelism (training) — whose per-GPU memory fits is simulated,
  * and the fastest is kept (ties: the simpler plan). The result says which plan won and how many were tried.
+ * When neither micro_batches nor global_batch is given, a pipeline plan runs {@link #MICRO_BATCHES_PER_STAGE}
+ * micro-batches per stage (as {@code advise} does), not the single micro-batch that would leave each of its
+ * stages idle for most of the step, and the result says so.
  */
 final class PlanSearch {
   private PlanSearch() {}
 
   /** Plans tried at most; the search is refused beyond it rather than cut short silently. */
   static final int MAX_CANDIDATES = 256;
+
+  /**
+   * Micro-batches per pipeline stage when neither micro_batches nor global_batch is given: a 1F1B bubble of
+   * (pp - 1) / (4 pp + pp - 1), under 1/5 of the step.
+   */
+  static final int MICRO_BATCHES_PER_STAGE = 4;
 
   /**
    * Every plan the model and the system allow: tp a power of two within a node, pp dividing the layers
@@ -57,12 +67,16 @@ final class PlanSearch {
       throw new BadFlagException("--plan: auto would try " + candidates.size() + " plans on " + gpus + " GPUs, more than"
           + " " + MAX_CANDIDATES + "; give tp or pp to narrow it");
     }
+    boolean microBatchesGiven = r.given(ScenarioKey.MICRO_BATCHES) || r.given(ScenarioKey.GLOBAL_BATCH);
     StepResult best = null;
     int fit = 0;
     for (ParallelPlan p : candidates) {
-      Task t;
+      Task t = base.withPlan(p).withOffload(Offload.NONE);
+      if (p.pp() > 1 && !microBatchesGiven) {
+        t = t.withMicroBatches(MICRO_BATCHES_PER_STAGE * p.pp());
+      }
       try {
-        t = Placement.resolve(s, m, base.withPlan(p).withOffload(Offload.NONE));
+        t = Placement.resolve(s, m, t);
       } catch (ScenarioKeyException e) {
         continue; // a plan this model cannot run (tp not dividing the heads, ...)
       }
@@ -81,8 +95,14 @@ final class PlanSearch {
           + " GPUs of " + s.id() + " fits per-GPU memory at this batch; more GPUs, a smaller batch or"
           + " --recompute full would help");
     }
-    StepResult out = best.withJobTokens(r.jobTokens()).withWarning("plan auto: " + best.task().plan().describe()
-        + " was the fastest of " + fit + " plans that fit (" + candidates.size() + " tried)");
+    Task won = best.task();
+    String pipelineBatches = won.plan().pp() > 1 && !microBatchesGiven
+        ? "; its pipeline runs " + MICRO_BATCHES_PER_STAGE + " micro-batches per stage (" + won.microBatches()
+            + ", global batch " + (long) won.batch() * won.microBatches() * won.plan().dp() + " sequences), as"
+            + " neither --micro-batches nor --global-batch was given"
+        : "";
+    StepResult out = best.withJobTokens(r.jobTokens()).withWarning("plan auto: " + won.plan().describe()
+        + " was the fastest of " + fit + " plans that fit (" + candidates.size() + " tried)" + pipelineBatches);
     return a.note() == null ? out : out.withWarning(a.note());
   }
 }

@@ -227,6 +227,11 @@ final class ScenarioOptions {
           .map(ScenarioOptions::note).toList();
     }
 
+    /** Whether {@code k} was set, by a flag or in the scenario file (not left at its default). */
+    boolean given(ScenarioKey k) {
+      return flags.containsKey(k) || (file != null && file.node(k).isPresent());
+    }
+
     /** The system sized as --nodes or --gpus ask. */
     SystemSpec sized(SystemSpec s) {
       return located(() -> Placement.size(s, nodes, gpus));

@@ -81,6 +81,15 @@ public final class Placement {
         throw new ScenarioKeyException(ScenarioKey.PP, "pipeline-parallel inference is not simulated yet (pp > 1 is"
             + " modelled for training with the 1F1B schedule); use tp");
       }
+      if (p.zero() >= 2) {
+        // DeepSpeed's pipeline engine refuses the same ("ZeRO-2 and ZeRO-3 are incompatible with pipeline
+        // parallelism", deepspeed/runtime/pipe/engine.py); the pipeline step is built for ZeRO-1 (Megatron's
+        // distributed optimizer): no per-layer weight gathers, one gradient reduction at the step's end
+        throw new ScenarioKeyException(ScenarioKey.ZERO, "'zero' " + p.zero() + " with pipeline stages (pp "
+            + p.pp() + ") is not simulated: ZeRO-2/3 partition gradients (and ZeRO-3 weights) within each"
+            + " micro-batch, which the pipeline schedule does not model, and DeepSpeed's pipeline engine refuses"
+            + " it; use zero 1 (Megatron's distributed optimizer) or pp 1");
+      }
       int v = p.virtualStages();
       if (v > 1 && m.layers() % (p.pp() * v) != 0) {
         throw new ScenarioKeyException(ScenarioKey.VIRTUAL_STAGES, "'virtual_stages' " + v + " x pp " + p.pp()

@@ -1,6 +1,7 @@
 package llmsim.core.workload;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.assertj.core.api.Assertions.within;
 import static org.assertj.core.data.Percentage.withPercentage;
 
@@ -12,6 +13,9 @@ import llmsim.core.memory.Footprint;
 import llmsim.core.model.FfnKind;
 import llmsim.core.model.ModelSpec;
 import llmsim.core.model.NormKind;
+import llmsim.core.parallel.Placement;
+import llmsim.core.scenario.ScenarioKey;
+import llmsim.core.scenario.ScenarioKeyException;
 import llmsim.core.task.KvCacheFormat;
 import llmsim.core.task.Offload;
 import llmsim.core.task.ParallelPlan;
@@ -247,5 +251,21 @@ class PipelineTest {
 
   static final class SystemSpecHolder {
     final llmsim.core.hw.SystemSpec system = Fixtures.cluster(2);
+  }
+
+  @Test
+  void zeroStagesThatPartitionGradients_withPipelineStages_areRefusedAtTheZeroKey() {
+    // 2 stages x 4 replicas on one 8-GPU node: ZeRO-1 runs (Megatron's distributed optimizer); ZeRO-2 and 3 would
+    // reduce-scatter (and gather) within every micro-batch, which the pipeline schedule does not build
+    Task zero1 = new Task(TaskKind.TRAIN, Precision.BF16, WeightFormat.BF16, 1, 2048, 1, 1, 8, Recompute.NONE, 8, 128,
+        Offload.NONE, 0, KvCacheFormat.F16, Task.GPU_LAYERS_AUTO, new ParallelPlan(1, 2, 4, 1));
+    assertThat(Placement.resolve(Fixtures.cluster(1), M, zero1).plan().zero()).isEqualTo(1);
+    for (int zero = 2; zero <= 3; zero++) {
+      Task t = zero1.withPlan(new ParallelPlan(1, 2, 4, zero));
+      assertThatThrownBy(() -> Placement.resolve(Fixtures.cluster(1), M, t))
+          .isInstanceOf(ScenarioKeyException.class).hasMessageContaining("'zero' " + zero)
+          .hasMessageContaining("pp 2").satisfies(e -> assertThat(((ScenarioKeyException) e).key())
+              .isEqualTo(ScenarioKey.ZERO));
+    }
   }
 }
