@@ -53,6 +53,14 @@ final class WorkloadBuilder {
   final boolean dp;
   final int zero;
   final boolean overlapGrads;
+  /**
+   * ZeRO-2/3 keep only their shard of the gradients, so each micro-batch's are reduced to the shards as its backward
+   * produces them, not once at the step's end as DDP (under no_sync) and ZeRO-1 do: DeepSpeed's engine, "ZeRO stage
+   * &gt;= 2 communicates during non gradient accumulation boundaries as well" ({@code allreduce_gradients},
+   * deepspeed/runtime/engine.py), and FSDP reduce-scatters in every backward unless {@code no_sync()} keeps whole
+   * gradients, which the memory planner's sharded gradients do not hold.
+   */
+  final boolean reduceEveryMicroBatch;
   /** The last data-parallel collective of each layer's gradients; the optimizer waits for all of them. */
   int lastGradReduction = -1;
   /** Layers resident on the GPU; the rest are streamed over the link or, with {@link #cpuLayers}, run on the CPU. */
@@ -126,6 +134,7 @@ final class WorkloadBuilder {
     this.dp = ctx.collectives.plan.dp() > 1;
     this.zero = t.plan().zero();
     this.overlapGrads = t.plan().overlapGradReduce();
+    this.reduceEveryMicroBatch = dp && zero >= 2 && t.kind().training();
     this.pagedBytesPerStep = pagedBytesPerStep();
     this.stepPerLayer = t.kind().training() && t.optimizer().inBackward() && !cpuOptimizer;
   }
@@ -208,7 +217,8 @@ final class WorkloadBuilder {
           prev = layerOptimizerStep(layerName(p, l, ".optimizer"), prev);
         }
         bwdEnd[l] = prev;
-        if (dp && overlapGrads && microBatches == t.microBatches() && mb == microBatches - 1) {
+        boolean lastMicroBatch = microBatches == t.microBatches() && mb == microBatches - 1;
+        if (dp && overlapGrads && (reduceEveryMicroBatch || lastMicroBatch)) {
           reduceGradients(layerName(p, l, ".grads"), prev); // overlaps the backward of the layers below
           gradOut[l] = lastGradReduction; // with replicas, the shard goes to the host once it is reduced
         }
@@ -226,10 +236,19 @@ final class WorkloadBuilder {
       if (!frozen) {
         prev = embeddingBackward(ctx, cat(p, "bwd."), b * s, m.tiedEmbeddings(), prev); // one GPU holds both ends
       }
+      if (reduceEveryMicroBatch && !overlapGrads) {
+        // ZeRO-2/3 without overlap: this micro-batch's gradients reduced once its backward has ended
+        int reps = sink.repeat(n);
+        for (int l = 0; l < reps; l++) {
+          reduceGradients(layerName(p, l, ".grads"), prev);
+          gradOut[l] = lastGradReduction;
+        }
+        sink.endRepeat();
+      }
       last = prev;
     }
     sink.endRepeat();
-    if (dp && (!overlapGrads || microBatches < t.microBatches())) {
+    if (dp && !reduceEveryMicroBatch && (!overlapGrads || microBatches < t.microBatches())) {
       // reduced after the backward pass; or the closed form, which walks one micro-batch for all of them: the
       // reductions of the last one come once, here
       int reps = sink.repeat(n);

@@ -333,6 +333,28 @@ class CollectivesTest {
   }
 
   @Test
+  void underGradientAccumulation_zero2And3ReduceEveryMicroBatch_ddpAndZero1OnceAtTheEnd() {
+    ModelSpec m = Fixtures.llama7b();
+    int microBatches = 3;
+    double grads = 2.0 * m.parameterCount();
+    double layerBytes = 2.0 * m.parametersPerLayer() * m.layers();
+    for (int zero = 0; zero <= 3; zero++) {
+      Task t = training(new ParallelPlan(1, 1, 8, zero), 1).withMicroBatches(microBatches);
+      Trace trace = step(Fixtures.cluster(1), m, t);
+      // DDP all-reduces 2 (n-1)/n of the gradients once (no_sync until the last micro-batch); ZeRO-1 reduce-scatters
+      // (n-1)/n of them once and all-gathers the updated weights; ZeRO-2 reduce-scatters in every micro-batch (its
+      // shard of the gradients is all it keeps); ZeRO-3 also gathers each layer's weights forward and backward
+      double expected = switch (zero) {
+        case 0 -> 2.0 * 7 / 8 * grads;
+        case 1 -> 7.0 / 8 * grads + 7.0 / 8 * grads;
+        case 2 -> microBatches * 7.0 / 8 * grads + 7.0 / 8 * grads;
+        default -> microBatches * 7.0 / 8 * (2 * layerBytes + grads);
+      };
+      assertThat(bytesOn(trace, Lane.FABRIC)).as("zero %d", zero).isCloseTo(expected, withPercentage(1e-9));
+    }
+  }
+
+  @Test
   void tensorParallelism_allReducesTheActivationsTwiceForwardAndTwiceBackward_perLayer() {
     ModelSpec m = Fixtures.llama7b();
     int tp = 4;
