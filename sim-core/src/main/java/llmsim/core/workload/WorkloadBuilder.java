@@ -188,10 +188,13 @@ final class WorkloadBuilder {
       int prev = sink.addOp(cat(p, "embedding"), OpKind.OUTPUT, ctx.compute, ctx.elementwise, 0,
           b * s * m.hidden() * 2.0 * t.precision().bytes(), 0, layers.hostPass(cat(p, "embedding."), deps(input, last)));
       int[] fwdEnd = new int[n];
+      int embedded = prev;
       int forwardLayers = sink.repeat(n);
       for (int l = 0; l < forwardLayers; l++) {
         int w = streamWeights ? copyIn(layerName(p, l, ".weights"), layerWeightBytes, l >= 2 ? fwdEnd[l - 2] : -1) : -1;
-        w = zero >= 3 ? gatherWeights(layerName(p, l, ".zero3_all_gather"), prev) : w;
+        // ZeRO-3 gathers a layer while the one before it computes: at most two layers gathered at once (FSDP's
+        // limit_all_gathers waits for the layer two back to free its weights; DeepSpeed prefetches ahead)
+        w = zero >= 3 ? gatherWeights(layerName(p, l, ".zero3_all_gather"), l >= 2 ? fwdEnd[l - 2] : embedded) : w;
         int saved = checkpointToHost(ctx, layerName(p, l, ".checkpoint_to_host"), prev);
         prev = layers.forward(l, layerName(p, l, "."), b, s, keys, false, deps(prev, w, saved));
         fwdEnd[l] = prev;
@@ -199,13 +202,15 @@ final class WorkloadBuilder {
       sink.endRepeat();
       prev = headAndLoss(ctx, layers, p, b * s, prev);
       prev = headAndLossBackward(ctx, layers, cat(p, "bwd."), b * s, prev, frozen);
+      int headEnd = prev;
       int[] bwdEnd = new int[n];
       int backwardLayers = sink.repeat(n);
       for (int l = n - 1; l >= n - backwardLayers; l--) {
         int back = n - 1 - l;
         int w = streamWeights ? copyIn(layerName(p, l, ".weights.bwd"), layerWeightBytes,
             back >= 2 ? bwdEnd[l + 2] : fwdEnd[forwardLayers - 1]) : -1;
-        w = zero >= 3 ? gatherWeights(layerName(p, l, ".zero3_all_gather.bwd"), prev) : w;
+        // backward: FSDP's BACKWARD_PRE prefetch gathers the next layer before this one's gradients (two at once)
+        w = zero >= 3 ? gatherWeights(layerName(p, l, ".zero3_all_gather.bwd"), back >= 2 ? bwdEnd[l + 2] : headEnd) : w;
         if (t.recompute().recomputesLayers()) {
           int restored = checkpointFromHost(ctx, layerName(p, l, ".checkpoint_from_host"), prev);
           prev = layers.forward(l, layerName(p, l, ".recompute."), b, s, keys, true, deps(prev, w, restored));

@@ -333,6 +333,29 @@ class CollectivesTest {
   }
 
   @Test
+  void zero3_gathersEachLayerWhileTheLayerBeforeItComputes_atMostTwoLayersAhead() {
+    ModelSpec m = Fixtures.llama7b();
+    Trace t = step(Fixtures.cluster(1), m, training(new ParallelPlan(1, 1, 8, 3), 4));
+    String[] names = t.ops().names();
+    java.util.Map<String, Integer> id = new java.util.HashMap<>();
+    for (int i = 0; i < names.length; i++) {
+      id.put(names[i], i);
+    }
+    // a layer's forward is its ops from attn_norm to residual_2; the gather of layer l starts once layer l - 2 has
+    // ended (its weights freed), so it runs during layer l - 1, and layer l starts when both are done
+    for (int l = 2; l < 6; l++) {
+      int gather = id.get("L" + l + ".zero3_all_gather");
+      double twoBackEnds = t.end()[id.get("L" + (l - 2) + ".residual_2")];
+      double previousStarts = t.start()[id.get("L" + (l - 1) + ".attn_norm")];
+      double previousEnds = t.end()[id.get("L" + (l - 1) + ".residual_2")];
+      assertThat(t.start()[gather]).as("layer %d", l).isEqualTo(twoBackEnds)
+          .isLessThanOrEqualTo(previousStarts).isLessThan(previousEnds);
+      assertThat(t.start()[id.get("L" + l + ".attn_norm")])
+          .isEqualTo(Math.max(previousEnds, t.end()[gather]));
+    }
+  }
+
+  @Test
   void underGradientAccumulation_zero2And3ReduceEveryMicroBatch_ddpAndZero1OnceAtTheEnd() {
     ModelSpec m = Fixtures.llama7b();
     int microBatches = 3;
