@@ -123,35 +123,33 @@ public final class Placement {
   }
 
   /**
-   * With several GPUs, offload is simulated as DeepSpeed's ZeRO-Offload runs it ({@code offload_optimizer: cpu} with
-   * ZeRO stage 1 or 2): training, the optimizer state and step on the host, sharded over the data-parallel replicas.
-   * What else a user could ask is refused with the reason.
+   * With several GPUs, offload is simulated as DeepSpeed runs it with ZeRO (training): {@code offload: optimizer} is
+   * ZeRO-Offload ({@code offload_optimizer: cpu}, ZeRO stage 1, 2 or 3: the optimizer state and step on the host,
+   * sharded over the data-parallel replicas), and {@code offload: weights} under ZeRO-3 is parameter offload as well
+   * (DeepSpeed's {@code offload_param}, FSDP's {@code CPUOffload(offload_params=True)}: each rank's weight shard also
+   * lives on the host and crosses its host link before every gather). What else a user could ask is refused with
+   * the reason.
    */
   private static void refuseOffload(Task t, ParallelPlan p) {
     String on = " on " + p.gpus() + " GPUs (" + p.describe() + ")";
-    if (t.offload() == llmsim.core.task.Offload.WEIGHTS) {
-      throw new ScenarioKeyException(ScenarioKey.OFFLOAD, "'offload: weights'" + on + " is not simulated (weights"
-          + " streamed over each GPU's host link, or ZeRO-3/FSDP parameter offload); with several GPUs, offload:"
-          + " optimizer (ZeRO-Offload, training) is simulated, or offload: none with ZeRO-3, tensor parallelism or more"
-          + " GPUs");
-    }
     if (!t.kind().training()) {
-      throw new ScenarioKeyException(ScenarioKey.OFFLOAD, "'offload: " + t.offload().key() + "' moves the optimizer"
-          + " to the host, which inference does not have; use tensor parallelism or more GPUs");
+      throw new ScenarioKeyException(ScenarioKey.OFFLOAD, "'offload: " + t.offload().key() + "'" + on + " is not"
+          + " simulated for inference (with several GPUs offload is simulated for training, as ZeRO runs it); use"
+          + " tensor parallelism or more GPUs");
     }
     if (p.hybridShard()) {
-      throw new ScenarioKeyException(ScenarioKey.OFFLOAD, "'offload: optimizer' with shard: hybrid is not simulated"
-          + " (FSDP's CPU offload moves the parameters too); use shard: full with zero 1 or 2");
+      throw new ScenarioKeyException(ScenarioKey.OFFLOAD, "'offload: " + t.offload().key() + "' with shard: hybrid"
+          + " is not simulated; use shard: full (zero 3), or zero 1 or 2 with offload: optimizer");
     }
-    if (p.zero() >= 3) {
-      throw new ScenarioKeyException(ScenarioKey.OFFLOAD, "'offload: optimizer' with zero 3 is not simulated"
-          + " (ZeRO-3's offload also gathers and frees parameter shards layer by layer); use zero 1 or 2, as"
-          + " ZeRO-Offload runs");
+    if (t.offload() == llmsim.core.task.Offload.WEIGHTS && p.zero() < 3) {
+      throw new ScenarioKeyException(ScenarioKey.OFFLOAD, "'offload: weights'" + on + " is simulated as ZeRO-3/FSDP"
+          + " parameter offload, whose replicas each keep a shard of the weights on the host: set zero: 3 (with zero"
+          + " 1 or 2, offload: optimizer is ZeRO-Offload)");
     }
     if (p.dp() > 1 && p.zero() == 0) {
       throw new ScenarioKeyException(ScenarioKey.OFFLOAD, "'offload: optimizer' with dp " + p.dp() + " shards the"
           + " optimizer state over the replicas, as DeepSpeed's ZeRO-Offload does (offload_optimizer is an option of"
-          + " ZeRO stages 1-3); set zero: 1 or 2");
+          + " ZeRO stages 1-3); set zero: 1, 2 or 3");
     }
   }
 

@@ -191,10 +191,12 @@ final class WorkloadBuilder {
       int embedded = prev;
       int forwardLayers = sink.repeat(n);
       for (int l = 0; l < forwardLayers; l++) {
-        int w = streamWeights ? copyIn(layerName(p, l, ".weights"), layerWeightBytes, l >= 2 ? fwdEnd[l - 2] : -1) : -1;
+        int w = streamWeights ? copyIn(layerName(p, l, ".weights"), streamedLayerBytes(), l >= 2 ? fwdEnd[l - 2] : -1)
+            : -1;
         // ZeRO-3 gathers a layer while the one before it computes: at most two layers gathered at once (FSDP's
-        // limit_all_gathers waits for the layer two back to free its weights; DeepSpeed prefetches ahead)
-        w = zero >= 3 ? gatherWeights(layerName(p, l, ".zero3_all_gather"), l >= 2 ? fwdEnd[l - 2] : embedded) : w;
+        // limit_all_gathers waits for the layer two back to free its weights; DeepSpeed prefetches ahead); under
+        // parameter offload the rank's shard comes over its host link first
+        w = zero >= 3 ? gatherWeights(layerName(p, l, ".zero3_all_gather"), w, l >= 2 ? fwdEnd[l - 2] : embedded) : w;
         int saved = checkpointToHost(ctx, layerName(p, l, ".checkpoint_to_host"), prev);
         prev = layers.forward(l, layerName(p, l, "."), b, s, keys, false, deps(prev, w, saved));
         fwdEnd[l] = prev;
@@ -207,10 +209,11 @@ final class WorkloadBuilder {
       int backwardLayers = sink.repeat(n);
       for (int l = n - 1; l >= n - backwardLayers; l--) {
         int back = n - 1 - l;
-        int w = streamWeights ? copyIn(layerName(p, l, ".weights.bwd"), layerWeightBytes,
+        int w = streamWeights ? copyIn(layerName(p, l, ".weights.bwd"), streamedLayerBytes(),
             back >= 2 ? bwdEnd[l + 2] : fwdEnd[forwardLayers - 1]) : -1;
         // backward: FSDP's BACKWARD_PRE prefetch gathers the next layer before this one's gradients (two at once)
-        w = zero >= 3 ? gatherWeights(layerName(p, l, ".zero3_all_gather.bwd"), back >= 2 ? bwdEnd[l + 2] : headEnd) : w;
+        w = zero >= 3 ? gatherWeights(layerName(p, l, ".zero3_all_gather.bwd"), w, back >= 2 ? bwdEnd[l + 2] : headEnd)
+            : w;
         if (t.recompute().recomputesLayers()) {
           int restored = checkpointFromHost(ctx, layerName(p, l, ".checkpoint_from_host"), prev);
           prev = layers.forward(l, layerName(p, l, ".recompute."), b, s, keys, true, deps(prev, w, restored));
@@ -373,8 +376,16 @@ final class WorkloadBuilder {
   }
 
   /** ZeRO-3: gather a layer's weight shards from the replicas (hybrid shard: the node's) before using them. */
-  private int gatherWeights(String name, int after) {
+  private int gatherWeights(String name, int... after) {
     return ctx.collectives.gatherShards(name, layerWeightBytes, deps(after));
+  }
+
+  /**
+   * Bytes of a layer's weights that cross the host link each time the layer runs under {@code offload: weights}:
+   * the whole layer on one GPU; under ZeRO-3 parameter offload the rank's shard, which the replicas then gather.
+   */
+  private double streamedLayerBytes() {
+    return zero >= 3 ? layerWeightBytes / ctx.collectives.shardRanks() : layerWeightBytes;
   }
 
   /** prefix + name without allocating when the prefix is empty (the closed form keeps no names). */
@@ -417,7 +428,7 @@ final class WorkloadBuilder {
         g = copyIn(c, opName(c, prefix, l, ".grads_accumulate"), perLayer * t.precision().bytes(), g);
       }
       g = c.unified ? g : c.sink.addOp(opName(c, prefix, l, ".grads_to_host"), OpKind.TRANSFER, c.d2h, c.copyOut,
-          0, 0, perLayer * OFFLOAD_GRADIENT_BYTES, deps(g, accumulated == null ? -1 : accumulated[l]));
+          0, 0, perLayer * offloadGradientBytes(), deps(g, accumulated == null ? -1 : accumulated[l]));
       prevCpu = c.sink.addOp(opName(c, prefix, l, ".adamw(cpu)"), OpKind.OPTIMIZER, c.cpu,
           c.cpuGroup, ADAM_FLOPS_PER_PARAM * perLayer, ADAM_CPU_BYTES_PER_PARAM * perLayer, 0, deps(g, prevCpu));
       if (!streamWeights) {
@@ -462,6 +473,16 @@ final class WorkloadBuilder {
   static final double OFFLOAD_GRADIENT_BYTES = 4;
 
   /**
+   * Bytes per parameter of the offloaded gradient shard: {@link #OFFLOAD_GRADIENT_BYTES} where the host keeps fp32
+   * master weights (DeepSpeed's default, and adapters, which train in fp32); without master weights (a pure bf16
+   * run, as torchtune's FSDP2 CPU offload runs it: its sharded gradients are copied to the host in the
+   * parameters' dtype) the 16-bit gradient.
+   */
+  double offloadGradientBytes() {
+    return t.kind().frozenBase() || t.optimizer().masterWeights() ? OFFLOAD_GRADIENT_BYTES : t.precision().bytes();
+  }
+
+  /**
    * Parameters one GPU's CPU optimizer steps per layer: the mean layer's share of its trainable parameters (its
    * tensor-parallel and pipeline share), divided over the replicas ZeRO shards the optimizer state across.
    */
@@ -479,7 +500,8 @@ final class WorkloadBuilder {
     if (!cpuOptimizer || t.plan().gpus() <= 1 || ctx.unified) {
       return null;
     }
-    return "offload: optimizer on " + t.plan().gpus() + " GPUs gives each GPU's gradient and weight copies a "
+    return "offload: " + plan.offload().key() + " on " + t.plan().gpus() + " GPUs gives each GPU's gradient and"
+        + " weight copies a "
         + ctx.system.hostLink().name() + " link of its own; where GPUs share a PCIe switch's uplink to the CPU their"
         + " copies would share it (not modelled: the system file does not describe its PCIe switches). The node's "
         + ctx.system.deviceCount() + " GPUs share its host: each CPU step runs on 1/" + ctx.system.deviceCount()

@@ -184,15 +184,66 @@ class ZeroOffloadTest {
     assertThatThrownBy(() -> Placement.resolve(node, M,
         task(new ParallelPlan(1, 1, 8, 2), 1).withOffload(Offload.WEIGHTS)))
         .isInstanceOf(ScenarioKeyException.class).hasMessageContaining("'offload: weights' on 8 GPUs")
-        .hasMessageContaining("is not simulated");
-    assertThatThrownBy(() -> Placement.resolve(node, M, task(new ParallelPlan(1, 1, 8, 3), 1)))
-        .isInstanceOf(ScenarioKeyException.class).hasMessageContaining("with zero 3 is not simulated");
+        .hasMessageContaining("set zero: 3");
     assertThatThrownBy(() -> Placement.resolve(node, M, task(new ParallelPlan(1, 1, 8, 0), 1)))
         .isInstanceOf(ScenarioKeyException.class).hasMessageContaining("with dp 8 shards the optimizer state")
-        .hasMessageContaining("set zero: 1 or 2");
+        .hasMessageContaining("set zero: 1, 2 or 3");
     assertThatThrownBy(() -> Placement.resolve(Fixtures.cluster(2), M,
         task(new ParallelPlan(1, 1, 16, 3).withHybridShard(true), 1)))
         .isInstanceOf(ScenarioKeyException.class).hasMessageContaining("with shard: hybrid is not simulated");
+    Task inference = new Task(TaskKind.INFERENCE, Precision.BF16, WeightFormat.BF16, 1, 128, 1, 16, 1, Recompute.NONE,
+        8, 128, Offload.WEIGHTS, 0, KvCacheFormat.F16, Task.GPU_LAYERS_AUTO, new ParallelPlan(8, 1, 1, 0));
+    assertThatThrownBy(() -> Placement.resolve(node, M, inference))
+        .isInstanceOf(ScenarioKeyException.class).hasMessageContaining("is not simulated for inference");
+  }
+
+  @Test
+  void zero3_withTheOptimizerOffloaded_movesTheShardBothWays_andGathersNothingAfterTheStep() {
+    // DeepSpeed's ZeRO-3 with offload_optimizer: the weights stay sharded on the GPUs (each layer gathered where it
+    // runs), so the updated 16-bit shard comes back to the GPU and no all-gather follows the step
+    SystemSpec node = Fixtures.cluster(1);
+    int dp = 8;
+    Task t = Placement.resolve(node, M, task(new ParallelPlan(1, 1, dp, 3), 1));
+    StepResult r = Simulator.simulate(node, M, t, SimulatorPhysicsTest.IDEAL);
+    double shard = M.parameterCount() / dp;
+    assertThat(linkBytes(r.trace(), ".grads_to_host")).isCloseTo(FP32 * shard, within(1e-6 * shard));
+    assertThat(linkBytes(r.trace(), ".updated_weights")).isCloseTo(BF16 * shard, within(1e-6 * shard));
+    assertThat(r.linkBytes()).isCloseTo((FP32 + BF16) * shard + INPUT_BYTES, within(1e-6 * shard));
+    assertThat(cpuSeconds(r.trace())).isCloseTo(hostStepSeconds(shard, GPUS_PER_NODE),
+        within(1e-9 * hostStepSeconds(shard, GPUS_PER_NODE)));
+    assertThat(r.trace().ops().names()).doesNotContain("zero.all_gather_weights", "optimizer.adamw")
+        .contains("L0.zero3_all_gather", "L0.zero3_all_gather.bwd");
+  }
+
+  @Test
+  void zero3_withTheWeightsOffloaded_bringsEachLayersShardOverTheLinkBeforeEveryGather() {
+    // parameter offload (DeepSpeed's offload_param, FSDP's CPUOffload(offload_params=True)): each rank's shard of a
+    // layer crosses its host link before the layer's gather, forward and again backward (full recomputation runs
+    // on the backward's gather); the gradients' shard goes down; the updated weights stay on the host
+    SystemSpec node = Fixtures.cluster(1);
+    int dp = 8;
+    Task t = Placement.resolve(node, M, task(new ParallelPlan(1, 1, dp, 3), 1).withOffload(Offload.WEIGHTS));
+    StepResult r = Simulator.simulate(node, M, t, SimulatorPhysicsTest.IDEAL);
+    double layerShard = BF16 * M.parametersPerLayer() * M.layers() / dp;
+    assertThat(linkBytes(r.trace(), ".weights")).isCloseTo(layerShard, within(1e-6 * layerShard));
+    assertThat(linkBytes(r.trace(), ".weights.bwd")).isCloseTo(layerShard, within(1e-6 * layerShard));
+    double shard = M.parameterCount() / dp;
+    assertThat(linkBytes(r.trace(), ".grads_to_host")).isCloseTo(FP32 * shard, within(1e-6 * shard));
+    assertThat(linkBytes(r.trace(), ".updated_weights")).isZero();
+    // each gather waits for its shard's copy
+    String[] names = r.trace().ops().names();
+    for (int i = 0; i < names.length; i++) {
+      if (names[i].equals("L5.zero3_all_gather")) {
+        int copy = java.util.Arrays.asList(names).indexOf("L5.weights");
+        assertThat(r.trace().start()[i]).isGreaterThanOrEqualTo(r.trace().end()[copy]);
+      }
+    }
+    // the device keeps no weight shards, only the layers being gathered; the host keeps them
+    MemoryPlan weights = MemoryPlanner.place(node, M, t, SimulatorPhysicsTest.IDEAL, Offload.WEIGHTS);
+    MemoryPlan optimizer = MemoryPlanner.place(node, M, t.withOffload(Offload.OPTIMIZER), SimulatorPhysicsTest.IDEAL,
+        Offload.OPTIMIZER);
+    assertThat(weights.hostBytes() - optimizer.hostBytes()).isCloseTo(BF16 * M.parameterCount() / dp,
+        within(1e-6 * shard));
   }
 
   @Test
