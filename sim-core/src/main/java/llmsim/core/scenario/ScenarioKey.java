@@ -114,7 +114,8 @@ public enum ScenarioKey {
   PREFIX_TOKENS("prefix_tokens", null, null, "N", Type.INT, null, 1, 65_536, "128", "P-Tuning v2 prefix length."),
   OFFLOAD("offload", null, null, "MODE", Type.CHOICE, () -> Arrays.stream(Offload.values()).map(Offload::key).toList(), 0, 0, "auto",
       "Where state goes when the device is too small: auto (the least that fits), none, optimizer"
-          + " (ZeRO-Offload; training on a discrete card), weights (streamed over the link)."),
+          + " (ZeRO-Offload; training on a discrete card; with several GPUs under zero 1-3), weights (streamed over"
+          + " the link; with several GPUs, ZeRO-3 parameter offload)."),
   OPTIMIZER("optimizer", null, null, "NAME", Type.CHOICE, llmsim.core.task.TrainingOptimizer.Kind::keys, 0, 0, "adamw",
       "Optimizer of a training step: adamw (fp32 moments; the weights' 16-bit dtype without master weights),"
           + " adamw-8bit (bitsandbytes AdamW8bit: 8-bit blockwise moments, about 2 bytes per parameter),"
