@@ -142,9 +142,16 @@ public final class MemoryPlanner {
     double grads = f.gradientsBytes();
     double optimizer = f.optimizerBytes();
     double kv = f.kvCacheBytes();
-    double needed = weights + grads + optimizer + f.activationsBytes() + kv + sw.workspaceBytes();
-    double host = 0;
     boolean training = task.kind().training();
+    // ZeRO-3 holds the layers it has gathered beside its own shards: two at once, as its gathers run one layer
+    // ahead (FSDP's limit_all_gathers; WorkloadBuilder). Under parameter offload the streaming buffer below is that.
+    double gathered = training && task.plan().zero() >= 3 && zeroShards(system, task) > 1
+        ? Math.min(PREFETCH_LAYERS, layers) * f.layerWeightBytes() : 0;
+    double needed = weights + gathered + grads + optimizer + f.activationsBytes() + kv + sw.workspaceBytes();
+    if (o != Offload.WEIGHTS) {
+      weights += gathered;
+    }
+    double host = 0;
     boolean cpuLayers = sw.cpuRunsHostLayers() && !training;
     if (training && (o == Offload.OPTIMIZER || o == Offload.WEIGHTS)) {
       // fp32 gradients and optimizer state live on the host; the device keeps one layer's gradient bucket. With
