@@ -301,7 +301,7 @@ final class SweepCommand implements ScenarioOptions.GridCommand, Callable<Intege
     SweepGrid grid = job.grid();
     for (int c = 0; c < counts.length; c++) {
       for (int k = 0; k < counts[c].length; k++) {
-        long i = (long) c * job.chunkSize() + k;
+        long i = job.start(c) + k;
         SweepGrid.Point p = grid.point(i);
         long ops = counts[c][k];
         try {
@@ -341,14 +341,12 @@ final class SweepCommand implements ScenarioOptions.GridCommand, Callable<Intege
     long rowsWritten;
     /** Chunks done and not yet written, by index; guarded by itself, and notified as each arrives. */
     final Map<Long, SweepJob.Chunk> done = new HashMap<>();
-    final int chunkSize;
     final SweepJob job;
 
     Run(SweepJob job, Writer out, AtomicFiles.Staged staged, Progress progress) {
       this.job = job;
       this.n = job.points();
       this.jsonl = job.jsonl();
-      this.chunkSize = job.chunkSize();
       this.out = out;
       this.staged = staged;
       this.progress = progress;
@@ -389,12 +387,12 @@ final class SweepCommand implements ScenarioOptions.GridCommand, Callable<Intege
           break;
         }
         if (top == null) {
-          write(chunk.text(), Math.min(n, (c + 1) * chunkSize) - c * chunkSize);
+          write(chunk.text(), job.end(c) - job.start(c));
         } else {
           best.addAll(chunk.best());
           best = job.keepBest(best);
         }
-        progress.update(Math.min(n, (c + 1) * chunkSize));
+        progress.update(job.end(c));
       }
       if (failure.get() != null) {
         finish(false);
