@@ -23,8 +23,8 @@ record OpCountJob(SweepJob sweep) implements ChunkedJob<long[]> {
   @Override
   public long[] compute(long c) {
     SweepGrid grid = sweep.grid();
-    long start = c * sweep.chunkSize();
-    long end = Math.min(sweep.points(), start + sweep.chunkSize());
+    long start = sweep.start(c);
+    long end = sweep.end(c);
     long[] ops = new long[(int) (end - start)];
     for (long i = start; i < end; i++) {
       SweepGrid.Point p = grid.point(i);

@@ -11,11 +11,11 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.EnumMap;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.concurrent.Callable;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.FutureTask;
 import java.util.concurrent.TimeUnit;
@@ -301,7 +301,7 @@ final class SweepCommand implements ScenarioOptions.GridCommand, Callable<Intege
     SweepGrid grid = job.grid();
     for (int c = 0; c < counts.length; c++) {
       for (int k = 0; k < counts[c].length; k++) {
-        long i = (long) c * job.chunkSize() + k;
+        long i = job.start(c) + k;
         SweepGrid.Point p = grid.point(i);
         long ops = counts[c][k];
         try {
@@ -339,15 +339,14 @@ final class SweepCommand implements ScenarioOptions.GridCommand, Callable<Intege
     final Object writeLock = new Object();
     boolean closed;
     long rowsWritten;
-    final Map<Long, SweepJob.Chunk> done = new ConcurrentHashMap<>();
-    final int chunkSize;
+    /** Chunks done and not yet written, by index; guarded by itself, and notified as each arrives. */
+    final Map<Long, SweepJob.Chunk> done = new HashMap<>();
     final SweepJob job;
 
     Run(SweepJob job, Writer out, AtomicFiles.Staged staged, Progress progress) {
       this.job = job;
       this.n = job.points();
       this.jsonl = job.jsonl();
-      this.chunkSize = job.chunkSize();
       this.out = out;
       this.staged = staged;
       this.progress = progress;
@@ -358,15 +357,18 @@ final class SweepCommand implements ScenarioOptions.GridCommand, Callable<Intege
       Thread feeder = new Thread(() -> {
         try {
           backend.run(job, (c, chunk) -> {
-            if (!cancelled.get()) {
-              done.putIfAbsent(c, chunk);
+            synchronized (done) {
+              if (!cancelled.get()) {
+                done.putIfAbsent(c, chunk);
+                done.notifyAll();
+              }
             }
           }, cancelled::get);
         } catch (RuntimeException | Error e) {
           failure.compareAndSet(null, e instanceof RuntimeException re ? re : new IllegalStateException(e));
-          cancelled.set(true);
+          cancel();
         } catch (InterruptedException e) {
-          cancelled.set(true);
+          cancel();
         }
       }, "llmsim-sweep-backend");
       feeder.setDaemon(true);
@@ -380,23 +382,17 @@ final class SweepCommand implements ScenarioOptions.GridCommand, Callable<Intege
         if (c == pauseAfter) {
           pauseForTest(c);
         }
-        SweepJob.Chunk chunk;
-        while ((chunk = done.remove(c)) == null) {
-          if (cancelled.get()) {
-            break;
-          }
-          Thread.sleep(1);
-        }
+        SweepJob.Chunk chunk = take(c);
         if (chunk == null) {
           break;
         }
         if (top == null) {
-          write(chunk.text(), Math.min(n, (c + 1) * chunkSize) - c * chunkSize);
+          write(chunk.text(), job.end(c) - job.start(c));
         } else {
           best.addAll(chunk.best());
           best = job.keepBest(best);
         }
-        progress.update(Math.min(n, (c + 1) * chunkSize));
+        progress.update(job.end(c));
       }
       if (failure.get() != null) {
         finish(false);
@@ -409,6 +405,29 @@ final class SweepCommand implements ScenarioOptions.GridCommand, Callable<Intege
       }
       feeder.join(TimeUnit.MINUTES.toMillis(1));
       finish(true);
+    }
+
+    /**
+     * Chunk {@code c} once it is done, or null once the run is cancelled. Waits on the map, woken by each chunk as it
+     * arrives: polling it every millisecond (as before) woke this thread thousands of times a second, CPU that a
+     * cluster's client takes from the workers on a shared machine (docs/DISTRIBUTED.md, eighth run).
+     */
+    SweepJob.Chunk take(long c) throws InterruptedException {
+      synchronized (done) {
+        SweepJob.Chunk chunk;
+        while ((chunk = done.remove(c)) == null && !cancelled.get()) {
+          done.wait(100); // a cancellation notifies too; the timeout is a backstop
+        }
+        return chunk;
+      }
+    }
+
+    /** Stops the run: no more chunks are taken in, and the writer stops waiting. */
+    void cancel() {
+      synchronized (done) {
+        cancelled.set(true);
+        done.notifyAll();
+      }
     }
 
     /** See {@link #PAUSE_PROPERTY}: lets a test signal the process at a known row instead of racing the engine. */
@@ -455,7 +474,7 @@ final class SweepCommand implements ScenarioOptions.GridCommand, Callable<Intege
      * --top holds them back (nothing is ranked yet): then FILE stays as it was.
      */
     void interrupt() {
-      cancelled.set(true);
+      cancel();
       try {
         finish(top == null);
         if (staged != null) {

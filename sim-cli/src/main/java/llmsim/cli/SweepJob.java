@@ -10,14 +10,16 @@ import java.util.Map;
 import llmsim.core.kernel.Kernels;
 import llmsim.core.cost.JobCost;
 import llmsim.core.scenario.ScenarioKey;
+import llmsim.core.sweep.ChunkLayout;
 import llmsim.core.sweep.ChunkedJob;
 import llmsim.core.workload.Estimate;
 import llmsim.core.workload.Estimator;
 
 /**
  * A sweep as a backend moves it: the grid's axes as the user wrote them (never its points), the mode, the row format
- * and the ranking. Chunk {@code c} is points {@code c * chunkSize} up to {@code (c + 1) * chunkSize}, each decoded
- * from its index, so a worker in another process rebuilds the grid once and computes any chunk to the same bytes.
+ * and the ranking. Chunk {@code c} is points {@link #start} up to {@link #end} (chunks of {@code chunkSize}, the last
+ * few smaller: {@link ChunkLayout}), each decoded from its index, so a worker in another process rebuilds the grid
+ * once and computes any chunk to the same bytes.
  *
  * <p>Files named in the axes ({@code --hardware ./my-gpu.yaml}) are read by each worker, at the same path.
  */
@@ -77,7 +79,21 @@ record SweepJob(String id, EnumMap<ScenarioKey, ArrayList<String>> axes, ArrayLi
 
   @Override
   public long chunks() {
-    return (points + chunkSize - 1) / chunkSize;
+    return layout().chunks();
+  }
+
+  /** The first point of chunk {@code c}. */
+  long start(long c) {
+    return layout().start(c);
+  }
+
+  /** One past the last point of chunk {@code c}. */
+  long end(long c) {
+    return layout().end(c);
+  }
+
+  private ChunkLayout layout() {
+    return new ChunkLayout(points, chunkSize);
   }
 
   @Override
@@ -93,8 +109,8 @@ record SweepJob(String id, EnumMap<ScenarioKey, ArrayList<String>> axes, ArrayLi
     Estimator est = ESTIMATORS.get();
     StringBuilder b = new StringBuilder(chunkSize * 200);
     List<Ranked> best = new ArrayList<>();
-    long end = Math.min(points, (c + 1) * chunkSize);
-    for (long i = c * chunkSize; i < end; i++) {
+    long end = end(c);
+    for (long i = start(c); i < end; i++) {
       SweepGrid.Point p = grid.point(i);
       Estimate e = mode.equals("analytic") ? est.analytic(p.system(), p.model(), p.task(), p.software())
           : est.simulated(p.system(), p.model(), p.task(), p.software());

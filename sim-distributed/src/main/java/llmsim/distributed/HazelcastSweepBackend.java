@@ -32,14 +32,21 @@ import llmsim.core.sweep.SweepBackend;
 
 /**
  * Chunks of a sweep on the members of a Hazelcast cluster, through its executor service. The coordinator (this
- * process) hands each member at most twice as many chunk indexes as it has worker threads, lowest index first, so the
- * rows the caller writes in index order keep flowing and no member idles while another holds a queue. A chunk whose
- * member leaves (killed, disconnected) before answering goes back to the front of the queue and runs on another: the
- * caller receives every chunk exactly once.
+ * process) hands each member at most twice as many chunk indexes as it has worker threads (as many, near the end),
+ * lowest index first, so the rows the caller writes in index order keep flowing and no member idles while another
+ * holds a queue. A chunk whose member leaves (killed, disconnected) before answering goes back to the front of the
+ * queue and runs on another: the caller receives every chunk exactly once.
  */
 final class HazelcastSweepBackend implements SweepBackend {
   /** How long a run waits for a member to (re)appear when none is left before it gives up. */
   static final long NO_MEMBER_TIMEOUT_MILLIS = 30_000;
+  /**
+   * Chunks queue behind a running one only while more than this many per thread of the cluster are left to hand out.
+   * Points vary ~8x in cost, so a chunk may queue behind one that runs for a second; with four or more chunks per
+   * thread still to come that wait does not move the end of the run. Measured with a threshold of 1: a 16-point chunk
+   * waited 1.0 s behind another while the other worker ran out of work (docs/DISTRIBUTED.md, eighth run).
+   */
+  static final int QUEUE_WHILE_LEFT_PER_THREAD = 4;
 
   private final HazelcastInstance hz;
   private final boolean embedded;
@@ -102,9 +109,15 @@ final class HazelcastSweepBackend implements SweepBackend {
     BlockingQueue<Outcome<R>> outcomes = new LinkedBlockingQueue<>();
     long alone = -1; // when the cluster was last seen with no member to run on
     while (delivered < chunks && !cancelled.getAsBoolean()) {
-      for (Member m : hz.getCluster().getMembers()) {
+      Set<Member> members = hz.getCluster().getMembers();
+      int threads = 0;
+      for (Member m : members) {
+        threads += threads(m);
+      }
+      for (Member m : members) {
         UUID id = m.getUuid();
-        while (inFlight.getOrDefault(id, 0) < capacity(m) && (!again.isEmpty() || next < chunks)) {
+        while ((!again.isEmpty() || next < chunks) && inFlight.getOrDefault(id, 0)
+            < capacity(m, again.size() + chunks - next > (long) QUEUE_WHILE_LEFT_PER_THREAD * threads)) {
           long c = again.isEmpty() ? next++ : again.poll();
           executor.submitToMember(new ChunkTask<>(job, c), m, new ExecutionCallback<R>() {
             @Override
@@ -156,13 +169,23 @@ final class HazelcastSweepBackend implements SweepBackend {
     }
   }
 
-  /** Twice the member's worker threads: one running, one queued behind it while the answer travels. */
-  private static int capacity(Member m) {
+  /**
+   * Chunks a member may hold: twice its worker threads (one running, one queued behind it while the answer travels,
+   * a few milliseconds of idling saved per chunk) while more than {@link #QUEUE_WHILE_LEFT_PER_THREAD} chunks per
+   * thread of the cluster are left to hand out; then one a thread, so that the last chunks go to whichever thread frees
+   * first instead of waiting behind a long chunk in a busy member's queue while the others idle.
+   */
+  private static int capacity(Member m, boolean plenty) {
+    return (plenty ? 2 : 1) * threads(m);
+  }
+
+  /** The member's worker threads, as it announces them. */
+  private static int threads(Member m) {
     String t = m.getAttribute(Members.THREADS_ATTRIBUTE);
     try {
-      return 2 * Math.max(1, t == null ? 1 : Integer.parseInt(t));
+      return Math.max(1, t == null ? 1 : Integer.parseInt(t));
     } catch (NumberFormatException e) {
-      return 2;
+      return 1;
     }
   }
 

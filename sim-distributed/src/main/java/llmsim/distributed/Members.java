@@ -57,6 +57,9 @@ final class Members {
     common(c.getProperties());
     c.getNetworkConfig().setAddresses(new ArrayList<>(addresses));
     c.getConnectionStrategyConfig().getConnectionRetryConfig().setClusterConnectTimeoutMillis(connectTimeoutMillis());
+    // no metrics: a client collects its own and sends them to the cluster for Management Center (as a member's, off in
+    // member() above), on threads that share the machine with the workers (docs/DISTRIBUTED.md, eighth run)
+    c.getMetricsConfig().setEnabled(false);
     return c;
   }
 
