@@ -13,6 +13,7 @@ import org.openqa.selenium.By;
 import org.openqa.selenium.JavascriptExecutor;
 import org.openqa.selenium.Keys;
 import org.openqa.selenium.OutputType;
+import org.openqa.selenium.StaleElementReferenceException;
 import org.openqa.selenium.WebElement;
 import org.openqa.selenium.chrome.ChromeDriver;
 import org.openqa.selenium.chrome.ChromeDriverService;
@@ -46,6 +47,8 @@ class ServeBrowserTest {
       try {
         browser.get(server.uri().toString());
         WebDriverWait wait = new WebDriverWait(browser, Duration.ofSeconds(90));
+        // the page redraws its numbers when a result comes in: an element found just before may be gone when read
+        wait.ignoring(StaleElementReferenceException.class);
         wait.until(b -> !b.findElements(By.cssSelector("#n-tokens_per_s .v")).isEmpty());
         String before = browser.findElement(By.cssSelector("#n-tokens_per_s .v")).getText();
         String rooflineBefore = browser.findElement(By.id("roofline")).getAttribute("innerHTML");
