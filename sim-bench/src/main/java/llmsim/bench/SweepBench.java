@@ -52,7 +52,11 @@ public class SweepBench {
           for (int b : new int[] {1, 8, 64}) {
             Task d = Task.defaults(k);
             Task t = new Task(k, d.precision(), d.weights(), b, 2048, 512, 128, 1, false, 8, 128, Offload.AUTO);
-            configs.add(new Config(c.system(h, "bench"), c.model(m, "bench"), t, SoftwareProfiles.PYTORCH));
+            SystemSpec s = c.system(h, "bench");
+            // the default precision adapted to what the device runs, as the command line does (the M2 Ultra has no
+            // bf16: fp16), else Estimator refuses the configuration
+            t = llmsim.core.hw.PrecisionSupport.adapt(t, s.device(), SoftwareProfiles.PYTORCH, false).task();
+            configs.add(new Config(s, c.model(m, "bench"), t, SoftwareProfiles.PYTORCH));
           }
         }
       }
