@@ -147,10 +147,17 @@ public final class MemoryPlanner {
     // ahead (FSDP's limit_all_gathers; WorkloadBuilder). Under parameter offload the streaming buffer below is that.
     double gathered = training && task.plan().zero() >= 3 && zeroShards(system, task) > 1
         ? Math.min(PREFETCH_LAYERS, layers) * f.layerWeightBytes() : 0;
-    double needed = weights + gathered + grads + optimizer + f.activationsBytes() + kv + sw.workspaceBytes();
+    // ZeRO-2/3 keep only their shard of the gradients, and beside it the layer whose gradients the backward has just
+    // produced whole, until its reduce-scatter is done (FSDP reduce-scatters layer by layer; DeepSpeed's buckets are
+    // larger): a layer's mean share of the unsharded gradients
+    int shards = zeroShards(system, task);
+    double gradientBucket = training && task.plan().zero() >= 2 && shards > 1 ? grads * shards / layers : 0;
+    double needed = weights + gathered + grads + gradientBucket + optimizer + f.activationsBytes() + kv
+        + sw.workspaceBytes();
     if (o != Offload.WEIGHTS) {
       weights += gathered;
     }
+    grads += gradientBucket;
     double host = 0;
     boolean cpuLayers = sw.cpuRunsHostLayers() && !training;
     if (training && (o == Offload.OPTIMIZER || o == Offload.WEIGHTS)) {
@@ -158,9 +165,9 @@ public final class MemoryPlanner {
       // data-parallel replicas (ZeRO-1/2) each rank's host holds its shard of both: the optimizer state comes
       // sharded, the fp32 gradients are divided here. The host capacity is the GPU's share of the node's, so this
       // checks the node's GPUs' host state together against the node's host memory.
-      host += optimizer + f.trainableParameters() * 4 / zeroShards(system, task);
+      host += optimizer + f.trainableParameters() * 4 / shards;
       optimizer = 0;
-      grads = grads / layers;
+      grads = gradientBucket > 0 ? gradientBucket : grads / layers;
     }
     if (training && o != Offload.OPTIMIZER && o != Offload.WEIGHTS) {
       // a paged optimizer's state takes the device memory left and the driver pages the rest to the host

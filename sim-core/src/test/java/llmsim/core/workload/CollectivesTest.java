@@ -406,6 +406,9 @@ class CollectivesTest {
     assertThat(none.optimizerBytes()).isCloseTo(12 * p, withPercentage(1e-9));
     assertThat(z1.optimizerBytes()).isCloseTo(12 * p / 8, withPercentage(1e-9));
     assertThat(z1.gradientsBytes()).isCloseTo(2 * p, withPercentage(1e-9));
+    // ZeRO-2: the gradient shard, and a layer's whole gradients until they are reduce-scattered (the mean layer's)
+    var z2 = llmsim.core.memory.MemoryPlanner.place(c, m, training(new ParallelPlan(1, 1, 8, 2), 1), IDEAL, Offload.NONE);
+    assertThat(z2.gradientsBytes()).isCloseTo(2 * p / 8 + 2 * p / m.layers(), withPercentage(1e-9));
     // ZeRO-3: its shard of the weights, and the two layers its gathers hold at once (the one running, the next),
     // each a layer's mean share of the weights as the planner's layer buffers are
     double gathered = 2 * 2.0 * p / m.layers();
