@@ -192,7 +192,7 @@ final class AdviseCommand implements ScenarioOptions.Command, Callable<Integer> 
     out.printf(Locale.US, "%n%,d candidates (system, GPUs, plan, batch), %,d fit memory; per system the closed form's best and at most %d"
         + " pipeline plans (pp > 1, the fewest stages first, %d micro-batches per stage) were simulated, %d runs;"
         + " batch 2 x 8: 8 micro-batches of 2 per step; * marks the time-cost Pareto front.%n", res.candidates(), res.planned(), Advisor.PIPELINE_SIMULATIONS,
-        Advisor.MICRO_BATCHES_PER_STAGE, res.simulated());
+        PlanSearch.MICRO_BATCHES_PER_STAGE, res.simulated());
     List<String> unpriced = res.skipped().stream().filter(s -> s.why().startsWith("no price: no "))
         .map(s -> s.hardware() + " x " + s.gpus()).toList();
     if (!unpriced.isEmpty()) {

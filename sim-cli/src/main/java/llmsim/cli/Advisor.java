@@ -51,9 +51,6 @@ final class Advisor {
    */
   static final int PIPELINE_SIMULATIONS = 2;
 
-  /** Micro-batches per pipeline stage when neither micro_batches nor global_batch is given ({@link PlanSearch}). */
-  static final int MICRO_BATCHES_PER_STAGE = PlanSearch.MICRO_BATCHES_PER_STAGE;
-
   /** Which pipeline plans to simulate first: fewest stages, then the largest micro-batch, least ZeRO, least tp. */
   static final Comparator<Task> PIPELINE_ORDER = Comparator.<Task>comparingInt(t -> t.plan().pp())
       .thenComparing(Comparator.comparingInt(Task::batch).reversed()).thenComparingInt(t -> t.plan().zero())
@@ -160,7 +157,7 @@ final class Advisor {
     } catch (IllegalArgumentException e) { // a ScenarioKeyException too
       return new Searched(null, new Skipped(s.id(), s.totalDevices(), "cannot run it: " + e.getMessage()), 0, 0, 0);
     }
-    boolean microBatchesGiven = r.given(ScenarioKey.MICRO_BATCHES) || r.given(ScenarioKey.GLOBAL_BATCH);
+    boolean microBatchesGiven = PlanSearch.microBatchesGiven(r);
     List<Task> numerics = numerics(r, base, s);
     Estimator closedForm = new Estimator(Kernels.get());
     long candidates = 0;
@@ -172,11 +169,7 @@ final class Advisor {
     for (int b : r.given(ScenarioKey.BATCH) ? List.of(base.batch()) : BATCHES) {
       for (ParallelPlan p : s.totalDevices() == 1 ? List.of(base.plan()) : PlanSearch.candidates(base, s, m)) {
         candidates++;
-        Task t = v.withBatch(b).withPlan(p);
-        if (p.pp() > 1 && !microBatchesGiven) {
-          t = t.withMicroBatches(MICRO_BATCHES_PER_STAGE * p.pp());
-        }
-        t = fitting(s, m, t, r);
+        Task t = fitting(s, m, PlanSearch.withPlan(v.withBatch(b), p, microBatchesGiven), r);
         if (t == null) {
           continue;
         }

@@ -58,6 +58,20 @@ final class PlanSearch {
     return candidates;
   }
 
+  /** Whether the scenario fixes the micro-batches (given, or through the global batch). */
+  static boolean microBatchesGiven(ScenarioOptions.Resolved r) {
+    return r.given(ScenarioKey.MICRO_BATCHES) || r.given(ScenarioKey.GLOBAL_BATCH);
+  }
+
+  /**
+   * {@code t} under plan {@code p}: a pipeline plan runs {@link #MICRO_BATCHES_PER_STAGE} micro-batches per stage
+   * unless the scenario fixes them.
+   */
+  static Task withPlan(Task t, ParallelPlan p, boolean microBatchesGiven) {
+    Task out = t.withPlan(p);
+    return p.pp() > 1 && !microBatchesGiven ? out.withMicroBatches(MICRO_BATCHES_PER_STAGE * p.pp()) : out;
+  }
+
   static StepResult best(ScenarioOptions.Resolved r, SystemSpec s, ModelSpec m) {
     PrecisionSupport.Adapted a = PrecisionSupport.adapt(r.task(), s.device(), r.software(), r.precisionGiven());
     Task base = a.task();
@@ -67,14 +81,11 @@ final class PlanSearch {
       throw new BadFlagException("--plan: auto would try " + candidates.size() + " plans on " + gpus + " GPUs, more than"
           + " " + MAX_CANDIDATES + "; give tp or pp to narrow it");
     }
-    boolean microBatchesGiven = r.given(ScenarioKey.MICRO_BATCHES) || r.given(ScenarioKey.GLOBAL_BATCH);
+    boolean microBatchesGiven = microBatchesGiven(r);
     StepResult best = null;
     int fit = 0;
     for (ParallelPlan p : candidates) {
-      Task t = base.withPlan(p).withOffload(Offload.NONE);
-      if (p.pp() > 1 && !microBatchesGiven) {
-        t = t.withMicroBatches(MICRO_BATCHES_PER_STAGE * p.pp());
-      }
+      Task t = withPlan(base.withOffload(Offload.NONE), p, microBatchesGiven);
       try {
         t = Placement.resolve(s, m, t);
       } catch (ScenarioKeyException e) {

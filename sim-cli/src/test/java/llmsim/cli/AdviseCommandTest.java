@@ -147,7 +147,7 @@ class AdviseCommandTest {
     JsonNode plan = eight.get("plan");
     int pp = plan.get("pp").asInt();
     assertThat(pp).isGreaterThan(1);
-    assertThat(eight.get("micro_batches").asInt()).isEqualTo(Advisor.MICRO_BATCHES_PER_STAGE * pp);
+    assertThat(eight.get("micro_batches").asInt()).isEqualTo(PlanSearch.MICRO_BATCHES_PER_STAGE * pp);
     JsonNode simulated = SimulateCommandTest.json("simulate", "--model", "llama-30b", "--task", "train", "--hardware",
         "dgx-a100-8x80gb", "--gpus", "8", "--tp", plan.get("tp").asText(), "--pp", plan.get("pp").asText(), "--dp",
         plan.get("dp").asText(), "--zero", plan.get("zero").asText(), "--batch", eight.get("batch").asText(),

@@ -93,21 +93,30 @@ class ZeroOffloadTest {
     return Math.max(flops, bytes);
   }
 
-  @Test
-  void eachDataParallelRank_movesAndStepsItsShard_onItsShareOfTheHost() {
+  /**
+   * ZeRO-Offload of the optimizer on 8 replicas of one node at {@code zero}: asserts that each rank moves and steps
+   * only its shard, and returns the run for what differs by stage.
+   */
+  static StepResult eachRankMovesAndStepsItsShard(int zero) {
     SystemSpec node = Fixtures.cluster(1);
     int dp = 8;
-    Task t = Placement.resolve(node, M, task(new ParallelPlan(1, 1, dp, 2), 1));
+    Task t = Placement.resolve(node, M, task(new ParallelPlan(1, 1, dp, zero), 1));
     StepResult r = Simulator.simulate(node, M, t, SimulatorPhysicsTest.IDEAL);
     double shard = M.parameterCount() / dp;
     // the reduced gradients' shard goes down in fp32 (cast on the GPU), the updated 16-bit shard comes back
     assertThat(linkBytes(r.trace(), ".grads_to_host")).isCloseTo(FP32 * shard, within(1e-6 * shard));
     assertThat(linkBytes(r.trace(), ".updated_weights")).isCloseTo(BF16 * shard, within(1e-6 * shard));
     // and nothing else crosses the link but the input batch (token ids and labels, 8 bytes a token)
-    assertThat(r.linkBytes()).isCloseTo((FP32 + BF16) * shard + 2048 * 8.0, within(1e-6 * shard));
+    assertThat(r.linkBytes()).isCloseTo((FP32 + BF16) * shard + INPUT_BYTES, within(1e-6 * shard));
     // the CPU steps the shard on 1/8 of the host: the layers' steps add up to the whole shard's
     assertThat(cpuSeconds(r.trace())).isCloseTo(hostStepSeconds(shard, GPUS_PER_NODE),
         within(1e-9 * hostStepSeconds(shard, GPUS_PER_NODE)));
+    return r;
+  }
+
+  @Test
+  void eachDataParallelRank_movesAndStepsItsShard_onItsShareOfTheHost() {
+    StepResult r = eachRankMovesAndStepsItsShard(2);
     // the replicas gather the updated weights after the step, and no GPU optimizer runs
     assertThat(r.trace().ops().names()).contains("zero.all_gather_weights").doesNotContain("optimizer.adamw");
   }
@@ -201,16 +210,7 @@ class ZeroOffloadTest {
   void zero3_withTheOptimizerOffloaded_movesTheShardBothWays_andGathersNothingAfterTheStep() {
     // DeepSpeed's ZeRO-3 with offload_optimizer: the weights stay sharded on the GPUs (each layer gathered where it
     // runs), so the updated 16-bit shard comes back to the GPU and no all-gather follows the step
-    SystemSpec node = Fixtures.cluster(1);
-    int dp = 8;
-    Task t = Placement.resolve(node, M, task(new ParallelPlan(1, 1, dp, 3), 1));
-    StepResult r = Simulator.simulate(node, M, t, SimulatorPhysicsTest.IDEAL);
-    double shard = M.parameterCount() / dp;
-    assertThat(linkBytes(r.trace(), ".grads_to_host")).isCloseTo(FP32 * shard, within(1e-6 * shard));
-    assertThat(linkBytes(r.trace(), ".updated_weights")).isCloseTo(BF16 * shard, within(1e-6 * shard));
-    assertThat(r.linkBytes()).isCloseTo((FP32 + BF16) * shard + INPUT_BYTES, within(1e-6 * shard));
-    assertThat(cpuSeconds(r.trace())).isCloseTo(hostStepSeconds(shard, GPUS_PER_NODE),
-        within(1e-9 * hostStepSeconds(shard, GPUS_PER_NODE)));
+    StepResult r = eachRankMovesAndStepsItsShard(3);
     assertThat(r.trace().ops().names()).doesNotContain("zero.all_gather_weights", "optimizer.adamw")
         .contains("L0.zero3_all_gather", "L0.zero3_all_gather.bwd");
   }
