@@ -132,6 +132,12 @@ final class Derivation {
         d.peakSource());
     double gemm = d.efficiency().gemmAt(peak.gemmPrecision());
     input("GEMM fraction g", d.id(), "efficiency.gemm", fraction(gemm), d.efficiency().gemmSource());
+    double held = d.efficiency().sustainedScale(peak.gemmPrecision());
+    if (held != 1) {
+      input("share held at the power limit h", d.id(), "efficiency.gemm_sustained / gemm", fraction(held),
+          d.efficiency().sustainedSource());
+      gemm *= held;
+    }
     formula("software factor s", "software profile " + r.software().id() + ": " + r.software().source(),
         fraction(r.software().gemmScale()));
     llamaCppBuild(gemm);
@@ -183,10 +189,11 @@ final class Derivation {
     formula("step time", "sum of the above (the engine's makespan)", seconds(simulated));
     if (r.task().kind().training()) {
       var peak = PrecisionSupport.resolve(r.system().device(), r.task().precision(), r.software());
-      double g = r.system().device().efficiency().gemmAt(peak.gemmPrecision()) * r.software().gemmScale();
+      var e = r.system().device().efficiency();
+      double g = e.gemmAt(peak.gemmPrecision()) * e.sustainedScale(peak.gemmPrecision()) * r.software().gemmScale();
       formula("hardware FLOPs", "6 x P x tokens (+ attention, + recomputation), this GPU", count(r.hardwareFlops()));
       closedForm = r.hardwareFlops() / (peak.peakFlops() * g);
-      formula("compute-only time (closed form)", "hardware FLOPs / (peak x g x s) = " + count(r.hardwareFlops()) + " / ("
+      formula("compute-only time (closed form)", "hardware FLOPs / (peak x g x h x s) = " + count(r.hardwareFlops()) + " / ("
           + Units.tflops(peak.peakFlops()) + " x " + fraction(g) + ")", seconds(closedForm));
     } else {
       closedForm = r.ttftSeconds() + (r.task().generateTokens() - 1) * r.tpotSeconds();

@@ -213,6 +213,10 @@ final class HardwareCommand implements Runnable {
     Map<String, Object> e = new LinkedHashMap<>();
     e.put("gemm", d.efficiency().gemm());
     e.put("gemm_source", d.efficiency().gemmSource());
+    if (d.efficiency().gemmSustained() != d.efficiency().gemm()) {
+      e.put("gemm_sustained", d.efficiency().gemmSustained());
+      e.put("gemm_sustained_source", d.efficiency().sustainedSource());
+    }
     e.put("memory_streaming", d.efficiency().memoryStreaming());
     e.put("memory_source", d.efficiency().memorySource());
     e.put("measured", d.efficiency().measured());

@@ -117,7 +117,9 @@ final class StepContext {
     d2h = unified ? -1 : sink.addStream(label + "D2H copy", Lane.D2H);
     cpu = sink.addStream(label + "CPU", Lane.CPU);
     double memBw = d.memoryBandwidthBytesPerSecond() * d.efficiency().memoryStreaming() * sw.streamScale();
-    double gemmFraction = d.efficiency().gemmAt(precision.gemmPrecision()) * sw.gemmScale();
+    // a workload computes for seconds on end, so at the rate the device sustains at its power limit, not a burst's
+    double gemmFraction = d.efficiency().gemmAt(precision.gemmPrecision())
+        * d.efficiency().sustainedScale(precision.gemmPrecision()) * sw.gemmScale();
     double gemmPeak = peakFlops * gemmFraction;
     // llama.cpp's build (software_date) and backend decide its launch cost, attention kernels and dequantisation
     LlamaCppBuild build = sw.llamaCpp();
@@ -145,7 +147,8 @@ final class StepContext {
         sw.hostDispatch() ? 0 : launchSeconds * NF4_DEQUANT_KERNELS));
     Precision sixteenBit = d.hasPeak(Precision.BF16) ? Precision.BF16 : Precision.FP16;
     outputGemm = transformerEngineFp8 ? sink.addGroup(new CostGroup("gemm (output head, bf16)",
-        d.peakFlops(sixteenBit) * d.efficiency().gemmAt(sixteenBit) * sw.gemmScale(), devicePool, memBw, -1, 1, launch,
+        d.peakFlops(sixteenBit) * d.efficiency().gemmAt(sixteenBit) * d.efficiency().sustainedScale(sixteenBit)
+            * sw.gemmScale(), devicePool, memBw, -1, 1, launch,
         d.computeUnits(), gemmFloor)) : gemm;
     elementwisePeak = gemmPeak;
     elementwiseBandwidth = memBw;
@@ -161,7 +164,7 @@ final class StepContext {
     double attentionPeak = (attentionPrecision == precision.gemmPrecision() ? peakFlops : d.peakFlops(attentionPrecision))
         * (attentionFraction > 0 ? attentionFraction
             : (sw.flashAttention2() ? d.efficiency().flashAttention() : d.efficiency().gemmAt(attentionPrecision))
-                * sw.gemmScale());
+                * d.efficiency().sustainedScale(attentionPrecision) * sw.gemmScale());
     attention = sink.addGroup(new CostGroup("attention", attentionPeak, devicePool, memBw, -1, 1, launch));
     // FlashAttention-2's backward kernel reaches its own fraction where one is published
     double attentionBackwardPeak = attentionFraction <= 0 && sw.flashAttention2()

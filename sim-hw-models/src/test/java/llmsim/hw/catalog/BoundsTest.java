@@ -21,6 +21,8 @@ class BoundsTest {
       Node n = Catalog.checked(TreeReader.read(name, text));
       if (n.str("kind").equals("model")) {
         Binder.model(n);
+      } else if (n.str("kind").equals("device")) {
+        Binder.device(n);
       }
       return "";
     } catch (InputException e) {
@@ -86,5 +88,19 @@ class BoundsTest {
         "measured_gb_per_s_per_direction: 1e21"))).contains("must be <= 1000000, was 1.0E21");
     assertThat(problems("s.yaml", bundled("systems/m2-ultra.yaml").replace("device_count: 1", "device_count: 3000000000")))
         .contains("s.yaml:9:15: 'device_count' must be <= 1048576, was 3000000000");
+  }
+
+  @Test
+  void sustainedGemmAboveTheBurstOne_isAnErrorAtItsKey_andFp8FollowsThe16BitRatio() throws Exception {
+    String dev = bundled("devices/h100-sxm.yaml");
+    String bad = dev.replace("gemm_sustained: 0.763", "gemm_sustained: 0.9");
+    int line = bad.substring(0, bad.indexOf("gemm_sustained: 0.9")).split("\n", -1).length;
+    assertThat(problems("d.yaml", bad)).startsWith("d.yaml:" + line + ":")
+        .contains("'gemm_sustained' (0.9) exceeds the burst rate 'gemm' (0.803)");
+    // a sustained figure at 16 bits alone: fp8 keeps the same share of its burst rate (0.709 x 0.763 / 0.803)
+    String only16 = dev.replaceFirst("  gemm_fp8_sustained: [0-9.]+\n", "");
+    var e = Binder.device(Catalog.checked(TreeReader.read("d.yaml", only16))).efficiency();
+    assertThat(e.gemmFp8Sustained()).isCloseTo(0.709 * 0.763 / 0.803, org.assertj.core.data.Offset.offset(1e-12));
+    assertThat(problems("d.yaml", dev)).isEmpty();
   }
 }
