@@ -162,9 +162,9 @@ final class StepContext {
         ? (d.hasPeak(Precision.BF16) ? Precision.BF16 : Precision.FP16) : precision.gemmPrecision();
     double attentionFraction = build == null ? -1 : build.attentionPeakFraction(backend);
     double attentionPeak = (attentionPrecision == precision.gemmPrecision() ? peakFlops : d.peakFlops(attentionPrecision))
-        * (attentionFraction > 0 ? attentionFraction
+        * d.efficiency().sustainedScale(attentionPrecision) * (attentionFraction > 0 ? attentionFraction
             : (sw.flashAttention2() ? d.efficiency().flashAttention() : d.efficiency().gemmAt(attentionPrecision))
-                * d.efficiency().sustainedScale(attentionPrecision) * sw.gemmScale());
+                * sw.gemmScale());
     attention = sink.addGroup(new CostGroup("attention", attentionPeak, devicePool, memBw, -1, 1, launch));
     // FlashAttention-2's backward kernel reaches its own fraction where one is published
     double attentionBackwardPeak = attentionFraction <= 0 && sw.flashAttention2()
