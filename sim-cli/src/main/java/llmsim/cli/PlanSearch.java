@@ -84,13 +84,17 @@ final class PlanSearch {
     boolean microBatchesGiven = microBatchesGiven(r);
     StepResult best = null;
     int fit = 0;
+    int runnable = 0;
+    ScenarioKeyException firstRefusal = null;
     for (ParallelPlan p : candidates) {
       Task t = withPlan(base.withOffload(Offload.NONE), p, microBatchesGiven);
       try {
         t = Placement.resolve(s, m, t);
       } catch (ScenarioKeyException e) {
+        firstRefusal = firstRefusal == null ? e : firstRefusal;
         continue; // a plan this model cannot run (tp not dividing the heads, ...)
       }
+      runnable++;
       MemoryPlan mem = MemoryPlanner.place(s, m, t, r.software(), Offload.NONE);
       if (!mem.fits()) {
         continue;
@@ -100,6 +104,9 @@ final class PlanSearch {
       if (best == null || res.tokensPerSecond() > best.tokensPerSecond() * (1 + 1e-9)) {
         best = res;
       }
+    }
+    if (runnable == 0 && firstRefusal != null) {
+      throw firstRefusal; // no plan can run at all: the rule, not memory, is the reason
     }
     if (best == null) {
       throw new BadFlagException("--plan: none of the " + candidates.size() + " plans for " + m.id() + " on " + gpus

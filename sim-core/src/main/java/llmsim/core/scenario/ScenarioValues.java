@@ -179,12 +179,21 @@ public final class ScenarioValues {
       throw new ScenarioKeyException(ScenarioKey.MASTER_WEIGHTS, "'master_weights' applies to full training ("
           + kind.key() + " trains fp32 adapters or prefixes and keeps no master copy)");
     }
+    checkOptimizerInBackward(inBackward, microBatches, plan);
+    return new llmsim.core.task.TrainingOptimizer(opt, master, inBackward);
+  }
+
+  /**
+   * The optimizer in the backward pass is modelled on one GPU with one micro-batch. Checked here on the values as
+   * given, and again by {@link llmsim.core.parallel.Placement#resolve} once dp (derived from the GPUs) and the
+   * micro-batches (derived from a global batch) are known, which the values alone do not say (0 until then).
+   */
+  public static void checkOptimizerInBackward(boolean inBackward, int microBatches, ParallelPlan plan) {
     if (inBackward && (microBatches > 1 || plan.tp() > 1 || plan.pp() > 1 || plan.dp() > 1)) {
       throw new ScenarioKeyException(ScenarioKey.OPTIMIZER_IN_BACKWARD, "'optimizer_in_backward' is modelled on one"
           + " GPU with one micro-batch (torchtune refuses gradient accumulation with it); was micro_batches "
           + microBatches + ", tp " + plan.tp() + ", pp " + plan.pp() + (plan.dp() > 0 ? ", dp " + plan.dp() : ""));
     }
-    return new llmsim.core.task.TrainingOptimizer(opt, master, inBackward);
   }
 
   /** The LoRA targets: q,v unless given; a name that is not a target is refused. */
