@@ -77,6 +77,11 @@ final class AdviseCommand implements ScenarioOptions.Command, Callable<Integer> 
     }
   }
 
+  /** Keys the search sets per candidate, refused when given. */
+  private static final List<llmsim.core.scenario.ScenarioKey> PLAN_KEYS = List.of(llmsim.core.scenario.ScenarioKey.TP,
+      llmsim.core.scenario.ScenarioKey.PP, llmsim.core.scenario.ScenarioKey.DP, llmsim.core.scenario.ScenarioKey.ZERO,
+      llmsim.core.scenario.ScenarioKey.VIRTUAL_STAGES, llmsim.core.scenario.ScenarioKey.PLAN);
+
   @Override
   public Integer call() {
     if (own && rent) {
@@ -99,6 +104,14 @@ final class AdviseCommand implements ScenarioOptions.Command, Callable<Integer> 
     if (r.jobTokens() <= 0) {
       throw new BadFlagException("advise needs the job's size: --tokens (training, fine-tuning: tokens processed) or"
           + " --requests (inference)");
+    }
+    for (llmsim.core.scenario.ScenarioKey k : PLAN_KEYS) {
+      if (r.given(k)) {
+        // the search sets them per candidate: a value given would be dropped without a word
+        throw ScenarioOptions.locate(new llmsim.core.scenario.ScenarioKeyException(k, "'" + k.key() + "' is chosen by"
+            + " advise itself, which tries every plan (tp, pp, dp, zero) at each GPU count and names the one it"
+            + " ranks; leave " + k.key() + " out (simulate --plan given runs one plan)"), r.flags(), r.file());
+      }
     }
     Costing costing = Costing.of(r);
     Constraints c = new Constraints(deadline == null ? Double.POSITIVE_INFINITY : flag("--deadline",

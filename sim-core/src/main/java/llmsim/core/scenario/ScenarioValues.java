@@ -151,6 +151,9 @@ public final class ScenarioValues {
       throw new ScenarioKeyException(ScenarioKey.SHARD, "'shard: hybrid' is ZeRO-3 within a node (FSDP hybrid shard);"
           + " it needs zero 3, was zero " + zero);
     }
+    if (planAuto()) {
+      refuseLayoutWithPlanAuto(o);
+    }
     ParallelPlan plan = new ParallelPlan(integer(ScenarioKey.TP, 1), integer(ScenarioKey.PP, 1),
         integer(ScenarioKey.DP, 0), zero, overlap,
         Boolean.TRUE.equals(values.get(ScenarioKey.SEQUENCE_PARALLEL)), virtualStages,
@@ -193,6 +196,26 @@ public final class ScenarioValues {
       throw new ScenarioKeyException(ScenarioKey.OPTIMIZER_IN_BACKWARD, "'optimizer_in_backward' is modelled on one"
           + " GPU with one micro-batch (torchtune refuses gradient accumulation with it); was micro_batches "
           + microBatches + ", tp " + plan.tp() + ", pp " + plan.pp() + (plan.dp() > 0 ? ", dp " + plan.dp() : ""));
+    }
+  }
+
+  /**
+   * {@code plan: auto} chooses tp, pp, dp, ZeRO and the chunks per pipeline GPU itself, and searches plans without
+   * offload: a value given for one of them would be dropped without a word, and the plan reported would not be the
+   * one asked for, so it is refused (the search's own plan is named in the result).
+   */
+  private void refuseLayoutWithPlanAuto(Offload o) {
+    for (ScenarioKey k : new ScenarioKey[] {ScenarioKey.TP, ScenarioKey.PP, ScenarioKey.DP, ScenarioKey.ZERO,
+        ScenarioKey.VIRTUAL_STAGES}) {
+      if (has(k)) {
+        throw new ScenarioKeyException(k, "'" + k.key() + "' cannot go with plan: auto, which chooses tp, pp, dp, zero"
+            + " and virtual_stages itself (and names the plan it ran); leave " + k.key() + " out, or use plan: given");
+      }
+    }
+    if (o == Offload.OPTIMIZER || o == Offload.WEIGHTS) {
+      throw new ScenarioKeyException(ScenarioKey.OFFLOAD, "'offload' " + o.key() + " cannot go with plan: auto, which"
+          + " searches the plans that fit per-GPU memory without offload; use plan: given with the zero stage and"
+          + " offload to run");
     }
   }
 

@@ -1,0 +1,95 @@
+package llmsim.cli;
+
+import static llmsim.cli.BadInputTest.assertBadInput;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * Plan keys a command would drop or bypass without a word: each is either honoured or refused at its flag or file
+ * line (exit 2), never run as some other plan than the one the result reports.
+ */
+class PlanRulesTest {
+  private static final ObjectMapper JSON = new ObjectMapper();
+  @TempDir Path dir;
+
+  @Test
+  void optimizerInBackward_isRefused_whenDpOrMicroBatchesAreDerived() {
+    // eight GPUs and no --dp: dp is 8 once the plan is resolved, which the rule (one GPU) forbids
+    assertBadInput(CliRunner.run("simulate", "--model", "llama-7b", "--task", "train", "--hardware", "hgx-h100-8x",
+        "--optimizer-in-backward"), "--optimizer-in-backward:", "one GPU with one micro-batch", "dp 8");
+    // a global batch of 4 on one GPU is 4 micro-batches: gradient accumulation, which the rule forbids
+    assertBadInput(CliRunner.run("simulate", "--model", "llama-7b", "--task", "train", "--hardware", "a100-sxm-80gb",
+        "--optimizer-in-backward", "--global-batch", "4"), "--optimizer-in-backward:", "micro_batches 4");
+    // plan auto: every plan on 8 GPUs breaks the rule, so that, not memory, is the reason given
+    CliRunner auto = CliRunner.run("simulate", "--model", "llama-7b", "--task", "train", "--hardware", "hgx-h100-8x",
+        "--optimizer-in-backward", "--plan", "auto");
+    assertBadInput(auto, "--optimizer-in-backward:", "one GPU");
+    assertThat(auto.err()).doesNotContain("fits per-GPU memory");
+    // one GPU, one micro-batch: still runs
+    CliRunner one = CliRunner.run("simulate", "--model", "llama-7b", "--task", "train", "--hardware", "a100-sxm-80gb",
+        "--optimizer-in-backward", "--format", "json");
+    assertThat(one.code()).as(one.err()).isZero();
+  }
+
+  @Test
+  void memoryWithPlanAuto_showsThePlanTheSearchRuns() throws Exception {
+    // LLaMA-13B training needs 16 bytes x 13.0e9 = 208 GB of weights, gradients and AdamW state: plain data
+    // parallelism on 80 GB GPUs cannot hold it, so the plan auto runs must shard or split it and fit
+    String[] scenario = {"--model", "llama-13b", "--task", "train", "--hardware", "hgx-h100-8x", "--plan", "auto",
+        "--recompute", "full", "--format", "json"};
+    CliRunner mem = CliRunner.run(concat("memory", scenario));
+    CliRunner sim = CliRunner.run(concat("simulate", scenario));
+    assertThat(mem.code()).as(mem.err()).isZero();
+    assertThat(sim.code()).as(sim.err()).isZero();
+    JsonNode m = JSON.readTree(mem.out()).get(0);
+    JsonNode s = JSON.readTree(sim.out());
+    assertThat(m.get("fits").asBoolean()).isTrue();
+    assertThat(m.get("memory").get("total_bytes").asDouble()).isLessThanOrEqualTo(80 * Math.pow(2, 30));
+    JsonNode p = s.get("plan");
+    String described = "tp " + p.get("tp").asInt() + ", pp " + p.get("pp").asInt() + ", dp " + p.get("dp").asInt();
+    assertThat(m.get("plan").asText()).startsWith(described);
+    assertThat(m.get("memory").get("total_bytes").asDouble()).isEqualTo(s.get("memory").get("total_bytes").asDouble());
+    assertThat(m.get("warnings").toString()).contains("plan auto: ");
+  }
+
+  @Test
+  void sweep_refusesPlanAuto_whichItDoesNotRun() {
+    assertBadInput(CliRunner.run("sweep", "--hardware", "hgx-h100-8x", "--models", "llama-13b", "--tasks", "train",
+        "--plan", "auto,given"), "--plan: auto is not run by sweep");
+  }
+
+  @Test
+  void planAuto_refusesThePlanKeysItChoosesItself() throws Exception {
+    assertBadInput(CliRunner.run("simulate", "--model", "llama-7b", "--task", "train", "--hardware", "hgx-h100-8x",
+        "--plan", "auto", "--tp", "2"), "--tp:", "cannot go with plan: auto");
+    assertBadInput(CliRunner.run("memory", "--model", "llama-7b", "--task", "train", "--hardware", "hgx-h100-8x",
+        "--plan", "auto", "--zero", "3", "--offload", "optimizer"), "--zero:", "cannot go with plan: auto");
+    assertBadInput(CliRunner.run("simulate", "--model", "llama-7b", "--task", "train", "--hardware", "hgx-h100-8x",
+        "--plan", "auto", "--offload", "optimizer"), "--offload:", "cannot go with plan: auto");
+    Path file = dir.resolve("auto.yaml");
+    Files.writeString(file, "kind: scenario\nhardware: hgx-h100-8x\nmodel: llama-7b\ntask: train\nplan: auto\n"
+        + "pp: 2\n");
+    assertBadInput(CliRunner.run("simulate", file.toString()), "auto.yaml:6", "'pp' cannot go with plan: auto");
+  }
+
+  @Test
+  void advise_refusesThePlanKeysItChoosesItself() {
+    assertBadInput(CliRunner.run("advise", "--model", "llama-7b", "--task", "train", "--tokens", "1B", "--hardware",
+        "dgx-a100-8x80gb", "--tp", "2"), "--tp:", "chosen by advise itself");
+    assertBadInput(CliRunner.run("advise", "--model", "llama-7b", "--task", "train", "--tokens", "1B", "--hardware",
+        "dgx-a100-8x80gb", "--plan", "given"), "--plan:", "chosen by advise itself");
+  }
+
+  private static String[] concat(String first, String[] rest) {
+    String[] out = new String[rest.length + 1];
+    out[0] = first;
+    System.arraycopy(rest, 0, out, 1, rest.length);
+    return out;
+  }
+}
