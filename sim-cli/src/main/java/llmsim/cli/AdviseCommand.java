@@ -116,8 +116,9 @@ final class AdviseCommand implements ScenarioOptions.Command, Callable<Integer> 
     Costing costing = Costing.of(r);
     Constraints c = new Constraints(deadline == null ? Double.POSITIVE_INFINITY : flag("--deadline",
         () -> Durations.seconds(deadline)), budget == null ? Double.POSITIVE_INFINITY : budget(costing));
-    ModelSpec m = r.catalog().model(r.model(), "--model");
+    ModelSpec m = r.modelSpec();
     r.checkAgainst(m);
+    r.hardware().forEach(r::system); // an unknown id is reported at its flag or scenario file line
     List<SystemSpec> systems = Advisor.systems(r.catalog(), r.hardware(), maxGpus);
     SweepCommand.Progress progress = new SweepCommand.Progress(spec.commandLine().getErr(), systems.size(),
         TerminalWriter.attached(), "systems");

@@ -232,6 +232,32 @@ final class ScenarioOptions {
       return flags.containsKey(k) || (file != null && file.node(k).isPresent());
     }
 
+    /** The model the scenario names; an unknown id in the scenario file is reported at its line there. */
+    ModelSpec modelSpec() {
+      return atKey(ScenarioKey.MODEL, () -> catalog.model(model, "--model"));
+    }
+
+    /** A system the scenario names; an unknown id in the scenario file is reported at its line there. */
+    SystemSpec system(String id) {
+      return atKey(ScenarioKey.HARDWARE, () -> catalog.system(id, "--hardware"));
+    }
+
+    /**
+     * Run {@code body}, which reports a bad value at {@code k}'s flag; when the value came from the scenario file
+     * rather than a flag, the problem is moved to the key's line in the file.
+     */
+    private <T> T atKey(ScenarioKey k, java.util.function.Supplier<T> body) {
+      try {
+        return body.get();
+      } catch (llmsim.hw.yaml.InputException e) {
+        if (flags.containsKey(k) || file == null || file.node(k).isEmpty()) {
+          throw e;
+        }
+        throw new llmsim.hw.yaml.InputException(e.problems().stream().map(p -> p.line() == 0
+            && p.file().equals(k.flag()) ? file.problem(k, p.message()) : p).toList());
+      }
+    }
+
     /** The system sized as --nodes or --gpus ask. */
     SystemSpec sized(SystemSpec s) {
       return located(() -> Placement.size(s, nodes, gpus));

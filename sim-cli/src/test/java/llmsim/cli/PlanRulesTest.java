@@ -86,6 +86,19 @@ class PlanRulesTest {
         "dgx-a100-8x80gb", "--plan", "given"), "--plan:", "chosen by advise itself");
   }
 
+  @Test
+  void anUnknownIdInAScenarioFile_isReportedAtItsLine() throws Exception {
+    Path model = dir.resolve("model.yaml");
+    Files.writeString(model, "kind: scenario\nhardware: hgx-h100-8x\nmodel: llama-14b\ntask: train\n");
+    assertBadInput(CliRunner.run("simulate", model.toString()), "model.yaml:3:8: unknown model 'llama-14b'");
+    Path hw = dir.resolve("hw.yaml");
+    Files.writeString(hw, "kind: scenario\nhardware: [a100, dgx-a100-8x81gb]\nmodel: llama-7b\ntask: train\n");
+    assertBadInput(CliRunner.run("simulate", hw.toString()), "hw.yaml:2:", "unknown hardware 'dgx-a100-8x81gb'");
+    assertBadInput(CliRunner.run("advise", hw.toString(), "--tokens", "1B"), "hw.yaml:2:", "unknown hardware");
+    // given as a flag, it is the flag's problem, as before
+    assertBadInput(CliRunner.run("simulate", model.toString(), "--model", "llama-15b"), "--model: unknown model");
+  }
+
   private static String[] concat(String first, String[] rest) {
     String[] out = new String[rest.length + 1];
     out[0] = first;
