@@ -97,9 +97,6 @@ final class AdviseCommand implements ScenarioOptions.Command, Callable<Integer> 
     if (maxGpus < 1) {
       throw new BadFlagException("--max-gpus must be >= 1, was " + maxGpus);
     }
-    if (out != null) {
-      ReportOutput.prepare(out);
-    }
     ScenarioOptions.Resolved r = scenario.resolve(scenarioFile == null ? null : ScenarioFile.read(scenarioFile), false);
     if (r.jobTokens() <= 0) {
       throw new BadFlagException("advise needs the job's size: --tokens (training, fine-tuning: tokens processed) or"
@@ -108,8 +105,8 @@ final class AdviseCommand implements ScenarioOptions.Command, Callable<Integer> 
     for (llmsim.core.scenario.ScenarioKey k : PLAN_KEYS) {
       if (r.given(k)) {
         // the search sets them per candidate: a value given would be dropped without a word
-        throw ScenarioOptions.locate(new llmsim.core.scenario.ScenarioKeyException(k, "'" + k.key() + "' is chosen by"
-            + " advise itself, which tries every plan (tp, pp, dp, zero) at each GPU count and names the one it"
+        throw ScenarioOptions.locate(new llmsim.core.scenario.ScenarioKeyException(k, "'" + k.key() + "' cannot be"
+            + " given to advise, which tries every plan (tp, pp, dp, zero) at each GPU count and names the one it"
             + " ranks; leave " + k.key() + " out (simulate --plan given runs one plan)"), r.flags(), r.file());
       }
     }
@@ -120,6 +117,9 @@ final class AdviseCommand implements ScenarioOptions.Command, Callable<Integer> 
     r.checkAgainst(m);
     r.hardware().forEach(r::system); // an unknown id is reported at its flag or scenario file line
     List<SystemSpec> systems = Advisor.systems(r.catalog(), r.hardware(), maxGpus);
+    if (out != null) {
+      ReportOutput.prepare(out); // after the input is checked: bad input leaves no folder behind
+    }
     SweepCommand.Progress progress = new SweepCommand.Progress(spec.commandLine().getErr(), systems.size(),
         TerminalWriter.attached(), "systems");
     Advisor.Result result = Advisor.search(r, m, systems, costing, progress::update);

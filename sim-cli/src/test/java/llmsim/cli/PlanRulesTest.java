@@ -81,9 +81,14 @@ class PlanRulesTest {
   @Test
   void advise_refusesThePlanKeysItChoosesItself() {
     assertBadInput(CliRunner.run("advise", "--model", "llama-7b", "--task", "train", "--tokens", "1B", "--hardware",
-        "dgx-a100-8x80gb", "--tp", "2"), "--tp:", "chosen by advise itself");
+        "dgx-a100-8x80gb", "--tp", "2"), "--tp:", "cannot be given to advise");
     assertBadInput(CliRunner.run("advise", "--model", "llama-7b", "--task", "train", "--tokens", "1B", "--hardware",
-        "dgx-a100-8x80gb", "--plan", "given"), "--plan:", "chosen by advise itself");
+        "dgx-a100-8x80gb", "--plan", "given"), "--plan:", "cannot be given to advise");
+    // refused before anything is written: no --out folder is left behind
+    Path out = dir.resolve("advice");
+    assertBadInput(CliRunner.run("advise", "--model", "llama-7b", "--task", "train", "--tokens", "1B", "--hardware",
+        "dgx-a100-8x80gb", "--zero", "1", "--out", out.toString()), "--zero:");
+    assertThat(out).doesNotExist();
   }
 
   @Test
