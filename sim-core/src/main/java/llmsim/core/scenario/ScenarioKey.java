@@ -34,7 +34,7 @@ public enum ScenarioKey {
       "inference", "What is done with the model."),
   PRECISION("precision", null, null, "P", Type.CHOICE, () -> Arrays.stream(Precision.values()).map(Precision::key).toList(), 0, 0, null,
       "Compute precision of the GEMMs (default: bf16 for training, fp16 for inference). The device must run it"
-          + " natively or by a stated emulation."),
+          + " natively or by a stated emulation; int8 is for inference only."),
   WEIGHTS("weights", null, null, "FMT", Type.CHOICE, () -> Arrays.stream(WeightFormat.values()).map(WeightFormat::key).toList(), 0, 0, null,
       "Storage format of the (base) weights (default: f16; nf4 for QLoRA)."),
   BATCH("batch", null, new String[] {"--micro-batch", "--batch"}, "N", Type.INT, null, 1, 1 << 20, "1",

@@ -112,6 +112,13 @@ public final class ScenarioValues {
     Task d = Task.defaults(kind);
     Precision p = has(ScenarioKey.PRECISION) ? Precision.fromKey(text(ScenarioKey.PRECISION, null)) : d.precision();
     WeightFormat w = has(ScenarioKey.WEIGHTS) ? WeightFormat.fromKey(text(ScenarioKey.WEIGHTS, null)) : d.weights();
+    if (kind.training() && p == Precision.INT8) {
+      // int8 GEMMs are an inference recipe (W8A8, SmoothQuant in TensorRT-LLM); none of the profiles trains with
+      // them, so a training step at the int8 peak would be a capability the simulator does not have
+      throw new ScenarioKeyException(ScenarioKey.PRECISION, "'precision' int8 is not simulated for " + kind.key()
+          + ": no software profile trains with int8 GEMMs (int8 compute is an inference recipe); use bf16 or fp16,"
+          + " fp8 where the device runs it, or weights: int8 for an 8-bit base under LoRA");
+    }
     Offload o = Offload.fromKey(text(ScenarioKey.OFFLOAD, d.offload().key()));
     if (o == Offload.OPTIMIZER && !kind.training()) {
       throw new ScenarioKeyException(ScenarioKey.OFFLOAD,
