@@ -104,6 +104,24 @@ class PlanRulesTest {
     assertBadInput(CliRunner.run("simulate", model.toString(), "--model", "llama-15b"), "--model: unknown model");
   }
 
+  @Test
+  void aPlanThatDoesNotFit_suggestsAHigherZeroStageOnlyWhereThereIsOne() throws Exception {
+    // LLaMA-13B on eight 24 GB cards: ZeRO-3 still needs more than 24 GB per GPU (the activations alone at 2048
+    // tokens); ZeRO-3 is the highest stage, so the advice must not offer a higher one, while ZeRO-1 may
+    for (int zero : new int[] {1, 3}) {
+      CliRunner r = CliRunner.run("simulate", "--model", "llama-13b", "--task", "train", "--hardware", "rtx4090-8x",
+          "--zero", String.valueOf(zero), "--format", "json");
+      assertThat(r.code()).as(r.err()).isZero();
+      JsonNode j = JSON.readTree(r.out());
+      assertThat(j.get("fits").asBoolean()).isFalse();
+      if (zero == 3) {
+        assertThat(j.get("explanation").asText()).doesNotContain("higher ZeRO stage");
+      } else {
+        assertThat(j.get("explanation").asText()).contains("higher ZeRO stage");
+      }
+    }
+  }
+
   private static String[] concat(String first, String[] rest) {
     String[] out = new String[rest.length + 1];
     out[0] = first;
