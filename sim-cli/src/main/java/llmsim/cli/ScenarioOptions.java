@@ -349,8 +349,10 @@ final class ScenarioOptions {
 
     /** Check the rules between the task and a system (an offload it cannot do). */
     void checkAgainst(SystemSpec s) {
+      ModelSpec m = modelSpec();
       located(() -> {
         MemoryPlanner.checkOffload(s, task);
+        MemoryPlanner.checkGpuLayers(s, m, task);
         return null;
       });
     }

@@ -172,6 +172,7 @@ final class SweepGrid {
         }
         for (SystemSpec s : systems) {
           MemoryPlanner.checkOffload(s, t);
+          MemoryPlanner.checkGpuLayers(s, models.get(sub[1]), t);
           SystemSpec sized = Placement.size(s, v.nodes(), v.gpus());
           Placement.resolve(sized, models.get(sub[1]), t);
         }
