@@ -88,7 +88,9 @@ public enum ScenarioKey {
           + " one GPU per pipeline stage standing for its tensor- and data-parallel peers (the same on symmetric plans)."),
   PLAN("plan", null, null, "MODE", Type.CHOICE, () -> List.of("given", "auto"), 0, 0, "given",
       "given: run tp, pp, dp and zero as set; auto: try every plan the model and system allow (tp within a node,"
-          + " pp dividing the layers, ZeRO 0-3), keep those that fit per-GPU memory, and run the fastest."),
+          + " pp dividing the layers, ZeRO 0-3), keep those that fit per-GPU memory, and run the fastest (a pipeline"
+          + " plan at 4 micro-batches per stage unless micro_batches or global_batch is given); tp, pp, dp, zero and"
+          + " virtual_stages are then its to choose and refused when given."),
   OVERLAP_GRAD_REDUCE("overlap_grad_reduce", null, null, "BOOL", Type.BOOL, () -> List.of("true", "false"), 0, 0,
       "true", "Reduce gradients in per-layer buckets while the backward pass runs (PyTorch DDP, FSDP, Megatron's"
           + " --overlap-grad-reduce); false reduces them all after it (DeepSpeed without bucketing)."),
