@@ -72,6 +72,25 @@ final class PlanSearch {
     return p.pp() > 1 && !microBatchesGiven ? out.withMicroBatches(MICRO_BATCHES_PER_STAGE * p.pp()) : out;
   }
 
+  /**
+   * The first plan, in the search's order, that the rules let run (not yet checked against memory), resolved as
+   * the search runs it; the first rule broken when none can. Sizes the search before it runs (its op count).
+   */
+  static Task firstRunnable(ScenarioOptions.Resolved r, SystemSpec s, ModelSpec m) {
+    PrecisionSupport.Adapted a = PrecisionSupport.adapt(r.task(), s.device(), r.software(), r.precisionGiven());
+    PrecisionSupport.resolve(s.device(), a.task().precision(), r.software());
+    boolean microBatchesGiven = microBatchesGiven(r);
+    ScenarioKeyException first = null;
+    for (ParallelPlan p : candidates(a.task(), s, m)) {
+      try {
+        return Placement.resolve(s, m, withPlan(a.task().withOffload(Offload.NONE), p, microBatchesGiven));
+      } catch (ScenarioKeyException e) {
+        first = first == null ? e : first;
+      }
+    }
+    throw first != null ? first : new BadFlagException("--plan: auto finds no plan for " + m.id() + " on " + s.id());
+  }
+
   static StepResult best(ScenarioOptions.Resolved r, SystemSpec s, ModelSpec m) {
     PrecisionSupport.Adapted a = PrecisionSupport.adapt(r.task(), s.device(), r.software(), r.precisionGiven());
     Task base = a.task();

@@ -321,7 +321,9 @@ final class ScenarioOptions {
       double bytes = 0;
       double bare = 0;
       for (SystemSpec s : systems) {
-        Task t = taskOn(s, m).task();
+        // plan auto runs its own plans: the given one (dp = every GPU) may break a rule the search's plans keep,
+        // such as a global batch dp does not divide, so it is sized by the first plan the search can run
+        Task t = planAuto ? located(() -> PlanSearch.firstRunnable(this, s, m)) : taskOn(s, m).task();
         long n = OpBudget.ops(s, m, t, software);
         ops = saturatedAdd(ops, n);
         bytes += (double) n * OpBudget.bytesPerOp(t, reports);

@@ -122,6 +122,23 @@ class PlanRulesTest {
     }
   }
 
+  @Test
+  void planAuto_withAGlobalBatchTheGivenPlanCannotDivide_runsAPlanThatDividesIt() throws Exception {
+    // 7 sequences on 8 GPUs: no plan with dp 8 (the flags' default) divides them, but dp 1 plans (tp x pp = 8) do;
+    // the search must run one, not refuse the default it never runs
+    CliRunner r = CliRunner.run("simulate", "--model", "llama-7b", "--task", "train", "--hardware", "hgx-h100-8x",
+        "--global-batch", "7", "--plan", "auto", "--format", "json");
+    assertThat(r.code()).as(r.err()).isZero();
+    JsonNode j = JSON.readTree(r.out());
+    assertThat(j.get("plan").get("dp").asInt()).isEqualTo(1); // 7 is prime: only dp 1 divides it at batch 1
+    // the step trains the global batch: 7 sequences of 2048 tokens
+    assertThat(j.get("tokens_per_s").asDouble() * j.get("step_time_s").asDouble())
+        .isCloseTo(7 * 2048.0, org.assertj.core.data.Percentage.withPercentage(1e-9));
+    // a global batch no plan divides is still refused, with the reason
+    assertBadInput(CliRunner.run("simulate", "--model", "llama-7b", "--task", "train", "--hardware", "hgx-h100-8x",
+        "--global-batch", "7", "--batch", "2", "--plan", "auto"), "--global-batch:", "not a multiple");
+  }
+
   private static String[] concat(String first, String[] rest) {
     String[] out = new String[rest.length + 1];
     out[0] = first;
