@@ -77,6 +77,11 @@ final class AdviseCommand implements ScenarioOptions.Command, Callable<Integer> 
     }
   }
 
+  /** Keys the search sets per candidate, refused when given. */
+  private static final List<llmsim.core.scenario.ScenarioKey> PLAN_KEYS = List.of(llmsim.core.scenario.ScenarioKey.TP,
+      llmsim.core.scenario.ScenarioKey.PP, llmsim.core.scenario.ScenarioKey.DP, llmsim.core.scenario.ScenarioKey.ZERO,
+      llmsim.core.scenario.ScenarioKey.VIRTUAL_STAGES, llmsim.core.scenario.ScenarioKey.PLAN);
+
   @Override
   public Integer call() {
     if (own && rent) {
@@ -92,20 +97,29 @@ final class AdviseCommand implements ScenarioOptions.Command, Callable<Integer> 
     if (maxGpus < 1) {
       throw new BadFlagException("--max-gpus must be >= 1, was " + maxGpus);
     }
-    if (out != null) {
-      ReportOutput.prepare(out);
-    }
     ScenarioOptions.Resolved r = scenario.resolve(scenarioFile == null ? null : ScenarioFile.read(scenarioFile), false);
     if (r.jobTokens() <= 0) {
       throw new BadFlagException("advise needs the job's size: --tokens (training, fine-tuning: tokens processed) or"
           + " --requests (inference)");
     }
+    for (llmsim.core.scenario.ScenarioKey k : PLAN_KEYS) {
+      if (r.given(k)) {
+        // the search sets them per candidate: a value given would be dropped without a word
+        throw ScenarioOptions.locate(new llmsim.core.scenario.ScenarioKeyException(k, "'" + k.key() + "' cannot be"
+            + " given to advise, which tries every plan (tp, pp, dp, zero) at each GPU count and names the one it"
+            + " ranks; leave " + k.key() + " out (simulate --plan given runs one plan)"), r.flags(), r.file());
+      }
+    }
     Costing costing = Costing.of(r);
     Constraints c = new Constraints(deadline == null ? Double.POSITIVE_INFINITY : flag("--deadline",
         () -> Durations.seconds(deadline)), budget == null ? Double.POSITIVE_INFINITY : budget(costing));
-    ModelSpec m = r.catalog().model(r.model(), "--model");
+    ModelSpec m = r.modelSpec();
     r.checkAgainst(m);
+    r.hardware().forEach(r::system); // an unknown id is reported at its flag or scenario file line
     List<SystemSpec> systems = Advisor.systems(r.catalog(), r.hardware(), maxGpus);
+    if (out != null) {
+      ReportOutput.prepare(out); // after the input is checked: bad input leaves no folder behind
+    }
     SweepCommand.Progress progress = new SweepCommand.Progress(spec.commandLine().getErr(), systems.size(),
         TerminalWriter.attached(), "systems");
     Advisor.Result result = Advisor.search(r, m, systems, costing, progress::update);

@@ -17,6 +17,7 @@ import llmsim.core.model.ModelSpec;
 import llmsim.core.task.Offload;
 import llmsim.core.task.Task;
 import llmsim.core.util.Units;
+import llmsim.core.workload.StepResult;
 import llmsim.hw.catalog.Catalog;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
@@ -47,10 +48,20 @@ final class MemoryCommand implements ScenarioOptions.Command, Callable<Integer> 
     systems.forEach(r::checkAgainst);
     List<Row> rows = new ArrayList<>();
     for (SystemSpec s : systems) {
-      Task t = r.taskOn(s, model).task();
+      Task t;
+      List<String> warnings;
+      if (r.planAuto()) {
+        // the bytes of the plan the search runs (simulate and compare name the same one), not of the flags' default
+        StepResult won = r.simulate(s, model);
+        t = won.task();
+        warnings = won.warnings();
+      } else {
+        t = r.taskOn(s, model).task();
+        warnings = r.overrideNotes(s, model);
+      }
       MemoryPlan chosen = MemoryPlanner.plan(s, model, t, r.software());
       MemoryPlan bare = MemoryPlanner.place(s, model, t.withOffload(Offload.NONE), r.software(), Offload.NONE);
-      rows.add(new Row(s, chosen, MemoryExplainer.explain(s, model, chosen, bare), t, r.overrideNotes(s, model)));
+      rows.add(new Row(s, chosen, MemoryExplainer.explain(s, model, chosen, bare), t, warnings));
     }
     print(model, r, rows);
     return 0;

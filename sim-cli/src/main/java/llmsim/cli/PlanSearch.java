@@ -72,6 +72,25 @@ final class PlanSearch {
     return p.pp() > 1 && !microBatchesGiven ? out.withMicroBatches(MICRO_BATCHES_PER_STAGE * p.pp()) : out;
   }
 
+  /**
+   * The first plan, in the search's order, that the rules let run (not yet checked against memory), resolved as
+   * the search runs it; the first rule broken when none can. Sizes the search before it runs (its op count).
+   */
+  static Task firstRunnable(ScenarioOptions.Resolved r, SystemSpec s, ModelSpec m) {
+    PrecisionSupport.Adapted a = PrecisionSupport.adapt(r.task(), s.device(), r.software(), r.precisionGiven());
+    PrecisionSupport.resolve(s.device(), a.task().precision(), r.software());
+    boolean microBatchesGiven = microBatchesGiven(r);
+    ScenarioKeyException first = null;
+    for (ParallelPlan p : candidates(a.task(), s, m)) {
+      try {
+        return Placement.resolve(s, m, withPlan(a.task().withOffload(Offload.NONE), p, microBatchesGiven));
+      } catch (ScenarioKeyException e) {
+        first = first == null ? e : first;
+      }
+    }
+    throw first != null ? first : new BadFlagException("--plan: auto finds no plan for " + m.id() + " on " + s.id());
+  }
+
   static StepResult best(ScenarioOptions.Resolved r, SystemSpec s, ModelSpec m) {
     PrecisionSupport.Adapted a = PrecisionSupport.adapt(r.task(), s.device(), r.software(), r.precisionGiven());
     Task base = a.task();
@@ -84,13 +103,17 @@ final class PlanSearch {
     boolean microBatchesGiven = microBatchesGiven(r);
     StepResult best = null;
     int fit = 0;
+    int runnable = 0;
+    ScenarioKeyException firstRefusal = null;
     for (ParallelPlan p : candidates) {
       Task t = withPlan(base.withOffload(Offload.NONE), p, microBatchesGiven);
       try {
         t = Placement.resolve(s, m, t);
       } catch (ScenarioKeyException e) {
+        firstRefusal = firstRefusal == null ? e : firstRefusal;
         continue; // a plan this model cannot run (tp not dividing the heads, ...)
       }
+      runnable++;
       MemoryPlan mem = MemoryPlanner.place(s, m, t, r.software(), Offload.NONE);
       if (!mem.fits()) {
         continue;
@@ -100,6 +123,9 @@ final class PlanSearch {
       if (best == null || res.tokensPerSecond() > best.tokensPerSecond() * (1 + 1e-9)) {
         best = res;
       }
+    }
+    if (runnable == 0 && firstRefusal != null) {
+      throw firstRefusal; // no plan can run at all: the rule, not memory, is the reason
     }
     if (best == null) {
       throw new BadFlagException("--plan: none of the " + candidates.size() + " plans for " + m.id() + " on " + gpus

@@ -232,6 +232,32 @@ final class ScenarioOptions {
       return flags.containsKey(k) || (file != null && file.node(k).isPresent());
     }
 
+    /** The model the scenario names; an unknown id in the scenario file is reported at its line there. */
+    ModelSpec modelSpec() {
+      return atKey(ScenarioKey.MODEL, () -> catalog.model(model, "--model"));
+    }
+
+    /** A system the scenario names; an unknown id in the scenario file is reported at its line there. */
+    SystemSpec system(String id) {
+      return atKey(ScenarioKey.HARDWARE, () -> catalog.system(id, "--hardware"));
+    }
+
+    /**
+     * Run {@code body}, which reports a bad value at {@code k}'s flag; when the value came from the scenario file
+     * rather than a flag, the problem is moved to the key's line in the file.
+     */
+    private <T> T atKey(ScenarioKey k, java.util.function.Supplier<T> body) {
+      try {
+        return body.get();
+      } catch (llmsim.hw.yaml.InputException e) {
+        if (flags.containsKey(k) || file == null || file.node(k).isEmpty()) {
+          throw e;
+        }
+        throw new llmsim.hw.yaml.InputException(e.problems().stream().map(p -> p.line() == 0
+            && p.file().equals(k.flag()) ? file.problem(k, p.message()) : p).toList());
+      }
+    }
+
     /** The system sized as --nodes or --gpus ask. */
     SystemSpec sized(SystemSpec s) {
       return located(() -> Placement.size(s, nodes, gpus));
@@ -295,7 +321,9 @@ final class ScenarioOptions {
       double bytes = 0;
       double bare = 0;
       for (SystemSpec s : systems) {
-        Task t = taskOn(s, m).task();
+        // plan auto runs its own plans: the given one (dp = every GPU) may break a rule the search's plans keep,
+        // such as a global batch dp does not divide, so it is sized by the first plan the search can run
+        Task t = planAuto ? located(() -> PlanSearch.firstRunnable(this, s, m)) : taskOn(s, m).task();
         long n = OpBudget.ops(s, m, t, software);
         ops = saturatedAdd(ops, n);
         bytes += (double) n * OpBudget.bytesPerOp(t, reports);
@@ -323,8 +351,10 @@ final class ScenarioOptions {
 
     /** Check the rules between the task and a system (an offload it cannot do). */
     void checkAgainst(SystemSpec s) {
+      ModelSpec m = modelSpec();
       located(() -> {
         MemoryPlanner.checkOffload(s, task);
+        MemoryPlanner.checkGpuLayers(s, m, task);
         return null;
       });
     }

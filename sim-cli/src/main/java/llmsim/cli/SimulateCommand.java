@@ -9,7 +9,6 @@ import llmsim.core.hw.SystemSpec;
 import llmsim.core.model.ModelSpec;
 import llmsim.core.workload.Simulator;
 import llmsim.core.workload.StepResult;
-import llmsim.hw.catalog.Catalog;
 import llmsim.hw.scenario.ScenarioFile;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
@@ -75,17 +74,16 @@ class SimulateCommand implements ScenarioOptions.Command, Callable<Integer> {
 
   /** Simulate on every system; {@code reports}: the --out reports will be written from the results. */
   static List<StepResult> run(ScenarioOptions.Resolved r, boolean reports) {
-    ModelSpec model = r.catalog().model(r.model(), "--model");
+    ModelSpec model = r.modelSpec();
     List<SystemSpec> systems = check(r, reports);
     return systems.stream().map(s -> r.simulate(s, model)).toList();
   }
 
   /** Every check {@link #run} makes before simulating (model, systems, op count); returns the systems. */
   static List<SystemSpec> check(ScenarioOptions.Resolved r, boolean reports) {
-    Catalog c = r.catalog();
-    ModelSpec model = c.model(r.model(), "--model");
+    ModelSpec model = r.modelSpec();
     r.checkAgainst(model);
-    List<SystemSpec> systems = r.hardware().stream().map(h -> r.sized(c.system(h, "--hardware"))).toList();
+    List<SystemSpec> systems = r.hardware().stream().map(h -> r.sized(r.system(h))).toList();
     systems.forEach(r::checkAgainst);
     r.checkSimulable(model, systems, reports);
     return systems;

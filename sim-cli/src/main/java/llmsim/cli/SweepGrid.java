@@ -72,6 +72,12 @@ final class SweepGrid {
     }
     systems = axis(ScenarioKey.HARDWARE).stream().map(h -> c.system((String) h, "--hardware")).toList();
     models = axis(ScenarioKey.MODEL).stream().map(m -> c.model((String) m, "--models")).toList();
+    if (axis(ScenarioKey.PLAN).contains("auto")) {
+      // each row runs the plan its tp, pp, dp and zero give; a search per row is simulate's --plan auto
+      throw new BadFlagException(ScenarioKey.PLAN.gridFlag() + ": auto is not run by sweep: each row is the plan its"
+          + " tp, pp, dp and zero give; list the plans as axes (such as --tp 1,2,4,8 --zero 0,1,3), or use"
+          + " simulate --plan auto");
+    }
     radix = values.stream().mapToInt(List::size).toArray();
     checkRules();
   }
@@ -166,6 +172,7 @@ final class SweepGrid {
         }
         for (SystemSpec s : systems) {
           MemoryPlanner.checkOffload(s, t);
+          MemoryPlanner.checkGpuLayers(s, models.get(sub[1]), t);
           SystemSpec sized = Placement.size(s, v.nodes(), v.gpus());
           Placement.resolve(sized, models.get(sub[1]), t);
         }

@@ -49,6 +49,21 @@ public final class MemoryPlanner {
   }
 
   /**
+   * Refuse layers kept off the GPU on unified memory: there is no separate memory to keep them in (the same
+   * reason offload optimizer/weights is refused), and llama.cpp's CPU-computed layers are not simulated there (the
+   * workload runs every layer on the GPU), so a result would say "the rest on the CPU" while timing them on the GPU.
+   */
+  public static void checkGpuLayers(SystemSpec system, ModelSpec model, Task task) {
+    if (system.unifiedMemory() && !task.kind().training() && task.gpuLayers() != Task.GPU_LAYERS_AUTO
+        && task.gpuLayers() < model.layers()) {
+      throw new ScenarioKeyException(ScenarioKey.GPU_LAYERS, "'gpu_layers' " + task.gpuLayers() + " of "
+          + model.layers() + " does not apply to " + system.id() + ": its CPU and GPU share one unified memory, so"
+          + " keeping layers off the GPU frees nothing, and layers computed on its CPU (llama.cpp's -ngl below all)"
+          + " are not simulated there; leave gpu_layers at auto");
+    }
+  }
+
+  /**
    * Plan with the task's offload. AUTO takes the least offload under which the model fits at batch 1 (the
    * model's state is what offload moves), and within it the most layers on the GPU that fit at the asked batch;
    * a batch, KV cache or activations too large for it is reported as a shortfall with the largest batch that

@@ -60,6 +60,9 @@ public final class Placement {
           + (long) tpPp * dp + ", but " + s.id() + " has " + gpus + " GPUs (size it with --gpus or --nodes)");
     }
     t = withAccumulation(t, dp);
+    // dp derived from the GPUs, or micro-batches from a global batch, may break a rule the values as given kept
+    llmsim.core.scenario.ScenarioValues.checkOptimizerInBackward(t.optimizer().inBackward(), t.microBatches(),
+        p.withDp(dp));
     if (m.heads() % p.tp() != 0) {
       throw new ScenarioKeyException(ScenarioKey.TP, "'tp' " + p.tp() + " does not divide the " + m.heads()
           + " attention heads of " + m.id());

@@ -34,7 +34,7 @@ public enum ScenarioKey {
       "inference", "What is done with the model."),
   PRECISION("precision", null, null, "P", Type.CHOICE, () -> Arrays.stream(Precision.values()).map(Precision::key).toList(), 0, 0, null,
       "Compute precision of the GEMMs (default: bf16 for training, fp16 for inference). The device must run it"
-          + " natively or by a stated emulation."),
+          + " natively or by a stated emulation; int8 is for inference only."),
   WEIGHTS("weights", null, null, "FMT", Type.CHOICE, () -> Arrays.stream(WeightFormat.values()).map(WeightFormat::key).toList(), 0, 0, null,
       "Storage format of the (base) weights (default: f16; nf4 for QLoRA)."),
   BATCH("batch", null, new String[] {"--micro-batch", "--batch"}, "N", Type.INT, null, 1, 1 << 20, "1",
@@ -88,7 +88,9 @@ public enum ScenarioKey {
           + " one GPU per pipeline stage standing for its tensor- and data-parallel peers (the same on symmetric plans)."),
   PLAN("plan", null, null, "MODE", Type.CHOICE, () -> List.of("given", "auto"), 0, 0, "given",
       "given: run tp, pp, dp and zero as set; auto: try every plan the model and system allow (tp within a node,"
-          + " pp dividing the layers, ZeRO 0-3), keep those that fit per-GPU memory, and run the fastest."),
+          + " pp dividing the layers, ZeRO 0-3), keep those that fit per-GPU memory, and run the fastest (a pipeline"
+          + " plan at 4 micro-batches per stage unless micro_batches or global_batch is given); tp, pp, dp, zero and"
+          + " virtual_stages are then its to choose and refused when given."),
   OVERLAP_GRAD_REDUCE("overlap_grad_reduce", null, null, "BOOL", Type.BOOL, () -> List.of("true", "false"), 0, 0,
       "true", "Reduce gradients in per-layer buckets while the backward pass runs (PyTorch DDP, FSDP, Megatron's"
           + " --overlap-grad-reduce); false reduces them all after it (DeepSpeed without bucketing)."),

@@ -112,6 +112,13 @@ public final class ScenarioValues {
     Task d = Task.defaults(kind);
     Precision p = has(ScenarioKey.PRECISION) ? Precision.fromKey(text(ScenarioKey.PRECISION, null)) : d.precision();
     WeightFormat w = has(ScenarioKey.WEIGHTS) ? WeightFormat.fromKey(text(ScenarioKey.WEIGHTS, null)) : d.weights();
+    if (kind.training() && p == Precision.INT8) {
+      // int8 GEMMs are an inference recipe (W8A8, SmoothQuant in TensorRT-LLM); none of the profiles trains with
+      // them, so a training step at the int8 peak would be a capability the simulator does not have
+      throw new ScenarioKeyException(ScenarioKey.PRECISION, "'precision' int8 is not simulated for " + kind.key()
+          + ": no software profile trains with int8 GEMMs (int8 compute is an inference recipe); use bf16 or fp16,"
+          + " fp8 where the device runs it, or weights: int8 for an 8-bit base under LoRA");
+    }
     Offload o = Offload.fromKey(text(ScenarioKey.OFFLOAD, d.offload().key()));
     if (o == Offload.OPTIMIZER && !kind.training()) {
       throw new ScenarioKeyException(ScenarioKey.OFFLOAD,
@@ -151,6 +158,9 @@ public final class ScenarioValues {
       throw new ScenarioKeyException(ScenarioKey.SHARD, "'shard: hybrid' is ZeRO-3 within a node (FSDP hybrid shard);"
           + " it needs zero 3, was zero " + zero);
     }
+    if (planAuto()) {
+      refuseLayoutWithPlanAuto(o);
+    }
     ParallelPlan plan = new ParallelPlan(integer(ScenarioKey.TP, 1), integer(ScenarioKey.PP, 1),
         integer(ScenarioKey.DP, 0), zero, overlap,
         Boolean.TRUE.equals(values.get(ScenarioKey.SEQUENCE_PARALLEL)), virtualStages,
@@ -179,12 +189,41 @@ public final class ScenarioValues {
       throw new ScenarioKeyException(ScenarioKey.MASTER_WEIGHTS, "'master_weights' applies to full training ("
           + kind.key() + " trains fp32 adapters or prefixes and keeps no master copy)");
     }
+    checkOptimizerInBackward(inBackward, microBatches, plan);
+    return new llmsim.core.task.TrainingOptimizer(opt, master, inBackward);
+  }
+
+  /**
+   * The optimizer in the backward pass is modelled on one GPU with one micro-batch. Checked here on the values as
+   * given, and again by {@link llmsim.core.parallel.Placement#resolve} once dp (derived from the GPUs) and the
+   * micro-batches (derived from a global batch) are known, which the values alone do not say (0 until then).
+   */
+  public static void checkOptimizerInBackward(boolean inBackward, int microBatches, ParallelPlan plan) {
     if (inBackward && (microBatches > 1 || plan.tp() > 1 || plan.pp() > 1 || plan.dp() > 1)) {
       throw new ScenarioKeyException(ScenarioKey.OPTIMIZER_IN_BACKWARD, "'optimizer_in_backward' is modelled on one"
           + " GPU with one micro-batch (torchtune refuses gradient accumulation with it); was micro_batches "
           + microBatches + ", tp " + plan.tp() + ", pp " + plan.pp() + (plan.dp() > 0 ? ", dp " + plan.dp() : ""));
     }
-    return new llmsim.core.task.TrainingOptimizer(opt, master, inBackward);
+  }
+
+  /**
+   * {@code plan: auto} chooses tp, pp, dp, ZeRO and the chunks per pipeline GPU itself, and searches plans without
+   * offload: a value given for one of them would be dropped without a word, and the plan reported would not be the
+   * one asked for, so it is refused (the search's own plan is named in the result).
+   */
+  private void refuseLayoutWithPlanAuto(Offload o) {
+    for (ScenarioKey k : new ScenarioKey[] {ScenarioKey.TP, ScenarioKey.PP, ScenarioKey.DP, ScenarioKey.ZERO,
+        ScenarioKey.VIRTUAL_STAGES}) {
+      if (has(k)) {
+        throw new ScenarioKeyException(k, "'" + k.key() + "' cannot go with plan: auto, which chooses tp, pp, dp, zero"
+            + " and virtual_stages itself (and names the plan it ran); leave " + k.key() + " out, or use plan: given");
+      }
+    }
+    if (o == Offload.OPTIMIZER || o == Offload.WEIGHTS) {
+      throw new ScenarioKeyException(ScenarioKey.OFFLOAD, "'offload' " + o.key() + " cannot go with plan: auto, which"
+          + " searches the plans that fit per-GPU memory without offload; use plan: given with the zero stage and"
+          + " offload to run");
+    }
   }
 
   /** The LoRA targets: q,v unless given; a name that is not a target is refused. */

@@ -1,0 +1,148 @@
+package llmsim.cli;
+
+import static llmsim.cli.BadInputTest.assertBadInput;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * Plan keys a command would drop or bypass without a word: each is either honoured or refused at its flag or file
+ * line (exit 2), never run as some other plan than the one the result reports.
+ */
+class PlanRulesTest {
+  private static final ObjectMapper JSON = new ObjectMapper();
+  @TempDir Path dir;
+
+  @Test
+  void optimizerInBackward_isRefused_whenDpOrMicroBatchesAreDerived() {
+    // eight GPUs and no --dp: dp is 8 once the plan is resolved, which the rule (one GPU) forbids
+    assertBadInput(CliRunner.run("simulate", "--model", "llama-7b", "--task", "train", "--hardware", "hgx-h100-8x",
+        "--optimizer-in-backward"), "--optimizer-in-backward:", "one GPU with one micro-batch", "dp 8");
+    // a global batch of 4 on one GPU is 4 micro-batches: gradient accumulation, which the rule forbids
+    assertBadInput(CliRunner.run("simulate", "--model", "llama-7b", "--task", "train", "--hardware", "a100-sxm-80gb",
+        "--optimizer-in-backward", "--global-batch", "4"), "--optimizer-in-backward:", "micro_batches 4");
+    // plan auto: every plan on 8 GPUs breaks the rule, so that, not memory, is the reason given
+    CliRunner auto = CliRunner.run("simulate", "--model", "llama-7b", "--task", "train", "--hardware", "hgx-h100-8x",
+        "--optimizer-in-backward", "--plan", "auto");
+    assertBadInput(auto, "--optimizer-in-backward:", "one GPU");
+    assertThat(auto.err()).doesNotContain("fits per-GPU memory");
+    // one GPU, one micro-batch: still runs
+    CliRunner one = CliRunner.run("simulate", "--model", "llama-7b", "--task", "train", "--hardware", "a100-sxm-80gb",
+        "--optimizer-in-backward", "--format", "json");
+    assertThat(one.code()).as(one.err()).isZero();
+  }
+
+  @Test
+  void memoryWithPlanAuto_showsThePlanTheSearchRuns() throws Exception {
+    // LLaMA-13B training needs 16 bytes x 13.0e9 = 208 GB of weights, gradients and AdamW state: plain data
+    // parallelism on 80 GB GPUs cannot hold it, so the plan auto runs must shard or split it and fit
+    String[] scenario = {"--model", "llama-13b", "--task", "train", "--hardware", "hgx-h100-8x", "--plan", "auto",
+        "--recompute", "full", "--format", "json"};
+    CliRunner mem = CliRunner.run(concat("memory", scenario));
+    CliRunner sim = CliRunner.run(concat("simulate", scenario));
+    assertThat(mem.code()).as(mem.err()).isZero();
+    assertThat(sim.code()).as(sim.err()).isZero();
+    JsonNode m = JSON.readTree(mem.out()).get(0);
+    JsonNode s = JSON.readTree(sim.out());
+    assertThat(m.get("fits").asBoolean()).isTrue();
+    assertThat(m.get("memory").get("total_bytes").asDouble()).isLessThanOrEqualTo(80 * Math.pow(2, 30));
+    JsonNode p = s.get("plan");
+    String described = "tp " + p.get("tp").asInt() + ", pp " + p.get("pp").asInt() + ", dp " + p.get("dp").asInt();
+    assertThat(m.get("plan").asText()).startsWith(described);
+    assertThat(m.get("memory").get("total_bytes").asDouble()).isEqualTo(s.get("memory").get("total_bytes").asDouble());
+    assertThat(m.get("warnings").toString()).contains("plan auto: ");
+  }
+
+  @Test
+  void sweep_refusesPlanAuto_whichItDoesNotRun() {
+    assertBadInput(CliRunner.run("sweep", "--hardware", "hgx-h100-8x", "--models", "llama-13b", "--tasks", "train",
+        "--plan", "auto,given"), "--plan: auto is not run by sweep");
+  }
+
+  @Test
+  void planAuto_refusesThePlanKeysItChoosesItself() throws Exception {
+    assertBadInput(CliRunner.run("simulate", "--model", "llama-7b", "--task", "train", "--hardware", "hgx-h100-8x",
+        "--plan", "auto", "--tp", "2"), "--tp:", "cannot go with plan: auto");
+    assertBadInput(CliRunner.run("memory", "--model", "llama-7b", "--task", "train", "--hardware", "hgx-h100-8x",
+        "--plan", "auto", "--zero", "3", "--offload", "optimizer"), "--zero:", "cannot go with plan: auto");
+    assertBadInput(CliRunner.run("simulate", "--model", "llama-7b", "--task", "train", "--hardware", "hgx-h100-8x",
+        "--plan", "auto", "--offload", "optimizer"), "--offload:", "cannot go with plan: auto");
+    Path file = dir.resolve("auto.yaml");
+    Files.writeString(file, "kind: scenario\nhardware: hgx-h100-8x\nmodel: llama-7b\ntask: train\nplan: auto\n"
+        + "pp: 2\n");
+    assertBadInput(CliRunner.run("simulate", file.toString()), "auto.yaml:6", "'pp' cannot go with plan: auto");
+  }
+
+  @Test
+  void advise_refusesThePlanKeysItChoosesItself() {
+    assertBadInput(CliRunner.run("advise", "--model", "llama-7b", "--task", "train", "--tokens", "1B", "--hardware",
+        "dgx-a100-8x80gb", "--tp", "2"), "--tp:", "cannot be given to advise");
+    assertBadInput(CliRunner.run("advise", "--model", "llama-7b", "--task", "train", "--tokens", "1B", "--hardware",
+        "dgx-a100-8x80gb", "--plan", "given"), "--plan:", "cannot be given to advise");
+    // refused before anything is written: no --out folder is left behind
+    Path out = dir.resolve("advice");
+    assertBadInput(CliRunner.run("advise", "--model", "llama-7b", "--task", "train", "--tokens", "1B", "--hardware",
+        "dgx-a100-8x80gb", "--zero", "1", "--out", out.toString()), "--zero:");
+    assertThat(out).doesNotExist();
+  }
+
+  @Test
+  void anUnknownIdInAScenarioFile_isReportedAtItsLine() throws Exception {
+    Path model = dir.resolve("model.yaml");
+    Files.writeString(model, "kind: scenario\nhardware: hgx-h100-8x\nmodel: llama-14b\ntask: train\n");
+    assertBadInput(CliRunner.run("simulate", model.toString()), "model.yaml:3:8: unknown model 'llama-14b'");
+    Path hw = dir.resolve("hw.yaml");
+    Files.writeString(hw, "kind: scenario\nhardware: [a100, dgx-a100-8x81gb]\nmodel: llama-7b\ntask: train\n");
+    assertBadInput(CliRunner.run("simulate", hw.toString()), "hw.yaml:2:", "unknown hardware 'dgx-a100-8x81gb'");
+    assertBadInput(CliRunner.run("advise", hw.toString(), "--tokens", "1B"), "hw.yaml:2:", "unknown hardware");
+    // given as a flag, it is the flag's problem, as before
+    assertBadInput(CliRunner.run("simulate", model.toString(), "--model", "llama-15b"), "--model: unknown model");
+  }
+
+  @Test
+  void aPlanThatDoesNotFit_suggestsAHigherZeroStageOnlyWhereThereIsOne() throws Exception {
+    // LLaMA-13B on eight 24 GB cards: ZeRO-3 still needs more than 24 GB per GPU (the activations alone at 2048
+    // tokens); ZeRO-3 is the highest stage, so the advice must not offer a higher one, while ZeRO-1 may
+    for (int zero : new int[] {1, 3}) {
+      CliRunner r = CliRunner.run("simulate", "--model", "llama-13b", "--task", "train", "--hardware", "rtx4090-8x",
+          "--zero", String.valueOf(zero), "--format", "json");
+      assertThat(r.code()).as(r.err()).isZero();
+      JsonNode j = JSON.readTree(r.out());
+      assertThat(j.get("fits").asBoolean()).isFalse();
+      if (zero == 3) {
+        assertThat(j.get("explanation").asText()).doesNotContain("higher ZeRO stage");
+      } else {
+        assertThat(j.get("explanation").asText()).contains("higher ZeRO stage");
+      }
+    }
+  }
+
+  @Test
+  void planAuto_withAGlobalBatchTheGivenPlanCannotDivide_runsAPlanThatDividesIt() throws Exception {
+    // 7 sequences on 8 GPUs: no plan with dp 8 (the flags' default) divides them, but dp 1 plans (tp x pp = 8) do;
+    // the search must run one, not refuse the default it never runs
+    CliRunner r = CliRunner.run("simulate", "--model", "llama-7b", "--task", "train", "--hardware", "hgx-h100-8x",
+        "--global-batch", "7", "--plan", "auto", "--format", "json");
+    assertThat(r.code()).as(r.err()).isZero();
+    JsonNode j = JSON.readTree(r.out());
+    assertThat(j.get("plan").get("dp").asInt()).isEqualTo(1); // 7 is prime: only dp 1 divides it at batch 1
+    // the step trains the global batch: 7 sequences of 2048 tokens
+    assertThat(j.get("tokens_per_s").asDouble() * j.get("step_time_s").asDouble())
+        .isCloseTo(7 * 2048.0, org.assertj.core.data.Percentage.withPercentage(1e-9));
+    // a global batch no plan divides is still refused, with the reason
+    assertBadInput(CliRunner.run("simulate", "--model", "llama-7b", "--task", "train", "--hardware", "hgx-h100-8x",
+        "--global-batch", "7", "--batch", "2", "--plan", "auto"), "--global-batch:", "not a multiple");
+  }
+
+  private static String[] concat(String first, String[] rest) {
+    String[] out = new String[rest.length + 1];
+    out[0] = first;
+    System.arraycopy(rest, 0, out, 1, rest.length);
+    return out;
+  }
+}
