@@ -240,4 +240,21 @@ class BadInputTest {
     assertThat(err.lines().filter(l -> !l.startsWith("WARNING: Using incubator modules")).toList())
         .containsExactly("error: -Dllmsim.kernel=bogus is not allowed (allowed: auto, scalar, panama)");
   }
+
+  @Test
+  void systemFile_aLinkInARoleItsKindCannotPlay_isAnErrorAtItsKey() throws IOException {
+    String box = "kind: system\nid: my-box\nname: My box\nhost: epyc-7742-2s\ndevice: a100-sxm-80gb\n"
+        + "device_count: 8\nhost_link: pcie4-x16\ndevice_link: nvlink3\nfabric: switch\nnodes: 2\n"
+        + "network: {nic: ib-hdr-200, nics_per_node: 8, source: s}\n";
+    Path ok = write("ok.yaml", box);
+    CliRunner r = CliRunner.run("hardware", "validate", ok.toString());
+    assertThat(r.code()).as(r.err()).isZero();
+    // an InfiniBand NIC as the host link (line 7), PCIe as the network between nodes (line 11)
+    Path bad = write("bad.yaml", box.replace("host_link: pcie4-x16", "host_link: ib-hdr-200")
+        .replace("nic: ib-hdr-200", "nic: pcie4-x16"));
+    CliRunner b = CliRunner.run("hardware", "validate", bad.toString());
+    assertThat(b.code()).isEqualTo(2);
+    assertThat(b.err()).contains(bad + ":7:12: 'host_link' ib-hdr-200 is of kind infiniband: a host link joins a GPU")
+        .contains(bad + ":11:16: 'nic' pcie4-x16 is of kind pcie: a network joins nodes");
+  }
 }

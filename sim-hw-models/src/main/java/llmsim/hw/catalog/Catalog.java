@@ -8,6 +8,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Collection;
+import java.util.EnumSet;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -19,6 +20,7 @@ import llmsim.core.hw.Device;
 import llmsim.core.hw.Host;
 import llmsim.core.hw.FabricKind;
 import llmsim.core.hw.Link;
+import llmsim.core.hw.LinkKind;
 import llmsim.core.hw.Network;
 import llmsim.core.hw.SystemSpec;
 import llmsim.core.model.ModelSpec;
@@ -209,6 +211,14 @@ public final class Catalog {
     if (problems.isEmpty() && (host == null || device == null || link == null)) {
       throw new IllegalStateException("system " + n.str("id") + " resolved without a problem but with a part missing");
     }
+    role(n, "host_link", link, EnumSet.of(LinkKind.INFINIBAND, LinkKind.ETHERNET),
+        "a host link joins a GPU to its host (pcie, unified, nvlink as NVLink-C2C, infinity-fabric), not a network",
+        problems);
+    deviceLink.ifPresent(l -> role(n, "device_link", l, EnumSet.of(LinkKind.UNIFIED, LinkKind.INFINIBAND),
+        "the device link joins the GPUs of a node (nvlink, infinity-fabric, pcie peer-to-peer, ethernet as on Gaudi)",
+        problems));
+    net.ifPresent(x -> role(x, "nic", nic, EnumSet.of(LinkKind.PCIE, LinkKind.UNIFIED, LinkKind.INFINITY_FABRIC),
+        "a network joins nodes (infiniband, ethernet, nvlink as an NVLink switch network)", problems));
     if (!problems.isEmpty()) {
       throw new InputException(problems);
     }
@@ -223,6 +233,13 @@ public final class Catalog {
     return Binder.guarded(n, () -> new SystemSpec(n.str("id"), n.str("name"), n.strings("aliases"), host, device,
         n.integer("device_count", 1), link, deviceLink, share, shareSource, Binder.price(n), n.integer("nodes", 1),
         FabricKind.fromKey(n.optStr("fabric").orElse("switch")), network));
+  }
+
+  /** A link in a role its kind cannot play (an InfiniBand NIC as the host link, ...) is a problem at its key. */
+  private static void role(Node n, String key, Link link, EnumSet<LinkKind> refused, String why, List<Problem> problems) {
+    if (link != null && refused.contains(link.kind())) {
+      problems.add(n.require(key).problem("'" + key + "' " + link.id() + " is of kind " + link.kind().key() + ": " + why));
+    }
   }
 
   /** A part named by catalog id or alias, or by a file relative to the naming file ({@link FileRefs}). */
