@@ -159,6 +159,7 @@ final class MemoryCommand implements ScenarioOptions.Command, Callable<Integer> 
     m.put("host_bytes", p.hostBytes());
     m.put("host_capacity_bytes", p.hostCapacityBytes());
     m.put("shortfall_bytes", p.shortfallBytes());
+    m.put("host_shortfall_bytes", p.hostShortfallBytes());
     m.put("needed_without_offload_bytes", p.neededBytes());
     m.put("gpu_layers", p.gpuLayers());
     m.put("host_layers", p.hostLayers());

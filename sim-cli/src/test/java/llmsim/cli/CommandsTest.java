@@ -62,6 +62,21 @@ class CommandsTest {
     assertThat(j.get(0).get("fits").asBoolean()).isTrue();
     assertThat(j.get(1).get("fits").asBoolean()).isFalse();
     assertThat(j.get(1).at("/memory/shortfall_bytes").asDouble()).isPositive();
+    assertThat(j.get(1).at("/memory/host_shortfall_bytes").asDouble()).isZero();
+  }
+
+  @Test
+  void memory_json_saysWhatIsMissingInHostMemory_whenOnlyTheHostIsShort() throws Exception {
+    // LLaMA-65B training on one H100 streams its weights from the host and keeps the optimizer there: the GPU's
+    // share fits, the host's 128 GiB does not (about 1.1 TB of fp32 state)
+    JsonNode j = JSON.readTree(CliRunner.run("memory", "--model", "llama-65b", "--hardware", "13900ks-h100",
+        "--task", "train", "--format", "json").out());
+    JsonNode m = j.get(0).get("memory");
+    assertThat(j.get(0).get("fits").asBoolean()).isFalse();
+    assertThat(m.get("shortfall_bytes").asDouble()).isZero();
+    assertThat(m.get("host_shortfall_bytes").asDouble())
+        .isEqualTo(m.get("host_bytes").asDouble() - m.get("host_capacity_bytes").asDouble())
+        .isGreaterThan(16 * 65e9 - 128 * Math.pow(2, 30));
   }
 
   @Test

@@ -56,6 +56,11 @@ public record MemoryPlan(
     return Math.max(0, totalBytes() - capacityBytes);
   }
 
+  /** Bytes missing in host memory (0 when the offloaded state fits there). */
+  public double hostShortfallBytes() {
+    return Math.max(0, hostBytes - hostCapacityBytes);
+  }
+
   /** Layers whose weights live in host memory (computed there, or streamed to the GPU). */
   public int hostLayers() {
     return layers - gpuLayers;
