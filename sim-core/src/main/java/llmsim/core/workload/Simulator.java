@@ -76,7 +76,8 @@ public final class Simulator {
     String why = Explainer.explain(partial, bare);
     return new StepResult(s, m, t, sw, plan, trace, step, tokensPerSecond, prefillRate, decodeRate, ttft, tpot,
         modelFlops, hardwareFlops, mfu, mbu, linkBytes, bytesPerToken, byBound, bound, why,
-        java.util.stream.Stream.of(w.ctx.precision.warning(), w.ctx.softwareWarning, w.ctx.collectives.warning(),
+        java.util.stream.Stream.of(w.ctx.precision.warning(), w.ctx.softwareWarning, w.ctx.fp8RecipeWarning,
+            w.ctx.collectives.warning(),
             w.offloadWarning())
             .filter(java.util.Objects::nonNull).toList(), 0);
   }

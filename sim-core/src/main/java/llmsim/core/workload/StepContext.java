@@ -73,6 +73,8 @@ final class StepContext {
   final double peakFlops;
   /** What a result must say about the software build on this device (a build not modelled), or null. */
   final String softwareWarning;
+  /** Set when fp8 training runs under a profile without a modelled fp8 recipe (its casts and scaling not costed). */
+  final String fp8RecipeWarning;
   /** How the task's precision runs on this device (native, emulated with a warning). */
   final PrecisionSupport.Resolved precision;
   /** Whether the step runs Transformer Engine's fp8 recipe ({@link TransformerEngineFp8}). */
@@ -108,6 +110,11 @@ final class StepContext {
     precision = PrecisionSupport.resolve(d, task.precision(), sw);
     peakFlops = precision.peakFlops();
     transformerEngineFp8 = TransformerEngineFp8.applies(sw, task, precision.gemmPrecision());
+    fp8RecipeWarning = task.kind().training() && precision.gemmPrecision() == Precision.FP8 && !transformerEngineFp8
+        ? "precision fp8 under software " + sw.id() + ": its GEMMs run at the fp8 peak, but the casts, amax and"
+            + " scaling of an fp8 training recipe are not costed for this profile (they are for Transformer Engine's,"
+            + " --software megatron), so the step is optimistic by their cost"
+        : null;
     devicePool = sink.addPool(label + (unified ? "unified memory" : "device memory"));
     hostPool = unified ? devicePool : sink.addPool(label + "host memory");
     int h2dPool = unified ? -1 : sink.addPool(label + "host link H2D");

@@ -103,4 +103,22 @@ class TransformerEngineFp8Test {
     assertThat(tr.costs().time[head]).isCloseTo(flops / (1000e12 * 0.8),
         org.assertj.core.data.Percentage.withPercentage(1));
   }
+
+  static String recipeWarning(TaskKind kind, Precision precision, SoftwareProfile sw) {
+    Map<Precision, Double> peaks = Map.of(Precision.BF16, 1000e12, Precision.FP16, 1000e12, Precision.FP8, 2000e12,
+        Precision.FP32, 60e12);
+    SystemSpec gpu = Fixtures.discrete(0, new Efficiency(0.8, "test", 0.9, "test", true), peaks);
+    Task t = new Task(kind, precision, WeightFormat.BF16, 1, SEQ, 1, 1, 1, false, 8, 128, Offload.NONE);
+    return new StepContext(gpu, t, sw, new DecodeKvReadsTest.Recorder(), 1).fp8RecipeWarning;
+  }
+
+  @Test
+  void fp8Training_withoutAModelledRecipe_saysItsCastsAreNotCosted() {
+    SoftwareProfile pytorch = SoftwareProfiles.find("pytorch").orElseThrow();
+    assertThat(recipeWarning(TaskKind.TRAIN, Precision.FP8, pytorch)).contains("software pytorch")
+        .contains("not costed");
+    assertThat(recipeWarning(TaskKind.TRAIN, Precision.FP8, megatron())).isNull();
+    assertThat(recipeWarning(TaskKind.TRAIN, Precision.BF16, pytorch)).isNull();
+    assertThat(recipeWarning(TaskKind.INFERENCE, Precision.FP8, pytorch)).isNull();
+  }
 }
