@@ -71,15 +71,20 @@ final class Derivation {
     }
   }
 
-  /** Parameters and weight bytes per GPU, from the model's shape and the weight format. */
+  /** Parameters and weight bytes per GPU, from the model's shape and the weight format, in GB (next to bandwidths). */
   private double weights() {
+    return weights(false);
+  }
+
+  /** The same, in GiB when {@code binary} (next to the memory rows, which are in GiB as capacities are). */
+  private double weights(boolean binary) {
     var m = r.model();
     formula("parameters P", String.format(Locale.US, "from %s's shape (%d layers, hidden %d, ffn %d, vocab %d); published:"
         + " %s", m.id(), m.layers(), m.hidden(), m.ffnHidden(), m.vocab(), m.publishedSource()), count(m.parameterCount()));
     double w = r.memory().weightsBytes();
     formula("weights W", String.format(Locale.US, "P x %.3g bytes (%s)%s", r.task().weights().bytesPerWeight(),
         r.task().weights().key(), r.system().totalDevices() > 1 ? ", this GPU's share (" + r.task().plan().describe() + ")"
-            : ""), Units.gb(w));
+            : ""), binary ? Units.gib(w) : Units.gb(w));
     return w;
   }
 
@@ -218,7 +223,7 @@ final class Derivation {
 
   private void memory() {
     MemoryPlan p = r.memory();
-    weights();
+    weights(true);
     formula("gradients", "trainable parameters x gradient bytes", Units.gib(p.gradientsBytes()));
     formula("optimizer state", "AdamW: 12 bytes per trainable parameter (master, m, v)", Units.gib(p.optimizerBytes()));
     formula("activations", "batch x seq x hidden x layers (Korthikanti et al. 2022)", Units.gib(p.activationsBytes()));

@@ -81,4 +81,15 @@ class ExplainCommandTest {
     assertBadInput(CliRunner.run("explain", "decode_tokens_per_s", "--model", "llama-7b", "--hardware", "m2-ultra",
         "--task", "train"), "is an inference metric");
   }
+
+  @Test
+  void memory_givesEveryRowInGiB_theWeightsToo() throws IOException {
+    var m = Catalog.bundled().model("llama-7b", "--model");
+    CliRunner r = CliRunner.run("explain", "memory", "--model", "llama-7b", "--hardware", "h100-sxm", "--task",
+        "inference");
+    assertThat(r.code()).as(r.err()).isZero();
+    String gib = String.format(java.util.Locale.US, "%.1f GiB", m.parameterCount() * 2.0 / (1L << 30)); // f16
+    assertThat(r.out().lines().filter(l -> l.startsWith("weights W")).findFirst().orElseThrow()).contains(gib)
+        .doesNotContain(" GB ");
+  }
 }
