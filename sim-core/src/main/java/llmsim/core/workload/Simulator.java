@@ -77,7 +77,7 @@ public final class Simulator {
     return new StepResult(s, m, t, sw, plan, trace, step, tokensPerSecond, prefillRate, decodeRate, ttft, tpot,
         modelFlops, hardwareFlops, mfu, mbu, linkBytes, bytesPerToken, byBound, bound, why,
         java.util.stream.Stream.of(w.ctx.precision.warning(), w.ctx.softwareWarning, w.ctx.fp8RecipeWarning,
-            w.ctx.collectives.warning(),
+            w.ctx.planWarning, w.ctx.collectives.warning(),
             w.offloadWarning())
             .filter(java.util.Objects::nonNull).toList(), 0);
   }

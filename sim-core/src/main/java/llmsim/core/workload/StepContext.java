@@ -75,6 +75,8 @@ final class StepContext {
   final String softwareWarning;
   /** Set when fp8 training runs under a profile without a modelled fp8 recipe (its casts and scaling not costed). */
   final String fp8RecipeWarning;
+  /** Set when the plan asks for something that has nothing to act on (sequence parallelism without tp). */
+  final String planWarning;
   /** How the task's precision runs on this device (native, emulated with a warning). */
   final PrecisionSupport.Resolved precision;
   /** Whether the step runs Transformer Engine's fp8 recipe ({@link TransformerEngineFp8}). */
@@ -114,6 +116,10 @@ final class StepContext {
         ? "precision fp8 under software " + sw.id() + ": its GEMMs run at the fp8 peak, but the casts, amax and"
             + " scaling of an fp8 training recipe are not costed for this profile (they are for Transformer Engine's,"
             + " --software megatron), so the step is optimistic by their cost"
+        : null;
+    planWarning = task.plan().sequenceParallel() && task.plan().tp() == 1
+        ? "sequence_parallel has no effect at tp 1: it splits the norms and dropout of a tensor-parallel group along"
+            + " the sequence, and there is no group to split them over"
         : null;
     devicePool = sink.addPool(label + (unified ? "unified memory" : "device memory"));
     hostPool = unified ? devicePool : sink.addPool(label + "host memory");

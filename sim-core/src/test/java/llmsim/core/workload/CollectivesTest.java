@@ -449,4 +449,17 @@ class CollectivesTest {
     assertThat(plain.activationsBytes() - split.activationsBytes())
         .isCloseTo(m.layers() * tokens * 2.0 * 4 * m.hidden() * (1 - 1.0 / tp), withPercentage(1e-9));
   }
+
+  @Test
+  void sequenceParallelWithoutTensorParallelism_isSaidToDoNothing() {
+    ModelSpec m = Fixtures.llama7b();
+    SystemSpec box = Fixtures.cluster(1, 0, 108, 24, 16);
+    Task tp1 = training(new ParallelPlan(1, 1, 8, 0, true, true, 1, false,
+        llmsim.core.task.PipelineSchedule.ONE_F_ONE_B, false), 1);
+    assertThat(Simulator.simulate(box, m, tp1, IDEAL).warnings()).singleElement().asString()
+        .contains("sequence_parallel has no effect at tp 1");
+    Task tp2 = training(new ParallelPlan(2, 1, 4, 0, true, true, 1, false,
+        llmsim.core.task.PipelineSchedule.ONE_F_ONE_B, false), 1);
+    assertThat(Simulator.simulate(box, m, tp2, IDEAL).warnings()).isEmpty();
+  }
 }
