@@ -77,8 +77,22 @@ public final class Simulator {
     return new StepResult(s, m, t, sw, plan, trace, step, tokensPerSecond, prefillRate, decodeRate, ttft, tpot,
         modelFlops, hardwareFlops, mfu, mbu, linkBytes, bytesPerToken, byBound, bound, why,
         java.util.stream.Stream.of(w.ctx.precision.warning(), w.ctx.softwareWarning, w.ctx.fp8RecipeWarning,
-            w.ctx.planWarning, w.ctx.collectives.warning(),
+            w.ctx.planWarning, w.ctx.collectives.warning(), replicasNote(t, tokensPerSecond),
             w.offloadWarning())
             .filter(java.util.Objects::nonNull).toList(), 0);
+  }
+
+  /**
+   * Inference on more GPUs than one model replica uses serves a batch on each replica: the rates are their sum, which
+   * a header saying "batch 1" does not tell.
+   */
+  static String replicasNote(Task t, double tokensPerSecond) {
+    int r = t.replicas();
+    if (t.kind().training() || r <= 1) {
+      return null;
+    }
+    return String.format(java.util.Locale.ROOT, "%d data-parallel replicas each serve batch %d: the tokens/s are"
+        + " their sum%s; --tp splits one replica over the GPUs instead", r, t.batch(), t.generateTokens() == 0 ? ""
+        : String.format(java.util.Locale.ROOT, " (%.1f generated tokens/s a replica)", tokensPerSecond / r));
   }
 }

@@ -462,4 +462,19 @@ class CollectivesTest {
         llmsim.core.task.PipelineSchedule.ONE_F_ONE_B, false), 1);
     assertThat(Simulator.simulate(box, m, tp2, IDEAL).warnings()).isEmpty();
   }
+
+  @Test
+  void inferenceOnMoreGpusThanAReplicaUses_saysTheRatesAreTheReplicasSum() {
+    ModelSpec m = Fixtures.llama7b();
+    SystemSpec box = Fixtures.cluster(1, 0, 108, 24, 16);
+    Task dp8 = new Task(TaskKind.INFERENCE, Precision.BF16, WeightFormat.BF16, 1, 144, 128, 16, 1, Recompute.NONE, 8,
+        128, Offload.NONE, 0, KvCacheFormat.F16, Task.GPU_LAYERS_AUTO, new ParallelPlan(1, 1, 8, 0));
+    var r = Simulator.simulate(box, m, dp8, IDEAL);
+    String each = String.format(java.util.Locale.ROOT, "(%.1f generated tokens/s a replica)", r.tokensPerSecond() / 8);
+    assertThat(r.warnings()).singleElement().asString().startsWith("8 data-parallel replicas each serve batch 1")
+        .contains(each);
+    Task tp8 = new Task(TaskKind.INFERENCE, Precision.BF16, WeightFormat.BF16, 1, 144, 128, 16, 1, Recompute.NONE, 8,
+        128, Offload.NONE, 0, KvCacheFormat.F16, Task.GPU_LAYERS_AUTO, new ParallelPlan(8, 1, 1, 0));
+    assertThat(Simulator.simulate(box, m, tp8, IDEAL).warnings()).isEmpty();
+  }
 }
