@@ -84,20 +84,22 @@ final class Binder {
     String fa2Source = e.flatMap(x -> x.optStr("flash_attention_source")).orElse(gemmSource);
     double fa2Bwd = e.map(x -> x.num("flash_attention_backward", fa2)).orElse(fa2);
     String fa2BwdSource = e.flatMap(x -> x.optStr("flash_attention_backward_source")).orElse(fa2Source);
-    // the sustained rate (at the power limit) where measured; at fp8 the measured one, else the 16-bit ratio applied
-    double sustained = e.map(x -> x.num("gemm_sustained", gemm)).orElse(gemm);
-    double fp8Sustained = e.map(x -> x.num("gemm_fp8_sustained", fp8 * sustained / gemm)).orElse(fp8);
+    // the sustained rate (at the power limit) where measured; at fp8 the measured one, else the 16-bit share of it
+    double sustained = atMostBurst(e, "gemm_sustained", gemm, "gemm", gemm);
+    double fp8Sustained = atMostBurst(e, "gemm_fp8_sustained", Math.min(fp8, fp8 * sustained / gemm), "gemm_fp8", fp8);
     String sustainedSource = e.flatMap(x -> x.optStr("gemm_sustained_source")).orElse(gemmSource);
-    for (String[] k : new String[][] {{"gemm_sustained", "gemm"}, {"gemm_fp8_sustained", "gemm_fp8"}}) {
-      double burst = k[1].equals("gemm") ? gemm : fp8;
-      double held = k[1].equals("gemm") ? sustained : fp8Sustained;
-      if (held > burst) {
-        throw new InputException(e.get().problemAtKey(k[0], "'" + k[0] + "' (" + held + ") exceeds the burst rate '"
-            + k[1] + "' (" + burst + "): a device cannot hold more under sustained load than in a burst"));
-      }
-    }
     return new Efficiency(gemm, gemmSource, mem, memSource, measured, fp8, fp8Source, fa2, fa2Source, fa2Bwd,
         fa2BwdSource, sustained, fp8Sustained, sustainedSource);
+  }
+
+  /** A sustained fraction ({@code key}, else {@code otherwise}), refused at its key above the burst one. */
+  private static double atMostBurst(Optional<Node> e, String key, double otherwise, String burstKey, double burst) {
+    double held = e.map(x -> x.num(key, otherwise)).orElse(otherwise);
+    if (held > burst) {
+      throw new InputException(e.orElseThrow().problemAtKey(key, "'" + key + "' (" + held + ") exceeds the burst rate '"
+          + burstKey + "' (" + burst + "): a device cannot hold more under sustained load than in a burst"));
+    }
+    return held;
   }
 
   static Optional<Price> price(Node n) {
