@@ -15,6 +15,8 @@ import llmsim.core.cost.Durations;
 import llmsim.core.cost.Money;
 import llmsim.core.hw.SystemSpec;
 import llmsim.core.model.ModelSpec;
+import llmsim.core.scenario.ScenarioKey;
+import llmsim.core.scenario.ScenarioKeyException;
 import llmsim.core.util.Units;
 import llmsim.hw.catalog.Catalog;
 import llmsim.hw.scenario.ScenarioFile;
@@ -78,9 +80,8 @@ final class AdviseCommand implements ScenarioOptions.Command, Callable<Integer> 
   }
 
   /** Keys the search sets per candidate, refused when given. */
-  private static final List<llmsim.core.scenario.ScenarioKey> PLAN_KEYS = List.of(llmsim.core.scenario.ScenarioKey.TP,
-      llmsim.core.scenario.ScenarioKey.PP, llmsim.core.scenario.ScenarioKey.DP, llmsim.core.scenario.ScenarioKey.ZERO,
-      llmsim.core.scenario.ScenarioKey.VIRTUAL_STAGES, llmsim.core.scenario.ScenarioKey.PLAN);
+  private static final List<ScenarioKey> PLAN_KEYS = java.util.stream.Stream.concat(ScenarioKey.LAYOUT.stream(),
+      java.util.stream.Stream.of(ScenarioKey.PLAN)).toList();
 
   @Override
   public Integer call() {
@@ -102,10 +103,10 @@ final class AdviseCommand implements ScenarioOptions.Command, Callable<Integer> 
       throw new BadFlagException("advise needs the job's size: --tokens (training, fine-tuning: tokens processed) or"
           + " --requests (inference)");
     }
-    for (llmsim.core.scenario.ScenarioKey k : PLAN_KEYS) {
+    for (ScenarioKey k : PLAN_KEYS) {
       if (r.given(k)) {
         // the search sets them per candidate: a value given would be dropped without a word
-        throw ScenarioOptions.locate(new llmsim.core.scenario.ScenarioKeyException(k, "'" + k.key() + "' cannot be"
+        throw ScenarioOptions.locate(new ScenarioKeyException(k, "'" + k.key() + "' cannot be"
             + " given to advise, which tries every plan (tp, pp, dp, zero) at each GPU count and names the one it"
             + " ranks; leave " + k.key() + " out (simulate --plan given runs one plan)"), r.flags(), r.file());
       }

@@ -153,8 +153,7 @@ final class Advisor {
     try {
       base = PrecisionSupport.adapt(r.task(), s.device(), r.software(), r.precisionGiven()).task();
       PrecisionSupport.resolve(s.device(), base.precision(), r.software());
-      MemoryPlanner.checkOffload(s, base);
-      MemoryPlanner.checkGpuLayers(s, m, base);
+      MemoryPlanner.checkPlacement(s, m, base);
     } catch (IllegalArgumentException e) { // a ScenarioKeyException too
       return new Searched(null, new Skipped(s.id(), s.totalDevices(), "cannot run it: " + e.getMessage()), 0, 0, 0);
     }

@@ -353,8 +353,7 @@ final class ScenarioOptions {
     void checkAgainst(SystemSpec s) {
       ModelSpec m = modelSpec();
       located(() -> {
-        MemoryPlanner.checkOffload(s, task);
-        MemoryPlanner.checkGpuLayers(s, m, task);
+        MemoryPlanner.checkPlacement(s, m, task);
         return null;
       });
     }

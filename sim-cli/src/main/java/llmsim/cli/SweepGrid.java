@@ -171,8 +171,7 @@ final class SweepGrid {
           job.tokens(t); // --requests on a training task
         }
         for (SystemSpec s : systems) {
-          MemoryPlanner.checkOffload(s, t);
-          MemoryPlanner.checkGpuLayers(s, models.get(sub[1]), t);
+          MemoryPlanner.checkPlacement(s, models.get(sub[1]), t);
           SystemSpec sized = Placement.size(s, v.nodes(), v.gpus());
           Placement.resolve(sized, models.get(sub[1]), t);
         }

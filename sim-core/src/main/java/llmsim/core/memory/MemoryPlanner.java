@@ -48,12 +48,18 @@ public final class MemoryPlanner {
     }
   }
 
+  /** Refuse what a placement asks and the system cannot do: {@link #checkOffload}, and layers kept off the GPU. */
+  public static void checkPlacement(SystemSpec system, ModelSpec model, Task task) {
+    checkOffload(system, task);
+    checkGpuLayers(system, model, task);
+  }
+
   /**
    * Refuse layers kept off the GPU on unified memory: there is no separate memory to keep them in (the same
    * reason offload optimizer/weights is refused), and llama.cpp's CPU-computed layers are not simulated there (the
    * workload runs every layer on the GPU), so a result would say "the rest on the CPU" while timing them on the GPU.
    */
-  public static void checkGpuLayers(SystemSpec system, ModelSpec model, Task task) {
+  private static void checkGpuLayers(SystemSpec system, ModelSpec model, Task task) {
     if (system.unifiedMemory() && !task.kind().training() && task.gpuLayers() != Task.GPU_LAYERS_AUTO
         && task.gpuLayers() < model.layers()) {
       throw new ScenarioKeyException(ScenarioKey.GPU_LAYERS, "'gpu_layers' " + task.gpuLayers() + " of "

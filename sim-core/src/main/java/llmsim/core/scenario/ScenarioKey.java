@@ -181,6 +181,9 @@ public enum ScenarioKey {
   /** The value {@code auto} of an {@link Type#INT_OR_AUTO} key. */
   public static final int AUTO = -1;
 
+  /** The keys that lay a model out over the GPUs; plan auto and advise choose them per candidate themselves. */
+  public static final java.util.List<ScenarioKey> LAYOUT = java.util.List.of(TP, PP, DP, ZERO, VIRTUAL_STAGES);
+
   /** Keys that were renamed, with what a file should say instead (their schemas point a reader there). */
   public static final java.util.Map<String, String> RENAMED = java.util.Map.of(
       "activation_checkpointing", "recompute: full (true) or recompute: none (false)");

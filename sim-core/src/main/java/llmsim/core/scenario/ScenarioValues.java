@@ -212,8 +212,7 @@ public final class ScenarioValues {
    * one asked for, so it is refused (the search's own plan is named in the result).
    */
   private void refuseLayoutWithPlanAuto(Offload o) {
-    for (ScenarioKey k : new ScenarioKey[] {ScenarioKey.TP, ScenarioKey.PP, ScenarioKey.DP, ScenarioKey.ZERO,
-        ScenarioKey.VIRTUAL_STAGES}) {
+    for (ScenarioKey k : ScenarioKey.LAYOUT) {
       if (has(k)) {
         throw new ScenarioKeyException(k, "'" + k.key() + "' cannot go with plan: auto, which chooses tp, pp, dp, zero"
             + " and virtual_stages itself (and names the plan it ran); leave " + k.key() + " out, or use plan: given");
