@@ -24,6 +24,22 @@ public interface OpSink {
     return addOp(name, kind, stream, group, flops, memBytes, 0, deps);
   }
 
+  /**
+   * {@link #addOp(String, OpKind, int, int, double, double, double, int...)} for an op named {@code prefix + name},
+   * the two kept apart ({@code prefix} null for none): a simulation joins them only when a name is read (a trace, an
+   * error), so a step of 10^5 ops does not build 10^5 strings; a sink that keeps no names ignores both.
+   */
+  default int addOp(String prefix, String name, OpKind kind, int stream, int group, double flops, double memBytes,
+      double linkBytes, int... deps) {
+    return addOp(!keepsNames() ? "" : prefix == null ? name : prefix + name, kind, stream, group, flops, memBytes, linkBytes, deps);
+  }
+
+  /** {@link #addGemm(String, OpKind, int, int, double, double, double, double, double, int...)}, named as above. */
+  default int addGemm(String prefix, String name, OpKind kind, int stream, int group, double flops, double memBytes,
+      double m, double n, double k, int... deps) {
+    return addGemm(!keepsNames() ? "" : prefix == null ? name : prefix + name, kind, stream, group, flops, memBytes, m, n, k, deps);
+  }
+
   /** Whether op names are kept (a closed-form sum skips building them). */
   default boolean keepsNames() {
     return true;

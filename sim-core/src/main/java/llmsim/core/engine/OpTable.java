@@ -15,6 +15,8 @@ import java.util.Arrays;
  */
 final class OpTable {
   private String[] names = new String[64];
+  /** Per row: the part of its name before {@link #names}' (a pass's "mb3.L12."), null for none. */
+  private String[] prefixes = new String[64];
   private OpKind[] kinds = new OpKind[64];
   private int[] streams = new int[64];
   private int[] groups = new int[64];
@@ -63,15 +65,24 @@ final class OpTable {
   }
 
   int add(String name, OpKind kind, int stream, int group, double f, double mb, double lb, int[] d) {
-    return add(name, kind, stream, group, f, mb, lb, 0, 0, 0, 1, d);
+    return add(null, name, kind, stream, group, f, mb, lb, 0, 0, 0, 1, d);
   }
 
-  /** Add a row of {@code c} copies; returns the id of its first copy. */
-  int add(String name, OpKind kind, int stream, int group, double f, double mb, double lb, double m, double n,
-      double k, int c, int[] d) {
+  /** {@code prefix + name}, or {@code name} alone where {@code prefix} is null. */
+  static String join(String prefix, String name) {
+    return prefix == null ? name : prefix + name;
+  }
+
+  /**
+   * Add a row of {@code c} copies named {@code prefix + name} ({@code prefix} null for none; the two are joined
+   * when the name is read); returns the id of its first copy.
+   */
+  int add(String prefix, String name, OpKind kind, int stream, int group, double f, double mb, double lb, double m,
+      double n, double k, int c, int[] d) {
     if (rows == names.length) {
       int cap = rows * 2;
       names = Arrays.copyOf(names, cap);
+      prefixes = Arrays.copyOf(prefixes, cap);
       kinds = Arrays.copyOf(kinds, cap);
       streams = Arrays.copyOf(streams, cap);
       groups = Arrays.copyOf(groups, cap);
@@ -87,14 +98,15 @@ final class OpTable {
       first = Arrays.copyOf(first, cap);
     }
     if ((long) size + c > 1 << 30) {
-      throw new IllegalArgumentException("op " + name + ": more than 2^30 ops");
+      throw new IllegalArgumentException("op " + join(prefix, name) + ": more than 2^30 ops");
     }
     int id = size;
     if (rowOf != null) {
-      throw new IllegalStateException("op " + name + ": the op table is complete");
+      throw new IllegalStateException("op " + join(prefix, name) + ": the op table is complete");
     }
     replicated |= c > 1;
     names[rows] = name;
+    prefixes[rows] = prefix;
     kinds[rows] = kind;
     streams[rows] = stream;
     groups[rows] = group;
@@ -194,7 +206,8 @@ final class OpTable {
   String name(int op) {
     int r = row(op);
     int j = op - first[r];
-    return j == 0 ? names[r] : "peer " + j + " " + names[r];
+    String n = join(prefixes[r], names[r]);
+    return j == 0 ? n : "peer " + j + " " + n;
   }
 
   int stream(int op) {
@@ -362,7 +375,11 @@ final class OpTable {
   /** Immutable per-op view for the trace: every copy its own entry (built on demand for a replicated table). */
   Ops freeze() {
     if (!replicated) {
-      return new Ops(Arrays.copyOf(names, size), Arrays.copyOf(kinds, size), Arrays.copyOf(streams, size),
+      String[] nm = new String[size];
+      for (int i = 0; i < size; i++) {
+        nm[i] = join(prefixes[i], names[i]);
+      }
+      return new Ops(nm, Arrays.copyOf(kinds, size), Arrays.copyOf(streams, size),
           Arrays.copyOf(groups, size), Arrays.copyOf(flops, size), Arrays.copyOf(memBytes, size),
           Arrays.copyOf(linkBytes, size), Arrays.copyOf(layers, size));
     }
@@ -377,7 +394,8 @@ final class OpTable {
     for (int i = 0; i < size; i++) {
       int r = row(i);
       int j = i - first[r];
-      nm[i] = j == 0 ? names[r] : "peer " + j + " " + names[r];
+      String n = join(prefixes[r], names[r]);
+      nm[i] = j == 0 ? n : "peer " + j + " " + n;
       kd[i] = kinds[r];
       st[i] = streams[r] + j;
       gr[i] = groups[r] + j;

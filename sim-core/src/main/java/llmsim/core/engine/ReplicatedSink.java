@@ -97,20 +97,38 @@ public final class ReplicatedSink implements OpSink {
   @Override
   public int addOp(String name, OpKind kind, int stream, int group, double flops, double memBytes, double linkBytes,
       int... deps) {
-    return add(name, kind, stream, group, flops, memBytes, linkBytes, null, deps);
+    return add(null, name, kind, stream, group, flops, memBytes, linkBytes, null, deps);
+  }
+
+  @Override
+  public int addOp(String prefix, String name, OpKind kind, int stream, int group, double flops, double memBytes,
+      double linkBytes, int... deps) {
+    return add(prefix, name, kind, stream, group, flops, memBytes, linkBytes, null, deps);
   }
 
   @Override
   public int addGemm(String name, OpKind kind, int stream, int group, double flops, double memBytes, double m,
       double n, double k, int... deps) {
-    return add(name, kind, stream, group, flops, memBytes, 0, new double[] {m, n, k}, deps);
+    return add(null, name, kind, stream, group, flops, memBytes, 0, new double[] {m, n, k}, deps);
   }
 
-  /** One op on every peer; {@code shape} (m, n, k) for a GEMM, else null. */
-  private int add(String name, OpKind kind, int stream, int group, double flops, double memBytes, double linkBytes,
-      double[] shape, int... deps) {
+  @Override
+  public int addGemm(String prefix, String name, OpKind kind, int stream, int group, double flops, double memBytes,
+      double m, double n, double k, int... deps) {
+    return add(prefix, name, kind, stream, group, flops, memBytes, 0, new double[] {m, n, k}, deps);
+  }
+
+  /**
+   * One op on every peer, named {@code prefix + name} ({@code prefix} null for none; kept apart into a simulation's
+   * rows); {@code shape} (m, n, k) for a GEMM, else null.
+   */
+  private int add(String prefix, String name, OpKind kind, int stream, int group, double flops, double memBytes,
+      double linkBytes, double[] shape, int... deps) {
     if (rows != null) {
-      return addRow(name, kind, stream, group, flops, memBytes, linkBytes, shape, deps);
+      return addRow(prefix, name, kind, stream, group, flops, memBytes, linkBytes, shape, deps);
+    }
+    if (prefix != null) {
+      name = inner.keepsNames() ? prefix + name : name;
     }
     int[] ids = new int[peers];
     for (int j = 0; j < peers; j++) {
@@ -144,26 +162,28 @@ public final class ReplicatedSink implements OpSink {
    * The peers' copies as one row; a transfer's synchronisation is a row of one copy depending on all of them. The
    * ids the builder holds are first copies and synchronisations, which is what a row's dependencies name.
    */
-  private int addRow(String name, OpKind kind, int stream, int group, double flops, double memBytes,
+  private int addRow(String prefix, String name, OpKind kind, int stream, int group, double flops, double memBytes,
       double linkBytes, double[] shape, int... deps) {
     int[] s = streams.get(stream);
     int[] g = groups.get(group);
     if (s == null || g == null) {
-      throw new IllegalArgumentException("op " + name + ": unknown stream " + stream + " or cost group " + group);
+      throw new IllegalArgumentException("op " + OpTable.join(prefix, name) + ": unknown stream " + stream
+          + " or cost group " + group);
     }
-    if (shape != null) {
-      llmsim.core.kernel.GemmTiles.checkShape(name, shape[0], shape[1], shape[2]);
+    if (shape != null && !llmsim.core.kernel.GemmTiles.validShape(shape[0], shape[1], shape[2])) {
+      llmsim.core.kernel.GemmTiles.checkShape(OpTable.join(prefix, name), shape[0], shape[1], shape[2]);
     }
     int id = shape == null
-        ? rows.addCopies(name, kind, s[0], g[0], flops, memBytes, linkBytes, 0, 0, 0, peers, deps)
-        : rows.addCopies(name, kind, s[0], g[0], flops, memBytes, 0, shape[0], shape[1], shape[2], peers, deps);
+        ? rows.addCopies(prefix, name, kind, s[0], g[0], flops, memBytes, linkBytes, 0, 0, 0, peers, deps)
+        : rows.addCopies(prefix, name, kind, s[0], g[0], flops, memBytes, 0, shape[0], shape[1], shape[2], peers,
+            deps);
     Lane lane = lanes.get(stream);
     if (peers > 1 && (lane == Lane.FABRIC || lane == Lane.NETWORK)) {
       if (syncGroup < 0) {
         syncGroup = inner.addGroup(new CostGroup("peer sync", 1, -1, 1, -1, 1, 0));
       }
-      return rows.addCopies(inner.keepsNames() ? name + ".sync" : name, OpKind.TRANSFER, s[0], syncGroup, 0, 0, 0,
-          0, 0, 0, 1, id);
+      return rows.addCopies(prefix, inner.keepsNames() ? name + ".sync" : name, OpKind.TRANSFER, s[0], syncGroup, 0,
+          0, 0, 0, 0, 0, 1, id);
     }
     return id;
   }

@@ -82,19 +82,28 @@ public final class Simulation implements OpSink {
   @Override
   public int addOp(String name, OpKind kind, int stream, int group, double flops, double memBytes, double linkBytes,
       int... deps) {
-    return add(name, kind, stream, group, flops, memBytes, linkBytes, 0, 0, 0, deps);
+    return addCopies(null, name, kind, stream, group, flops, memBytes, linkBytes, 0, 0, 0, 1, deps);
+  }
+
+  @Override
+  public int addOp(String prefix, String name, OpKind kind, int stream, int group, double flops, double memBytes,
+      double linkBytes, int... deps) {
+    return addCopies(prefix, name, kind, stream, group, flops, memBytes, linkBytes, 0, 0, 0, 1, deps);
   }
 
   @Override
   public int addGemm(String name, OpKind kind, int stream, int group, double flops, double memBytes, double m,
       double n, double k, int... deps) {
-    llmsim.core.kernel.GemmTiles.checkShape(name, m, n, k);
-    return add(name, kind, stream, group, flops, memBytes, 0, m, n, k, deps);
+    return addGemm(null, name, kind, stream, group, flops, memBytes, m, n, k, deps);
   }
 
-  private int add(String name, OpKind kind, int stream, int group, double flops, double memBytes, double linkBytes,
+  @Override
+  public int addGemm(String prefix, String name, OpKind kind, int stream, int group, double flops, double memBytes,
       double m, double n, double k, int... deps) {
-    return addCopies(name, kind, stream, group, flops, memBytes, linkBytes, m, n, k, 1, deps);
+    if (!llmsim.core.kernel.GemmTiles.validShape(m, n, k)) {
+      llmsim.core.kernel.GemmTiles.checkShape(OpTable.join(prefix, name), m, n, k);
+    }
+    return addCopies(prefix, name, kind, stream, group, flops, memBytes, 0, m, n, k, 1, deps);
   }
 
   /**
@@ -105,22 +114,28 @@ public final class Simulation implements OpSink {
    */
   int addCopies(String name, OpKind kind, int stream, int group, double flops, double memBytes, double linkBytes,
       double m, double n, double k, int copies, int... deps) {
+    return addCopies(null, name, kind, stream, group, flops, memBytes, linkBytes, m, n, k, copies, deps);
+  }
+
+  /** As above, the op named {@code prefix + name} ({@code prefix} null for none), joined only when read. */
+  int addCopies(String prefix, String name, OpKind kind, int stream, int group, double flops, double memBytes,
+      double linkBytes, double m, double n, double k, int copies, int... deps) {
     if (stream < 0 || stream + copies > streamNames.size()) {
-      throw new IllegalArgumentException("op " + name + ": unknown stream " + stream);
+      throw new IllegalArgumentException("op " + OpTable.join(prefix, name) + ": unknown stream " + stream);
     }
     if (group < 0 || group + copies > groups.size()) {
-      throw new IllegalArgumentException("op " + name + ": unknown cost group " + group);
+      throw new IllegalArgumentException("op " + OpTable.join(prefix, name) + ": unknown cost group " + group);
     }
     if (!(flops >= 0) || !(memBytes >= 0) || !(linkBytes >= 0)) {
-      throw new IllegalArgumentException("op " + name + ": flops and bytes must be >= 0");
+      throw new IllegalArgumentException("op " + OpTable.join(prefix, name) + ": flops and bytes must be >= 0");
     }
     for (int d : deps) {
       String bad = ops.badDependency(d, copies);
       if (bad != null) {
-        throw new IllegalArgumentException("op " + name + ": " + bad);
+        throw new IllegalArgumentException("op " + OpTable.join(prefix, name) + ": " + bad);
       }
     }
-    return ops.add(name, kind, stream, group, flops, memBytes, linkBytes, m, n, k, copies, deps);
+    return ops.add(prefix, name, kind, stream, group, flops, memBytes, linkBytes, m, n, k, copies, deps);
   }
 
   @Override

@@ -125,9 +125,14 @@ public final class GemmTiles {
 
   /** Checks a GEMM shape: all three dimensions positive and within the range the kernels round exactly. */
   public static void checkShape(String name, double m, double n, double k) {
-    if (!(m >= 1 && n >= 1 && k >= 1 && m < LIMIT && n < LIMIT && k < LIMIT)) {
+    if (!validShape(m, n, k)) {
       throw new IllegalArgumentException("GEMM " + name + ": shape " + m + " x " + n + " x " + k
           + " needs every dimension >= 1 and < 2^51");
     }
+  }
+
+  /** Whether every dimension of m x n x k is at least 1 and below 2^51 ({@link #checkShape}'s rule). */
+  public static boolean validShape(double m, double n, double k) {
+    return m >= 1 && n >= 1 && k >= 1 && m < LIMIT && n < LIMIT && k < LIMIT;
   }
 }

@@ -169,14 +169,20 @@ final class Collectives {
 
   /** A tensor-parallel collective of {@code bytes} on the critical path; returns its last op. */
   int tensorParallel(String name, Kind kind, double bytes, int... deps) {
+    return tensorParallel(null, name, kind, bytes, deps);
+  }
+
+  /** As above, the collective named {@code prefix + name} ({@code prefix} null for none; see
+   * {@link llmsim.core.engine.OpSink#addOp(String, String, OpKind, int, int, double, double, double, int...)}). */
+  int tensorParallel(String prefix, String name, Kind kind, double bytes, int... deps) {
     if (plan.tp() <= 1) {
       return deps.length == 0 ? -1 : deps[deps.length - 1];
     }
     if (!tpCrossesNodes()) {
-      return phase(name, Purpose.TENSOR, kind, plan.tp(), bytes, false, Span.NODE, deps);
+      return phase(prefix, name, Purpose.TENSOR, kind, plan.tp(), bytes, false, Span.NODE, deps);
     }
-    return hierarchical(name, Purpose.TENSOR, kind, system.deviceCount(), plan.tp() / system.deviceCount(),
-        bytes, deps);
+    return hierarchical(ctx.sink.keepsNames() && prefix != null ? prefix + name : name, Purpose.TENSOR, kind,
+        system.deviceCount(), plan.tp() / system.deviceCount(), bytes, deps);
   }
 
   /** A data-parallel collective of {@code bytes} (gradients, or ZeRO-3 weights); returns its last op. */
@@ -294,13 +300,19 @@ final class Collectives {
    */
   private int phase(String name, Purpose purpose, Kind kind, int n, double bytes, boolean network, Span span,
       int... deps) {
+    return phase(null, name, purpose, kind, n, bytes, network, span, deps);
+  }
+
+  /** As above, the phase's op named {@code prefix + name} ({@code prefix} null for none). */
+  private int phase(String prefix, String name, Purpose purpose, Kind kind, int n, double bytes, boolean network,
+      Span span, int... deps) {
     if (kind == Kind.ALL_REDUCE && network && treeTaken(n, bytes)) {
       int levels = log2Floor(n);
       int channels = channels(span, false);
       int group = groups.computeIfAbsent(new GroupKey(1, levels, true, span, 0), k -> ctx.sink.addGroup(holding(new CostGroup(
           "network double binary tree, 2 x " + levels + " levels", 1, -1, 1, networkPool,
           networkBusBandwidth() * TREE_BANDWIDTH_FRACTION, treeLatencySeconds(n)), channels)));
-      return ctx.sink.addOp(ctx.sink.keepsNames() ? name : "", OpKind.TRANSFER, stream(purpose, true), group, 0, 0,
+      return ctx.sink.addOp(prefix, name, OpKind.TRANSFER, stream(purpose, true), group, 0, 0,
           treeBytes(n, bytes), deps);
     }
     if (kind == Kind.ALL_REDUCE && !network && nvlsFaster(n, bytes)) {
@@ -310,12 +322,12 @@ final class Collectives {
       int group = nvlsGroups.computeIfAbsent(latency, k -> ctx.sink.addGroup(holding(new CostGroup(
           "intra-node NVLS all-reduce" + (bySize ? ", latency by size" : ""), 1, -1, 1, fabricPool,
           link.nvlsBytesPerSecondPerDirection(), latency), channels(span, true))));
-      return ctx.sink.addOp(ctx.sink.keepsNames() ? name : "", OpKind.TRANSFER, stream(purpose, false), group, 0,
+      return ctx.sink.addOp(prefix, name, OpKind.TRANSFER, stream(purpose, false), group, 0,
           0, bytes * (n + 1) / n, deps);
     }
     int steps = ringSteps(kind, n);
     double moved = ringBytes(kind, n, bytes);
-    return ctx.sink.addOp(ctx.sink.keepsNames() ? name : "", OpKind.TRANSFER, stream(purpose, network),
+    return ctx.sink.addOp(prefix, name, OpKind.TRANSFER, stream(purpose, network),
         ringGroup(steps, network, span, ringLatencySeconds(n, steps, network, span, bytes, moved)), 0, 0, moved, deps);
   }
 
@@ -392,9 +404,16 @@ final class Collectives {
     double bw = network ? networkBusBandwidth() : link.measuredBytesPerSecondPerDirection();
     int pool = network ? networkPool : fabricPool;
     boolean bySize = latencySeconds != steps * link.latencySeconds();
-    return groups.computeIfAbsent(new GroupKey(0, steps, network, span, latencySeconds), k -> ctx.sink.addGroup(
-        holding(new CostGroup((network ? "network " : "intra-node ") + "ring, " + steps + " steps"
-            + (bySize ? ", latency by size" : ""), 1, -1, 1, pool, bw, latencySeconds), channels)));
+    // get, then put: computeIfAbsent's lambda would capture (and allocate) on every one of a step's 10^4 calls
+    GroupKey key = new GroupKey(0, steps, network, span, latencySeconds);
+    Integer known = groups.get(key);
+    if (known != null) {
+      return known;
+    }
+    int group = ctx.sink.addGroup(holding(new CostGroup((network ? "network " : "intra-node ") + "ring, " + steps
+        + " steps" + (bySize ? ", latency by size" : ""), 1, -1, 1, pool, bw, latencySeconds), channels));
+    groups.put(key, group);
+    return group;
   }
 
   /** This GPU's share of its node's NICs (bytes/s): the network bus bandwidth a ring reaches per GPU. */

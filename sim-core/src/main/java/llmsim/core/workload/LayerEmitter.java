@@ -189,16 +189,15 @@ final class LayerEmitter {
     if (ctx.hostDispatch < 0 || onCpu) {
       return deps;
     }
-    int id = ctx.sink.addOp(ctx.sink.keepsNames() ? prefix + "host_dispatch" : "", OpKind.DISPATCH, ctx.cpu,
-        ctx.hostDispatch, 0, 0, 0);
+    int id = ctx.sink.addOp(prefix, "host_dispatch", OpKind.DISPATCH, ctx.cpu, ctx.hostDispatch, 0, 0, 0);
     if (id < 0) {
       return deps;
     }
     int[] all = java.util.Arrays.copyOf(deps, deps.length + 1);
     all[deps.length] = id;
     if (unfusedSoftmax && ctx.hostUnfusedSoftmax >= 0) {
-      int extra = ctx.sink.addOp(ctx.sink.keepsNames() ? prefix + "host_dispatch.unfused_softmax" : "",
-          OpKind.DISPATCH, ctx.cpu, ctx.hostUnfusedSoftmax, 0, 0, 0);
+      int extra = ctx.sink.addOp(prefix, "host_dispatch.unfused_softmax", OpKind.DISPATCH, ctx.cpu,
+          ctx.hostUnfusedSoftmax, 0, 0, 0);
       if (extra >= 0) {
         all = java.util.Arrays.copyOf(all, all.length + 1);
         all[all.length - 1] = extra;
@@ -592,11 +591,10 @@ final class LayerEmitter {
     /** An op; a GEMM ({@code m > 0}) carries its shape m x n x k unless it runs on the CPU. */
     int op(String name, OpKind kind, int forwardGroup, double flops, double bytes, double m, double n, double k) {
       int group = backward ? ctx.backwardOf(forwardGroup) : forwardGroup;
-      String label = ctx.sink.keepsNames() ? prefix + name : name;
       int id = m > 0 && !onCpu
-          ? ctx.sink.addGemm(label, kind, ctx.compute, group, flops, bytes, m, n, k, deps)
-          : ctx.sink.addOp(label, kind, onCpu ? ctx.cpu : ctx.compute, onCpu ? ctx.cpuGroup : group, flops, bytes, 0,
-              deps);
+          ? ctx.sink.addGemm(prefix, name, kind, ctx.compute, group, flops, bytes, m, n, k, deps)
+          : ctx.sink.addOp(prefix, name, kind, onCpu ? ctx.cpu : ctx.compute, onCpu ? ctx.cpuGroup : group, flops,
+              bytes, 0, deps);
       deps = id < 0 ? NO_DEPS : new int[] {id};
       if (!ctx.elementwiseGroup(group)) {
         double w = ctx.sink.weight();
@@ -667,7 +665,7 @@ final class LayerEmitter {
       if (ctx.collectives.plan.tp() <= 1) {
         return;
       }
-      int id = ctx.collectives.tensorParallel(ctx.sink.keepsNames() ? prefix + name : name, kind, bytes, deps);
+      int id = ctx.collectives.tensorParallel(prefix, name, kind, bytes, deps);
       deps = id < 0 ? NO_DEPS : new int[] {id};
     }
 
