@@ -1,6 +1,5 @@
 package llmsim.cli;
 
-import java.nio.file.Path;
 import java.util.List;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
@@ -24,8 +23,7 @@ final class CompareCommand implements ScenarioOptions.Command, Callable<Integer>
   @Mixin Output output;
   @Mixin ReportOutput report;
 
-  @Option(names = "--scenario", paramLabel = "FILE", description = "Read the scenario from a .yaml file; flags override it.")
-  Path scenarioFile;
+  @Mixin ScenarioFileOption scenarioFile;
 
   @Option(names = "--vary", paramLabel = "ID.FIELD=V1,V2,...", description = {"Simulate again with one catalog field"
       + " (named as in --set) at each value and show how tokens/s and the bound move; with --out, sensitivity.png/svg."
@@ -42,7 +40,7 @@ final class CompareCommand implements ScenarioOptions.Command, Callable<Integer>
     same.scenario = scenario;
     same.output = output;
     same.report = report;
-    return same.execute(scenarioFile, false);
+    return same.execute(scenarioFile.file, false);
   }
 
   private int varied() {
@@ -50,7 +48,7 @@ final class CompareCommand implements ScenarioOptions.Command, Callable<Integer>
     if (report.out != null) {
       ReportOutput.prepare(report.out);
     }
-    List<Sensitivity.Point> points = Sensitivity.run(scenario, scenarioFile, axis);
+    List<Sensitivity.Point> points = Sensitivity.run(scenario, scenarioFile.file, axis);
     spec.commandLine().getOut().print(Output.print(output.format, Sensitivity.table(points, axis),
         Sensitivity.json(points, axis)));
     if (report.out != null) {

@@ -26,6 +26,7 @@ final class ExplainCommand implements ScenarioOptions.Command, Callable<Integer>
   }
 
   @Mixin Output output;
+  @Mixin ScenarioFileOption scenarioFile;
 
   @Parameters(index = "0", paramLabel = "METRIC", description = "One of: decode_tokens_per_s, prefill_tokens_per_s,"
       + " ttft_s, tpot_s, step_time_s, mfu, memory (bytes per GPU).")
@@ -41,7 +42,7 @@ final class ExplainCommand implements ScenarioOptions.Command, Callable<Integer>
     if (!Derivation.METRICS.contains(metric)) {
       throw new BadFlagException("METRIC", metric, String.join(", ", Derivation.METRICS));
     }
-    ScenarioOptions.Resolved r = scenario.resolve(null, true);
+    ScenarioOptions.Resolved r = scenario.resolve(scenarioFile.read(), true);
     if (r.hardware().size() != 1) {
       throw new BadFlagException("--hardware: explain takes one system, got " + r.hardware().size());
     }

@@ -37,10 +37,11 @@ final class MemoryCommand implements ScenarioOptions.Command, Callable<Integer> 
     return scenario;
   }
   @Mixin Output output;
+  @Mixin ScenarioFileOption scenarioFile;
 
   @Override
   public Integer call() {
-    ScenarioOptions.Resolved r = scenario.resolve(null, true);
+    ScenarioOptions.Resolved r = scenario.resolve(scenarioFile.read(), true);
     Catalog c = r.catalog();
     ModelSpec model = c.model(r.model(), "--model");
     r.checkAgainst(model);

@@ -6,13 +6,43 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import llmsim.core.hw.Device;
 import llmsim.hw.catalog.Catalog;
 import org.assertj.core.data.Percentage;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 /** {@code llmsim explain}: the derivation's numbers are the catalog's and the physics', and the simulation's beside them. */
 class ExplainCommandTest {
+  @TempDir Path dir;
+
+  /**
+   * explain and memory read the scenario file simulate reads (--scenario), flags over its keys: the same step as
+   * simulate's of that file, and the bytes of the file's batch, not the default's; a bad key is refused at its line.
+   */
+  @Test
+  void scenarioFile_explainsAndSizesTheStepSimulateRuns_flagsOverride_badKeyAtItsLine() throws IOException {
+    Path file = dir.resolve("s.yaml");
+    Files.writeString(file, "model: llama-7b\nhardware: h100-sxm\ntask: train\nbatch: 2\nseq_len: 1024\n");
+    JsonNode sim = json("simulate", file.toString(), "--format", "json");
+    JsonNode ex = json("explain", "step_time_s", "--scenario", file.toString(), "--format", "json");
+    assertThat(ex.get("simulated").asDouble()).isEqualTo(sim.get("step_time_s").asDouble());
+    JsonNode flagged = json("explain", "step_time_s", "--scenario", file.toString(), "--batch", "4", "--format",
+        "json");
+    JsonNode simFlagged = json("simulate", file.toString(), "--batch", "4", "--format", "json");
+    assertThat(flagged.get("simulated").asDouble()).isEqualTo(simFlagged.get("step_time_s").asDouble())
+        .isNotEqualTo(ex.get("simulated").asDouble());
+    JsonNode mem = json("memory", "--scenario", file.toString(), "--format", "json");
+    JsonNode memFlags = json("memory", "--model", "llama-7b", "--hardware", "h100-sxm", "--task", "train", "--batch",
+        "2", "--seq-len", "1024", "--format", "json");
+    assertThat(mem.toString()).isEqualTo(memFlags.toString());
+    Path bad = dir.resolve("bad.yaml");
+    Files.writeString(bad, "model: llama-7b\nhardware: h100-sxm\nbatch: -3\n");
+    assertBadInput(CliRunner.run("explain", "mfu", "--scenario", bad.toString()), bad + ":3:", "'batch' must be >= 1");
+    assertBadInput(CliRunner.run("memory", "--scenario", bad.toString()), bad + ":3:", "'batch' must be >= 1");
+  }
   static final String[] DECODE = {"--model", "llama-7b", "--hardware", "m2-ultra", "--task", "inference", "--software",
       "llama.cpp", "--format", "json"};
 
