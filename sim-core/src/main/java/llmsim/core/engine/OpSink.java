@@ -31,13 +31,15 @@ public interface OpSink {
    */
   default int addOp(String prefix, String name, OpKind kind, int stream, int group, double flops, double memBytes,
       double linkBytes, int... deps) {
-    return addOp(!keepsNames() ? "" : prefix == null ? name : prefix + name, kind, stream, group, flops, memBytes, linkBytes, deps);
+    String joined = !keepsNames() ? "" : prefix == null ? name : prefix + name;
+    return addOp(joined, kind, stream, group, flops, memBytes, linkBytes, deps);
   }
 
   /** {@link #addGemm(String, OpKind, int, int, double, double, double, double, double, int...)}, named as above. */
   default int addGemm(String prefix, String name, OpKind kind, int stream, int group, double flops, double memBytes,
       double m, double n, double k, int... deps) {
-    return addGemm(!keepsNames() ? "" : prefix == null ? name : prefix + name, kind, stream, group, flops, memBytes, m, n, k, deps);
+    String joined = !keepsNames() ? "" : prefix == null ? name : prefix + name;
+    return addGemm(joined, kind, stream, group, flops, memBytes, m, n, k, deps);
   }
 
   /** Whether op names are kept (a closed-form sum skips building them). */

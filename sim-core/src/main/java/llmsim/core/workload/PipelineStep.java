@@ -256,9 +256,9 @@ final class PipelineStep {
     }
     long keys = t.seqLen() + (t.kind() == TaskKind.PTUNING_V2 ? t.prefixTokens() : 0);
     for (int l = firstLayer[vs]; l < firstLayer[vs + 1]; l++) {
-      int saved = w.checkpointToHost(c, name(vs, mb, "L" + l + ".checkpoint_to_host"), prev);
-      prev = le[g].forward(l, name(vs, mb, "L" + l + "."), t.batch(), t.seqLen(), keys, false,
-          WorkloadBuilder.deps(prev, saved));
+      String layer = name(vs, mb, "L" + l + ".");
+      int saved = w.checkpointToHost(c, layer, prev);
+      prev = le[g].forward(l, layer, t.batch(), t.seqLen(), keys, false, WorkloadBuilder.deps(prev, saved));
     }
     if (vs == virtualStages - 1) {
       prev = w.headAndLoss(c, le[g], name(vs, mb, ""), t.batch() * t.seqLen(), prev);
@@ -286,14 +286,15 @@ final class PipelineStep {
     boolean lastMb = mb == (t.plan().schedule() == PipelineSchedule.GPIPE ? 0 : t.microBatches() - 1);
     boolean firstMb = mb == (t.plan().schedule() == PipelineSchedule.GPIPE ? t.microBatches() - 1 : 0);
     for (int l = firstLayer[vs + 1] - 1; l >= firstLayer[vs]; l--) {
+      String layer = name(vs, mb, "L" + l + ".");
       if (t.recompute().recomputesLayers()) {
-        int restored = w.checkpointFromHost(c, name(vs, mb, "L" + l + ".checkpoint_from_host"), prev);
-        prev = le[g].forward(l, name(vs, mb, "L" + l + ".recompute."), t.batch(), t.seqLen(), keys, true,
-            WorkloadBuilder.deps(prev, restored));
+        int restored = w.checkpointFromHost(c, layer, prev);
+        String recomputed = c.sink.keepsNames() ? layer + "recompute." : layer;
+        prev = le[g].forward(l, recomputed, t.batch(), t.seqLen(), keys, true, WorkloadBuilder.deps(prev, restored));
       }
-      prev = le[g].backward(l, name(vs, mb, "L" + l + "."), t.batch(), t.seqLen(), keys, frozen,
+      prev = le[g].backward(l, layer, t.batch(), t.seqLen(), keys, frozen,
           t.recompute() == Recompute.SELECTIVE, WorkloadBuilder.deps(prev));
-      int acc = w.accumulateOnHost(c, name(vs, mb, "L" + l + ".grads_accumulate"), firstMb, prev);
+      int acc = w.accumulateOnHost(c, layer, firstMb, prev);
       lastAccumulation[g] = acc >= 0 ? acc : lastAccumulation[g];
       if (lastMb && w.dp && w.overlapGrads) {
         lastReduction[g] = w.reduceGradients(c, name(vs, mb, "L" + l + ".grads"), prev, lastReduction[g]);

@@ -197,8 +197,9 @@ final class WorkloadBuilder {
         // limit_all_gathers waits for the layer two back to free its weights; DeepSpeed prefetches ahead); under
         // parameter offload the rank's shard comes over its host link first
         w = zero >= 3 ? gatherWeights(layerName(p, l, ".zero3_all_gather"), w, l >= 2 ? fwdEnd[l - 2] : embedded) : w;
-        int saved = checkpointToHost(ctx, layerName(p, l, ".checkpoint_to_host"), prev);
-        prev = layers.forward(l, layerName(p, l, "."), b, s, keys, false, deps(prev, w, saved));
+        String layer = layerName(p, l, ".");
+        int saved = checkpointToHost(ctx, layer, prev);
+        prev = layers.forward(l, layer, b, s, keys, false, deps(prev, w, saved));
         fwdEnd[l] = prev;
       }
       sink.endRepeat();
@@ -214,13 +215,14 @@ final class WorkloadBuilder {
         // backward: FSDP's BACKWARD_PRE prefetch gathers the next layer before this one's gradients (two at once)
         w = zero >= 3 ? gatherWeights(layerName(p, l, ".zero3_all_gather.bwd"), w, back >= 2 ? bwdEnd[l + 2] : headEnd)
             : w;
+        String layer = layerName(p, l, ".");
         if (t.recompute().recomputesLayers()) {
-          int restored = checkpointFromHost(ctx, layerName(p, l, ".checkpoint_from_host"), prev);
-          prev = layers.forward(l, layerName(p, l, ".recompute."), b, s, keys, true, deps(prev, w, restored));
+          int restored = checkpointFromHost(ctx, layer, prev);
+          String recomputed = sink.keepsNames() ? layer + "recompute." : layer;
+          prev = layers.forward(l, recomputed, b, s, keys, true, deps(prev, w, restored));
           w = -1;
         }
-        prev = layers.backward(l, layerName(p, l, "."), b, s, keys, frozen, t.recompute() == Recompute.SELECTIVE,
-            deps(prev, w));
+        prev = layers.backward(l, layer, b, s, keys, frozen, t.recompute() == Recompute.SELECTIVE, deps(prev, w));
         if (stepPerLayer && mb == microBatches - 1) {
           prev = layerOptimizerStep(layerName(p, l, ".optimizer"), prev);
         }
@@ -233,7 +235,7 @@ final class WorkloadBuilder {
         if (cpuOptimizer) {
           // gradient accumulation under offload: the micro-batch's copy to or from the host buffer; without
           // replicas the gradients go to the host once the step's last backward of the layer has ended
-          int acc = accumulateOnHost(ctx, layerName(p, l, ".grads_accumulate"), mb == 0, prev);
+          int acc = accumulateOnHost(ctx, layer, mb == 0, prev);
           if (mb == microBatches - 1) {
             accumulated[l] = acc;
             gradOut[l] = dp ? gradOut[l] : prev;
@@ -454,12 +456,13 @@ final class WorkloadBuilder {
    * so does every configuration with one micro-batch. Returns the copy, or -1 where none is made; the copy waits
    * for {@code dep}, the layer's backward, and nothing waits for it but the step's fp32 copy of the layer.
    */
-  int accumulateOnHost(StepContext c, String name, boolean firstBackward, int dep) {
+  int accumulateOnHost(StepContext c, String layer, boolean firstBackward, int dep) {
     if (!cpuOptimizer || zero == 1 || t.microBatches() <= 1 || c.unified) {
       return -1;
     }
     double bytes = offloadShardParametersPerLayer(c) * t.precision().bytes();
-    return firstBackward ? copyOut(c, name, bytes, dep) : copyIn(c, name, bytes, dep);
+    return firstBackward ? copyOut(c, layer, "grads_accumulate", bytes, dep)
+        : copyIn(c, layer, "grads_accumulate", bytes, dep);
   }
 
   /**
@@ -676,10 +679,15 @@ final class WorkloadBuilder {
   }
 
   int copyIn(StepContext c, String name, double bytes, int dep) {
+    return copyIn(c, null, name, bytes, dep);
+  }
+
+  /** As above, named {@code layer + name} ({@code layer} null for none), joined only if the name is read. */
+  private int copyIn(StepContext c, String layer, String name, double bytes, int dep) {
     if (c.unified) {
       return dep;
     }
-    return c.sink.addOp(name, OpKind.TRANSFER, c.h2d, c.copyIn, 0, 0, bytes, deps(dep));
+    return c.sink.addOp(layer, name, OpKind.TRANSFER, c.h2d, c.copyIn, 0, 0, bytes, deps(dep));
   }
 
   /**
@@ -687,19 +695,19 @@ final class WorkloadBuilder {
    * output), which the layer's forward waits for, as the compute stream orders it; -1 otherwise (or on unified
    * memory). One layer input: tokens x hidden at the activations' width.
    */
-  int checkpointToHost(StepContext c, String name, int dep) {
+  int checkpointToHost(StepContext c, String layer, int dep) {
     if (t.recompute() != Recompute.FULL_OFFLOAD || c.unified) {
       return -1;
     }
-    return c.sink.addOp(name, OpKind.TRANSFER, c.d2h, c.copyOut, 0, 0, checkpointBytes(), deps(dep));
+    return copyOut(c, layer, "checkpoint_to_host", checkpointBytes(), dep);
   }
 
   /** Under {@link Recompute#FULL_OFFLOAD}, the layer input's copy back before its recomputed forward; else -1. */
-  int checkpointFromHost(StepContext c, String name, int dep) {
+  int checkpointFromHost(StepContext c, String layer, int dep) {
     if (t.recompute() != Recompute.FULL_OFFLOAD || c.unified) {
       return -1;
     }
-    return copyIn(c, name, checkpointBytes(), dep);
+    return copyIn(c, layer, "checkpoint_from_host", checkpointBytes(), dep);
   }
 
   private double checkpointBytes() {
@@ -711,10 +719,15 @@ final class WorkloadBuilder {
   }
 
   int copyOut(StepContext c, String name, double bytes, int dep) {
+    return copyOut(c, null, name, bytes, dep);
+  }
+
+  /** As above, named {@code layer + name} ({@code layer} null for none), joined only if the name is read. */
+  private int copyOut(StepContext c, String layer, String name, double bytes, int dep) {
     if (c.unified) {
       return dep;
     }
-    return c.sink.addOp(name, OpKind.TRANSFER, c.d2h, c.copyOut, 0, 0, bytes, deps(dep));
+    return c.sink.addOp(layer, name, OpKind.TRANSFER, c.d2h, c.copyOut, 0, 0, bytes, deps(dep));
   }
 
   static int[] deps(int... ids) {
