@@ -484,22 +484,29 @@ public final class Simulation implements OpSink {
         int dr = dependents[k];
         int d = ops.first(dr);
         int copies = ops.copies(dr);
+        // copy j of a row runs on its first copy's stream + j: no lookup of the row an op id belongs to
+        int ds = ops.rowStream(dr);
         if (copies == 1) {
-          release(d);
+          release(d, ds);
         } else if (single) {
           for (int j = 0; j < copies; j++) {
-            release(d + j);
+            release(d + j, ds + j);
           }
         } else {
-          release(d + copy);
+          release(d + copy, ds + copy);
         }
       }
       tryStart(s);
     }
 
     private void release(int d) {
+      release(d, ops.stream(d));
+    }
+
+    /** One dependency of op {@code d}, which runs on stream {@code stream}, has completed. */
+    private void release(int d, int stream) {
       if (--pendingDeps[d] == 0) {
-        tryStart(ops.stream(d));
+        tryStart(stream);
       }
     }
 
