@@ -72,10 +72,11 @@ class ReplicatedSinkTest {
           ? new int[] {ids.get(rnd.nextInt(ids.size())), ids.get(rnd.nextInt(ids.size()))}
           : rnd.nextBoolean() ? new int[] {ids.get(rnd.nextInt(ids.size()))} : new int[0];
       int id = switch (rnd.nextInt(6)) {
-        case 0 -> sink.addGemm("gemm" + i, OpKind.MLP, compute, gemm, rnd.nextInt(64), rnd.nextInt(8),
+        // names given as a pass's prefix and the op's own part, as the builders give them, on GEMMs and transfers
+        case 0 -> sink.addGemm("L" + i + ".", "gemm", OpKind.MLP, compute, gemm, rnd.nextInt(64), rnd.nextInt(8),
             1 + rnd.nextInt(16), 1 + rnd.nextInt(16), 1 + rnd.nextInt(8), deps);
         case 1 -> sink.addOp("norm" + i, OpKind.NORM_ELEMENTWISE, compute, elementwise, rnd.nextInt(4), rnd.nextInt(8), 0, deps);
-        case 2 -> sink.addOp("allreduce" + i, OpKind.TRANSFER, comm[0], ring, 0, 0, rnd.nextInt(8), deps);
+        case 2 -> sink.addOp("mb" + i + ".", "allreduce", OpKind.TRANSFER, comm[0], ring, 0, 0, rnd.nextInt(8), deps);
         case 3 -> sink.addOp("send" + i, OpKind.TRANSFER, comm[2], ring, 0, 0, rnd.nextInt(8), deps);
         case 4 -> sink.addOp("grads" + i, OpKind.TRANSFER, comm[1], net, 0, 0, rnd.nextInt(8), deps);
         default -> sink.addOp("copy" + i, OpKind.TRANSFER, copy, copyGroup, 0, 0, rnd.nextInt(8), deps);
@@ -139,7 +140,7 @@ class ReplicatedSinkTest {
     int ring = sink.addGroup(new CostGroup("ring", 1, -1, 1, link, 2, 0));
     int a = sink.addOp("a", OpKind.MLP, compute, gpu, 20, 0, 0); // 2 s on each peer's own device
     int s = sink.addOp("send", OpKind.TRANSFER, comm, ring, 0, 0, 6, a); // 3 s on each peer's own link
-    sink.addOp("b", OpKind.MLP, compute, gpu, 0, 5, 0, s); // 1 s, after every peer's send
+    int b = sink.addOp("mb0.", "b", OpKind.MLP, compute, gpu, 0, 5, 0, s); // 1 s, after every peer's send
     Trace t = sim.run();
     // per peer: a, send; then the send's synchronisation (one op), then b per peer
     assertThat(t.size()).isEqualTo(3 * peers + 1);
@@ -147,6 +148,9 @@ class ReplicatedSinkTest {
     int sync = s;
     assertThat(t.ops().names()[sync]).isEqualTo("send.sync");
     assertThat(t.ops().names()[a + 1]).isEqualTo("peer 1 a");
+    // a name given in two parts reads whole, on every peer's copy
+    assertThat(t.ops().names()[b]).isEqualTo("mb0.b");
+    assertThat(t.ops().names()[b + 2]).isEqualTo("peer 2 mb0.b");
     for (int j = 0; j < peers; j++) {
       assertThat(t.end()[a + j]).isEqualTo(2.0);
       assertThat(t.end()[sync - peers + j]).isEqualTo(5.0);
