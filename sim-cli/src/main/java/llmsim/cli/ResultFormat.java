@@ -59,7 +59,7 @@ final class ResultFormat {
     if (r.jobTokens() > 0) {
       Map<String, Object> job = new LinkedHashMap<>();
       job.put("tokens", r.jobTokens());
-      job.put("steps", r.jobTokens() / r.task().tokensPerStep());
+      job.put("steps", r.task().jobSteps(r.jobTokens()));
       job.put("wall_time_s", r.jobSeconds());
       job.put("gpu_hours", r.jobGpuHours());
       if (costing != null) {
