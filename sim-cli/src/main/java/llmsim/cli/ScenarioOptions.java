@@ -299,6 +299,7 @@ final class ScenarioOptions {
       return located(() -> {
         PrecisionSupport.Adapted a = PrecisionSupport.adapt(task, s.device(), software, precisionGiven);
         PrecisionSupport.resolve(s.device(), a.task().precision(), software);
+        llmsim.core.hw.SoftwareSupport.check(s.device(), a.task(), software);
         return new PrecisionSupport.Adapted(Placement.resolve(s, m, a.task()), a.note());
       });
     }

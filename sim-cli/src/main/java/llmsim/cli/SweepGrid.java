@@ -28,7 +28,7 @@ final class SweepGrid {
   /** Keys whose rules involve only each other (and the model): checked over their own sub-grid. */
   private static final List<ScenarioKey> RULE_KEYS = List.of(ScenarioKey.TASK, ScenarioKey.OFFLOAD, ScenarioKey.WEIGHTS,
       ScenarioKey.CONTEXT, ScenarioKey.PROMPT_TOKENS, ScenarioKey.GENERATE_TOKENS, ScenarioKey.SEQ_LEN,
-      ScenarioKey.GPU_LAYERS, ScenarioKey.MODEL, ScenarioKey.TP, ScenarioKey.PP, ScenarioKey.DP, ScenarioKey.ZERO,
+      ScenarioKey.GPU_LAYERS, ScenarioKey.KV_CACHE, ScenarioKey.MODEL, ScenarioKey.TP, ScenarioKey.PP, ScenarioKey.DP, ScenarioKey.ZERO,
       ScenarioKey.NODES, ScenarioKey.GPUS);
 
   final List<SystemSpec> systems;
@@ -126,6 +126,7 @@ final class SweepGrid {
     SoftwareProfile sw = v.software();
     ModelSpec m = models.get(at[1]);
     Task t = PrecisionSupport.adapt(v.task(), s.device(), sw, v.has(ScenarioKey.PRECISION)).task();
+    llmsim.core.hw.SoftwareSupport.check(s.device(), t, sw);
     return new Point(index, s, m, Placement.resolve(s, m, t), sw);
   }
 
@@ -197,6 +198,7 @@ final class SweepGrid {
         for (SystemSpec s : systems) {
           Task t = PrecisionSupport.adapt(v.task(), s.device(), v.software(), v.has(ScenarioKey.PRECISION)).task();
           PrecisionSupport.resolve(s.device(), t.precision(), v.software());
+          llmsim.core.hw.SoftwareSupport.check(s.device(), t, v.software());
         }
       }
     }

@@ -129,6 +129,11 @@ public final class ScenarioValues {
           "'weights' must be nf4 for finetune-qlora (QLoRA stores the base weights in NF4), was '" + w.key() + "'");
     }
     KvCacheFormat kv = KvCacheFormat.fromKey(text(ScenarioKey.KV_CACHE, KvCacheFormat.F16.key()));
+    if (kind.training() && has(ScenarioKey.KV_CACHE)) {
+      // a training step keeps no KV cache (each pass attends over its own sequence), so the key would change nothing
+      throw new ScenarioKeyException(ScenarioKey.KV_CACHE, "'kv_cache' applies to inference (a training step keeps"
+          + " no KV cache); leave it out for " + kind.key());
+    }
     int context = integer(ScenarioKey.CONTEXT, 0);
     int prompt = integer(ScenarioKey.PROMPT_TOKENS, d.promptTokens());
     int generate = integer(ScenarioKey.GENERATE_TOKENS, d.generateTokens());

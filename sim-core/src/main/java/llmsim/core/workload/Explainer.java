@@ -51,9 +51,9 @@ final class Explainer {
         double bw = s.device().memoryBandwidthBytesPerSecond();
         if (!r.task().kind().training() && !Double.isNaN(r.decodeBytesPerToken())) {
           sb.append(String.format(Locale.US, "Bound by %s bandwidth (%s of the run): each decode step reads %s of weights and KV cache"
-                  + " (%.0f%% of the %s peak is used, MBU). More bandwidth, or a smaller weight format such as q4_0, would move it.",
+                  + " (%.0f%% of the %s peak is used, MBU). More bandwidth, or a smaller weight format such as %s, would move it.",
               s.unifiedMemory() ? "unified-memory" : "device-memory", pct, Units.gb(r.decodeBytesPerToken()), r.mbu() * 100,
-              Units.bandwidth(bw)));
+              Units.bandwidth(bw), r.software().llamaCpp() != null ? "q4_0" : "int4"));
         } else {
           sb.append(String.format(Locale.US, "Bound by %s bandwidth (%s of the step): memory-bound ops (element-wise, attention at"
                   + " small batch, the optimizer) outweigh the GEMMs. A larger batch or fused kernels would move it.",

@@ -1,0 +1,86 @@
+package llmsim.cli;
+
+import static llmsim.cli.BadInputTest.assertBadInput;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import org.junit.jupiter.api.Test;
+
+/**
+ * A software profile is never timed running what it cannot run: a weight or KV-cache format it has no kernels for, or
+ * a device its kernels are not built for, is refused at its flag; what it runs still runs.
+ */
+class SoftwareSupportCliTest {
+  static CliRunner simulate(String hardware, String... more) {
+    String[] base = {"simulate", "--model", "llama-7b", "--hardware", hardware, "--format", "json"};
+    String[] all = java.util.Arrays.copyOf(base, base.length + more.length);
+    System.arraycopy(more, 0, all, base.length, more.length);
+    return CliRunner.run(all);
+  }
+
+  static void assertRuns(CliRunner r) {
+    assertThat(r.code()).as(r.err()).isZero();
+  }
+
+  @Test
+  void anFp8KvCache_isTensorRtLlmsOnAnFp8Device() {
+    assertBadInput(simulate("h100-sxm", "--kv-cache", "fp8"), "--kv-cache:", "pytorch has no fp8 KV cache");
+    assertBadInput(simulate("h100-sxm", "--kv-cache", "fp8", "--software", "llama.cpp"), "--kv-cache:",
+        "llama.cpp has no fp8 KV cache");
+    assertBadInput(simulate("a100", "--kv-cache", "fp8", "--software", "tensorrt-llm"), "--kv-cache:",
+        "needs a device with fp8");
+    assertRuns(simulate("h100-sxm", "--kv-cache", "fp8", "--software", "tensorrt-llm"));
+    assertRuns(simulate("h100-sxm", "--kv-cache", "fp8", "--software", "tensorrt-llm-0.6"));
+  }
+
+  @Test
+  void ggmlKvCacheFormats_areLlamaCppsWithFlashAttention() {
+    assertBadInput(simulate("rtx4090", "--kv-cache", "q8_0"), "--kv-cache:", "llama.cpp's --cache-type-k/-v");
+    assertBadInput(simulate("rtx4090", "--kv-cache", "q4_0", "--software", "llama.cpp"), "--kv-cache:",
+        "V cache quantization requires flash_attn");
+    assertRuns(simulate("rtx4090", "--kv-cache", "q4_0", "--software", "llama.cpp", "--flash-attention"));
+  }
+
+  @Test
+  void aKvCacheForTraining_isRefused() {
+    assertBadInput(CliRunner.run("simulate", "--model", "llama-7b", "--hardware", "h100-sxm", "--task", "train",
+        "--kv-cache", "fp8"), "--kv-cache: applies to inference");
+  }
+
+  @Test
+  void ggmlWeights_areLlamaCpps_andNf4IsBitsandbytes() {
+    for (String sw : new String[] {"pytorch", "hf", "tensorrt-llm"}) {
+      assertBadInput(simulate("h100-sxm", "--weights", "q4_0", "--software", sw), "--weights:", "ggml block format",
+          sw + " does not");
+    }
+    assertRuns(simulate("rtx4090", "--weights", "q4_0", "--software", "llama.cpp"));
+    assertBadInput(simulate("rtx4090", "--weights", "nf4", "--software", "llama.cpp"), "--weights:",
+        "llama.cpp has no kernels for");
+    assertBadInput(simulate("h100-sxm", "--weights", "nf4", "--software", "tensorrt-llm"), "--weights:");
+    assertBadInput(CliRunner.run("simulate", "--model", "llama-7b", "--hardware", "h100-sxm", "--task",
+        "finetune-qlora", "--software", "megatron"), "--weights:", "megatron has no kernels for");
+    assertRuns(simulate("rtx4090", "--weights", "nf4", "--software", "hf"));
+  }
+
+  @Test
+  void tensorRtLlmRunsOnNvidia_andMlxOnApple() {
+    assertBadInput(simulate("m2-ultra", "--software", "tensorrt-llm"), "--software:", "NVIDIA GPUs only");
+    assertBadInput(simulate("mi300x", "--software", "tensorrt-llm-0.6"), "--software:", "NVIDIA GPUs only");
+    assertBadInput(simulate("h100-sxm", "--software", "mlx"), "--software:", "Apple silicon only");
+    assertRuns(simulate("m2-ultra", "--software", "mlx"));
+  }
+
+  @Test
+  void compareOverMixedHardware_namesTheSystemThatCannotRunIt() {
+    CliRunner r = CliRunner.run("compare", "--model", "llama-7b", "--hardware", "m2-ultra,h100-sxm", "--software",
+        "mlx");
+    assertBadInput(r, "--software:", "H100");
+  }
+
+  @Test
+  void advise_skipsTheSystemsASoftwareCannotRunOn_withTheReason() {
+    CliRunner r = CliRunner.run("advise", "--model", "llama-7b", "--requests", "100", "--software", "mlx",
+        "--hardware", "m2-ultra,h100-sxm", "--format", "json");
+    assertThat(r.code()).as(r.err()).isZero();
+    assertThat(r.out()).contains("Apple silicon only");
+  }
+}
