@@ -92,6 +92,9 @@ class JobCostCliTest {
     assertBadInput(run(base, "--amortization", "-3y"), "--amortization: must be a number and a unit");
     assertBadInput(run(base, "--electricity", "0.15usd"), "--electricity: must be an amount, a currency and /kwh");
     assertBadInput(run(base, "--requests", "5"), "--requests: cannot be given with 'tokens': both size the job");
+    // a prefill-only run generates nothing: the job of its requests was dropped without a word
+    assertBadInput(CliRunner.run("simulate", "--model", "llama-7b", "--hardware", "t4", "--generate-tokens", "0",
+        "--requests", "5"), "--requests: sizes the job by its generated tokens", "generate_tokens is 0");
     assertBadInput(CliRunner.run("simulate", "--model", "llama-7b", "--hardware", "t4", "--price", "t4=1usd/h"),
         "give its size with --tokens");
     Path file = Files.writeString(dir.resolve("prices.yaml"), String.join("\n", "kind: prices", "provider: me",

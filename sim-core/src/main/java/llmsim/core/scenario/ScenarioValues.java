@@ -316,6 +316,11 @@ public final class ScenarioValues {
     if (has(ScenarioKey.TOKENS)) {
       throw new ScenarioKeyException(ScenarioKey.REQUESTS, "'requests' cannot be given with 'tokens': both size the job; give one");
     }
+    if (t.generateTokens() == 0) {
+      // the job is sized and priced by its generated tokens, of which a prefill-only run has none: it would be dropped
+      throw new ScenarioKeyException(ScenarioKey.REQUESTS, "'requests' sizes the job by its generated tokens (requests x"
+          + " generate_tokens), and generate_tokens is 0: there is no job to time or price; give generate_tokens >= 1");
+    }
     double tokens = (double) (Long) v * t.generateTokens();
     if (tokens > ScenarioKey.TOKENS.max()) {
       throw new ScenarioKeyException(ScenarioKey.REQUESTS, "'requests' " + v + " x " + t.generateTokens()
