@@ -408,6 +408,8 @@ final class ScenarioOptions {
     Map<ScenarioKey, String> flags = Map.copyOf(given);
     try {
       Task task = v.task();
+      // a key the task does not use is refused, not dropped; a file's keys for its own task stay when --task changes it
+      v.checkApplies(task, k -> flags.containsKey(k) || !flags.containsKey(ScenarioKey.TASK));
       long requestTokens = v.requestTokens(task); // checked even beside --tokens: one job size, not two
       long jobTokens = v.tokens() > 0 ? v.tokens() : requestTokens;
       return new Resolved(v.hardware(), v.model(), task, v.software(), base, flags, v.has(ScenarioKey.PRECISION),

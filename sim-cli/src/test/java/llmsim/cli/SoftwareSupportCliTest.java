@@ -83,4 +83,30 @@ class SoftwareSupportCliTest {
     assertThat(r.code()).as(r.err()).isZero();
     assertThat(r.out()).contains("Apple silicon only");
   }
+
+  @Test
+  void aKeyTheTaskDoesNotUse_isRefusedAtItsFlag_notDropped() throws java.io.IOException {
+    assertBadInput(simulate("rtx4090", "--seq-len", "1000"), "--seq-len: does not apply to inference");
+    assertBadInput(simulate("rtx4090", "--micro-batches", "4"), "--micro-batches: does not apply to inference");
+    assertBadInput(simulate("rtx4090", "--recompute", "full"), "--recompute: does not apply to inference");
+    assertBadInput(simulate("rtx4090", "--task", "train", "--prompt-tokens", "100"),
+        "--prompt-tokens: does not apply to train");
+    assertBadInput(simulate("rtx4090", "--task", "train", "--lora-rank", "16"), "--lora-rank: does not apply to train");
+    assertBadInput(simulate("rtx4090", "--task", "finetune-lora", "--prefix-tokens", "16"),
+        "--prefix-tokens: does not apply to finetune-lora");
+    assertRuns(simulate("rtx4090", "--task", "finetune-lora", "--lora-rank", "16"));
+    assertRuns(simulate("rtx4090", "--task", "ptuning-v2", "--prefix-tokens", "16"));
+    // a scenario file's keys for its own task: refused at their line; kept when --task changes the task
+    java.nio.file.Path f = java.nio.file.Files.createTempFile("decode", ".yaml");
+    try {
+      java.nio.file.Files.writeString(f, String.join("\n", "kind: scenario", "hardware: rtx4090", "model: llama-7b",
+          "task: inference", "prompt_tokens: 256", "seq_len: 1024", ""));
+      assertBadInput(CliRunner.run("simulate", f.toString()), ":6:", "'seq_len' does not apply to inference");
+      java.nio.file.Files.writeString(f, String.join("\n", "kind: scenario", "hardware: rtx4090", "model: llama-7b",
+          "task: inference", "prompt_tokens: 256", ""));
+      assertRuns(CliRunner.run("simulate", f.toString(), "--task", "finetune-lora"));
+    } finally {
+      java.nio.file.Files.delete(f);
+    }
+  }
 }
