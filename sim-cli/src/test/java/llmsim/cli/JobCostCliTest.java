@@ -88,6 +88,9 @@ class JobCostCliTest {
     assertBadInput(run(base, "--price", "t4=abc"), "--price: must be an amount and a three-letter currency");
     assertBadInput(run(base, "--price", "t5=1usd/h"), "--price: unknown device 't5'");
     assertBadInput(run(base, "--currency", "dollars"), "--currency: must be a three-letter code");
+    // a provider no offer names (a typo) left every job unpriced; aws is one the catalog has
+    assertBadInput(run(base, "--provider", "awss"), "--provider: unknown provider 'awss'", "aws");
+    assertThat(run(base, "--provider", "aws").code()).isZero();
     assertBadInput(run(base, "--rate", "cny=-1usd"), "--rate: must be an amount");
     assertBadInput(run(base, "--amortization", "-3y"), "--amortization: must be a number and a unit");
     assertBadInput(run(base, "--electricity", "0.15usd"), "--electricity: must be an amount, a currency and /kwh");
