@@ -106,6 +106,10 @@ final class ResultFormat {
     m.put("shard", p.zero() == 3 ? (p.hybridShard() ? "hybrid" : "full") : null);
     m.put("virtual_stages", p.virtualStages());
     m.put("sequence_parallel", p.tp() > 1 && p.sequenceParallel());
+    // the schedule and the gradient reduction's timing change a training step: a GPipe plan read as 1F1B otherwise
+    boolean training = r.task().kind().training();
+    m.put("schedule", training ? p.schedule().key() : null);
+    m.put("overlap_grad_reduce", training ? p.overlapGradReduce() : null);
     return m;
   }
 
