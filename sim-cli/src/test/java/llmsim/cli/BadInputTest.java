@@ -56,6 +56,12 @@ class BadInputTest {
   }
 
   @Test
+  void aTabInAFile_isNamedAsATab_atItsLine() throws IOException {
+    assertBadInput(CliRunner.run("hardware", "validate", write("tab.yaml", DEVICE.replace("  fp16: 100", "  fp16:\t100"))
+        .toString()), "tab.yaml:6:", "a tab character");
+  }
+
+  @Test
   void aPriceDateThatIsNoDate_isRefusedAtItsLine_inADeviceFileAsInAPricesFile() throws IOException {
     String price = String.join("\n", "price:", "  amount: 1599", "  currency: USD", "  per: purchase",
         "  date: \"2022-13\"", "  source: my receipt", "");
