@@ -57,7 +57,16 @@ record Costing(PriceBook book, CostBasis basis) {
     for (String f : files) {
       more.addAll(PriceCatalog.read(Path.of(f)));
     }
-    return new Costing(PriceCatalog.bundled().with(more), basis);
+    PriceBook book = PriceCatalog.bundled().with(more);
+    // a provider no offer names (a typo: --provider awss) would leave every job unpriced with "no offer from awss"
+    List<String> providers = book.offers().stream().map(Offer::provider).distinct().sorted().toList();
+    for (String p : basis.providers()) {
+      if (!providers.contains(p)) {
+        throw new BadFlagException("--provider: unknown provider '" + p + "' (the price catalog and price files have: "
+            + String.join(", ", providers) + "); `llmsim hardware prices` lists their offers");
+      }
+    }
+    return new Costing(book, basis);
   }
 
   HourlyCost hourly(SystemSpec s) {

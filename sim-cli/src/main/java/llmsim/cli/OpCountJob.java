@@ -28,7 +28,8 @@ record OpCountJob(SweepJob sweep) implements ChunkedJob<long[]> {
     long[] ops = new long[(int) (end - start)];
     for (long i = start; i < end; i++) {
       SweepGrid.Point p = grid.point(i);
-      ops[(int) (i - start)] = OpBudget.ops(p.system(), p.model(), p.task(), p.software());
+      // a point a rule refuses is skipped: it builds nothing
+      ops[(int) (i - start)] = p == null ? 0 : OpBudget.ops(p.system(), p.model(), p.task(), p.software());
     }
     return ops;
   }

@@ -79,6 +79,7 @@ final class PlanSearch {
   static Task firstRunnable(ScenarioOptions.Resolved r, SystemSpec s, ModelSpec m) {
     PrecisionSupport.Adapted a = PrecisionSupport.adapt(r.task(), s.device(), r.software(), r.precisionGiven());
     PrecisionSupport.resolve(s.device(), a.task().precision(), r.software());
+    llmsim.core.hw.SoftwareSupport.check(s.device(), a.task(), r.software());
     boolean microBatchesGiven = microBatchesGiven(r);
     ScenarioKeyException first = null;
     for (ParallelPlan p : candidates(a.task(), s, m)) {
@@ -93,6 +94,7 @@ final class PlanSearch {
 
   static StepResult best(ScenarioOptions.Resolved r, SystemSpec s, ModelSpec m) {
     PrecisionSupport.Adapted a = PrecisionSupport.adapt(r.task(), s.device(), r.software(), r.precisionGiven());
+    llmsim.core.hw.SoftwareSupport.check(s.device(), a.task(), r.software());
     Task base = a.task();
     int gpus = s.totalDevices();
     List<ParallelPlan> candidates = candidates(base, s, m);

@@ -59,7 +59,7 @@ final class ResultFormat {
     if (r.jobTokens() > 0) {
       Map<String, Object> job = new LinkedHashMap<>();
       job.put("tokens", r.jobTokens());
-      job.put("steps", r.jobTokens() / r.task().tokensPerStep());
+      job.put("steps", r.task().jobSteps(r.jobTokens()));
       job.put("wall_time_s", r.jobSeconds());
       job.put("gpu_hours", r.jobGpuHours());
       if (costing != null) {
@@ -106,6 +106,10 @@ final class ResultFormat {
     m.put("shard", p.zero() == 3 ? (p.hybridShard() ? "hybrid" : "full") : null);
     m.put("virtual_stages", p.virtualStages());
     m.put("sequence_parallel", p.tp() > 1 && p.sequenceParallel());
+    // the schedule and the gradient reduction's timing change a training step: a GPipe plan read as 1F1B otherwise
+    boolean training = r.task().kind().training();
+    m.put("schedule", training ? p.schedule().key() : null);
+    m.put("overlap_grad_reduce", training ? p.overlapGradReduce() : null);
     return m;
   }
 

@@ -299,6 +299,7 @@ final class ScenarioOptions {
       return located(() -> {
         PrecisionSupport.Adapted a = PrecisionSupport.adapt(task, s.device(), software, precisionGiven);
         PrecisionSupport.resolve(s.device(), a.task().precision(), software);
+        llmsim.core.hw.SoftwareSupport.check(s.device(), a.task(), software);
         return new PrecisionSupport.Adapted(Placement.resolve(s, m, a.task()), a.note());
       });
     }
@@ -407,6 +408,8 @@ final class ScenarioOptions {
     Map<ScenarioKey, String> flags = Map.copyOf(given);
     try {
       Task task = v.task();
+      // a key the task does not use is refused, not dropped; a file's keys for its own task stay when --task changes it
+      v.checkApplies(task, k -> flags.containsKey(k) || !flags.containsKey(ScenarioKey.TASK));
       long requestTokens = v.requestTokens(task); // checked even beside --tokens: one job size, not two
       long jobTokens = v.tokens() > 0 ? v.tokens() : requestTokens;
       return new Resolved(v.hardware(), v.model(), task, v.software(), base, flags, v.has(ScenarioKey.PRECISION),

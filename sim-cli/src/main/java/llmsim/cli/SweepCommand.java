@@ -129,6 +129,10 @@ final class SweepCommand implements ScenarioOptions.GridCommand, Callable<Intege
         throw new BadFlagException("--pp: the closed form (--mode analytic) sums ops as if nothing overlapped, which a"
             + " pipeline's stages do by design: sweep pp > 1 with --mode simulate");
       }
+      for (SweepGrid.Refusal refusal : grid.refusals()) {
+        spec.commandLine().getErr().println(refusal.line()); // in grid order, once every flag is checked
+      }
+      spec.commandLine().getErr().flush();
       job = SweepJob.of(axes, sets, costs == null ? Map.of() : this.job.flags(), grid, costs, mode,
           format.equals("jsonl"), top, by, mode.equals("analytic") ? ANALYTIC_CHUNK : SIMULATE_CHUNK, n);
       staged = output == null ? null : stageOutput();
@@ -303,6 +307,9 @@ final class SweepCommand implements ScenarioOptions.GridCommand, Callable<Intege
       for (int k = 0; k < counts[c].length; k++) {
         long i = job.start(c) + k;
         SweepGrid.Point p = grid.point(i);
+        if (p == null) {
+          continue; // refused by a rule, skipped
+        }
         long ops = counts[c][k];
         try {
           OpBudget.check(ops > Long.MAX_VALUE / workers ? Long.MAX_VALUE : ops * workers, OpBudget.bytesPerOp(p.task(),
@@ -387,7 +394,7 @@ final class SweepCommand implements ScenarioOptions.GridCommand, Callable<Intege
           break;
         }
         if (top == null) {
-          write(chunk.text(), job.end(c) - job.start(c));
+          write(chunk.text(), chunk.text().chars().filter(ch -> ch == '\n').count()); // refused points have no row
         } else {
           best.addAll(chunk.best());
           best = job.keepBest(best);

@@ -52,6 +52,7 @@ final class SweepCosts {
     }
     double n = tokens(t);
     HourlyCost price = prices.computeIfAbsent(s.device().id() + "x" + s.totalDevices(), k -> costing.hourly(s));
-    return Costing.job(s, n / e.tokensPerSecond(), n, price);
+    // a job shorter than a step still runs one (Task.jobSteps)
+    return Costing.job(s, t.jobSteps(n) * t.tokensPerStep() / e.tokensPerSecond(), n, price);
   }
 }

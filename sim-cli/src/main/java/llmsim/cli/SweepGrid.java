@@ -28,7 +28,7 @@ final class SweepGrid {
   /** Keys whose rules involve only each other (and the model): checked over their own sub-grid. */
   private static final List<ScenarioKey> RULE_KEYS = List.of(ScenarioKey.TASK, ScenarioKey.OFFLOAD, ScenarioKey.WEIGHTS,
       ScenarioKey.CONTEXT, ScenarioKey.PROMPT_TOKENS, ScenarioKey.GENERATE_TOKENS, ScenarioKey.SEQ_LEN,
-      ScenarioKey.GPU_LAYERS, ScenarioKey.MODEL, ScenarioKey.TP, ScenarioKey.PP, ScenarioKey.DP, ScenarioKey.ZERO,
+      ScenarioKey.GPU_LAYERS, ScenarioKey.KV_CACHE, ScenarioKey.MODEL, ScenarioKey.TP, ScenarioKey.PP, ScenarioKey.DP, ScenarioKey.ZERO,
       ScenarioKey.NODES, ScenarioKey.GPUS);
 
   final List<SystemSpec> systems;
@@ -39,6 +39,11 @@ final class SweepGrid {
 
   /** The catalog the grid's ids name (with --set changes). */
   final Catalog catalog;
+
+  /** The axes of the keys rules involve, in {@link #RULE_KEYS} order; empty where the grid was too large to check. */
+  private final List<Integer> free = new ArrayList<>();
+  /** The combinations a rule refuses, by {@link #key}, in grid order. */
+  private final Map<String, Refusal> refused = new java.util.LinkedHashMap<>();
 
   /** The sweep's job, or null: its size is checked against every task of the grid. */
   private final SweepCosts job;
@@ -79,7 +84,15 @@ final class SweepGrid {
           + " simulate --plan auto");
     }
     radix = values.stream().mapToInt(List::size).toArray();
+    long total = points();
     checkRules();
+    long skipped = refused.values().stream().mapToLong(Refusal::points).sum();
+    if (!refused.isEmpty() && skipped == total) {
+      Refusal first = refusals().get(0);
+      throw new BadFlagException(first.reason() + (first.where().isEmpty() ? "" : " (at " + first.where() + ")")
+          + (refused.size() > 1 ? " and " + (refused.size() - 1) + " more refused combination"
+              + (refused.size() > 2 ? "s" : "") : "") + "; no point of the grid can run: the sweep refuses what simulate refuses");
+    }
   }
 
   private List<Object> axis(ScenarioKey k) {
@@ -111,7 +124,10 @@ final class SweepGrid {
   }
 
   /** One grid point. */
-  /** One grid point; its task's precision is adapted to the device when the grid leaves it at the default. */
+  /**
+   * One grid point; its task's precision is adapted to the device when the grid leaves it at the default. {@link
+   * #point} gives null for a point a rule refuses.
+   */
   record Point(long index, SystemSpec system, ModelSpec model, Task task, SoftwareProfile software) {}
 
   Point point(long index) {
@@ -121,11 +137,15 @@ final class SweepGrid {
       at[a] = (int) (rest % radix[a]);
       rest /= radix[a];
     }
+    if (refused(at)) {
+      return null; // a rule refuses it: named in refusals(), no row
+    }
     ScenarioValues v = values(at);
     SystemSpec s = Placement.size(systems.get(at[0]), v.nodes(), v.gpus());
     SoftwareProfile sw = v.software();
     ModelSpec m = models.get(at[1]);
     Task t = PrecisionSupport.adapt(v.task(), s.device(), sw, v.has(ScenarioKey.PRECISION)).task();
+    llmsim.core.hw.SoftwareSupport.check(s.device(), t, sw);
     return new Point(index, s, m, Placement.resolve(s, m, t), sw);
   }
 
@@ -141,12 +161,13 @@ final class SweepGrid {
   }
 
   /**
-   * Every rule between keys, over the sub-grid of the keys rules involve (the other axes at their first
-   * value), so that a grid simulate would refuse point by point is refused before any row is written.
+   * Every rule between keys, over the sub-grid of the keys rules involve (the other axes at their first value), per
+   * system, and per precision and software: each combination simulate would refuse is recorded with its reason
+   * ({@link #refusals}), in grid order, and its points are skipped ({@link #point} gives null), so that the rows
+   * that can run are written and the ones that cannot are named before any row. A grid every point of which is
+   * refused is refused whole, with the first reason.
    */
   private void checkRules() {
-    int[] sub = new int[radix.length];
-    List<Integer> free = new ArrayList<>();
     for (ScenarioKey k : RULE_KEYS) {
       free.add(java.util.Arrays.asList(AXES).indexOf(k));
     }
@@ -154,38 +175,53 @@ final class SweepGrid {
     for (int a : free) {
       combos = Math.multiplyExact(combos, radix[a]);
       if (combos > 1_000_000) {
+        free.clear();
         return; // too many to enumerate: each point is then checked as it is decoded
       }
     }
+    int[] sub = new int[radix.length];
     for (long i = 0; i < combos; i++) {
       long rest = i;
       for (int a : free) {
         sub[a] = (int) (rest % radix[a]);
         rest /= radix[a];
       }
+      ScenarioValues v;
+      Task t;
       try {
-        ScenarioValues v = values(sub);
-        Task t = v.task();
+        v = values(sub);
+        t = v.task();
         ScenarioValues.checkAgainstModel(t, models.get(sub[1]));
         if (job != null) {
           job.tokens(t); // --requests on a training task
         }
-        for (SystemSpec s : systems) {
-          MemoryPlanner.checkPlacement(s, models.get(sub[1]), t);
-          SystemSpec sized = Placement.size(s, v.nodes(), v.gpus());
-          Placement.resolve(sized, models.get(sub[1]), t);
-        }
-        checkPrecisions(sub);
       } catch (ScenarioKeyException e) {
-        String at = describe(sub, free);
-        throw new BadFlagException(e.key().gridFlag() + ": " + e.getMessage().replaceFirst("^'" + e.key().key() + "' ", "")
-            + (at.isEmpty() ? "" : " (at " + at + ")") + "; the sweep refuses what simulate refuses");
+        for (int s = 0; s < systems.size(); s++) {
+          refuse(e, sub, s, false);
+        }
+        continue;
       }
+      boolean[] broken = new boolean[systems.size()];
+      for (int s = 0; s < systems.size(); s++) {
+        SystemSpec system = systems.get(s);
+        try {
+          MemoryPlanner.checkPlacement(system, models.get(sub[1]), t);
+          SystemSpec sized = Placement.size(system, v.nodes(), v.gpus());
+          Placement.resolve(sized, models.get(sub[1]), t);
+        } catch (ScenarioKeyException e) {
+          refuse(e, sub, s, false);
+          broken[s] = true;
+        }
+      }
+      checkPrecisions(sub, broken);
     }
   }
 
-  /** Every system x precision x software the grid names runs that precision (natively or by emulation). */
-  private void checkPrecisions(int[] at) {
+  /**
+   * Every system x precision x software the grid names runs that precision (natively or by emulation) and the
+   * task's formats ({@link llmsim.core.hw.SoftwareSupport}); systems already {@code broken} at this point are skipped.
+   */
+  private void checkPrecisions(int[] at, boolean[] broken) {
     int p = java.util.Arrays.asList(AXES).indexOf(ScenarioKey.PRECISION);
     int w = java.util.Arrays.asList(AXES).indexOf(ScenarioKey.SOFTWARE);
     int[] point = at.clone();
@@ -194,12 +230,90 @@ final class SweepGrid {
         point[p] = i;
         point[w] = j;
         ScenarioValues v = values(point);
-        for (SystemSpec s : systems) {
-          Task t = PrecisionSupport.adapt(v.task(), s.device(), v.software(), v.has(ScenarioKey.PRECISION)).task();
-          PrecisionSupport.resolve(s.device(), t.precision(), v.software());
+        for (int s = 0; s < systems.size(); s++) {
+          if (broken[s]) {
+            continue;
+          }
+          SystemSpec system = systems.get(s);
+          try {
+            Task t = PrecisionSupport.adapt(v.task(), system.device(), v.software(), v.has(ScenarioKey.PRECISION))
+                .task();
+            PrecisionSupport.resolve(system.device(), t.precision(), v.software());
+            llmsim.core.hw.SoftwareSupport.check(system.device(), t, v.software());
+          } catch (ScenarioKeyException e) {
+            refuse(e, point, s, true);
+          }
         }
       }
     }
+  }
+
+  /**
+   * A combination a rule refuses: the points of system {@code s} at {@code at}'s values of the rule keys (and, where
+   * {@code atNumerics}, of the precision and software), with the reason as simulate gives it.
+   */
+  record Refusal(String where, String reason, long points, long firstIndex) {
+    /** The line the sweep prints for it. */
+    String line() {
+      return "sweep: skipped " + String.format(Locale.US, "%,d", points) + (points == 1 ? " row" : " rows")
+          + (where.isEmpty() ? "" : " at " + where) + ": " + reason;
+    }
+  }
+
+  private void refuse(ScenarioKeyException e, int[] at, int s, boolean atNumerics) {
+    List<Integer> named = new ArrayList<>(free);
+    long points = 1;
+    for (int r : radix) {
+      points *= r; // the grid's size fits a long: points() is checked before the rules
+    }
+    points /= radix[0];
+    for (int a : free) {
+      points /= radix[a];
+    }
+    if (atNumerics) {
+      named.add(java.util.Arrays.asList(AXES).indexOf(ScenarioKey.PRECISION));
+      named.add(java.util.Arrays.asList(AXES).indexOf(ScenarioKey.SOFTWARE));
+      points /= radix[named.get(named.size() - 2)] * (long) radix[named.get(named.size() - 1)];
+    }
+    String where = describe(at, named);
+    // the system is named too where there are several: a rule between the task and one system is that system's
+    String at2 = (systems.size() == 1 ? "" : "hardware=" + systems.get(s).id() + (where.isEmpty() ? "" : ", ")) + where;
+    long first = 0; // the index of the combination's first point: the refused axes at their values, the rest at 0
+    long stride = 1;
+    for (int a = radix.length - 1; a >= 0; a--) {
+      if (a == 0 || named.contains(a)) {
+        first += (a == 0 ? s : at[a]) * stride;
+      }
+      stride *= radix[a];
+    }
+    refused.put(key(at, s, atNumerics), new Refusal(at2, e.key().gridFlag() + ": "
+        + e.getMessage().replaceFirst("^'" + e.key().key() + "' ", ""), points, first));
+  }
+
+  /** The combination's key: the system, the rule keys' values, and the precision and software's or "*". */
+  private String key(int[] at, int s, boolean atNumerics) {
+    StringBuilder b = new StringBuilder().append(s);
+    for (int a : free) {
+      b.append(',').append(at[a]);
+    }
+    if (atNumerics) {
+      b.append(',').append(at[java.util.Arrays.asList(AXES).indexOf(ScenarioKey.PRECISION)]).append(',')
+          .append(at[java.util.Arrays.asList(AXES).indexOf(ScenarioKey.SOFTWARE)]);
+    } else {
+      b.append(",*");
+    }
+    return b.toString();
+  }
+
+  /** Whether a rule refuses the point at {@code at}. */
+  private boolean refused(int[] at) {
+    return !refused.isEmpty() && (refused.containsKey(key(at, at[0], false)) || refused.containsKey(key(at, at[0],
+        true)));
+  }
+
+  /** The combinations skipped, each with its reason and its number of rows, in grid order (by their first point). */
+  List<Refusal> refusals() {
+    return refused.values().stream().sorted(java.util.Comparator.comparingLong(Refusal::firstIndex)).toList();
   }
 
   private String describe(int[] at, List<Integer> free) {

@@ -112,6 +112,9 @@ record SweepJob(String id, EnumMap<ScenarioKey, ArrayList<String>> axes, ArrayLi
     long end = end(c);
     for (long i = start(c); i < end; i++) {
       SweepGrid.Point p = grid.point(i);
+      if (p == null) {
+        continue; // refused by a rule: the sweep named it before any row
+      }
       Estimate e = mode.equals("analytic") ? est.analytic(p.system(), p.model(), p.task(), p.software())
           : est.simulated(p.system(), p.model(), p.task(), p.software());
       JobCost cost = costs == null ? null : costs.cost(p.system(), p.task(), e);

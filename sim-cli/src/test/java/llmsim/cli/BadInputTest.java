@@ -56,6 +56,22 @@ class BadInputTest {
   }
 
   @Test
+  void aTabInAFile_isNamedAsATab_atItsLine() throws IOException {
+    assertBadInput(CliRunner.run("hardware", "validate", write("tab.yaml", DEVICE.replace("  fp16: 100", "  fp16:\t100"))
+        .toString()), "tab.yaml:6:", "a tab character");
+  }
+
+  @Test
+  void aPriceDateThatIsNoDate_isRefusedAtItsLine_inADeviceFileAsInAPricesFile() throws IOException {
+    String price = String.join("\n", "price:", "  amount: 1599", "  currency: USD", "  per: purchase",
+        "  date: \"2022-13\"", "  source: my receipt", "");
+    assertBadInput(CliRunner.run("hardware", "validate", write("gpu.yaml", DEVICE + price).toString()),
+        "gpu.yaml:26:9:", "be a date YYYY-MM or YYYY-MM-DD");
+    assertThat(CliRunner.run("hardware", "validate", write("ok.yaml", DEVICE + price.replace("2022-13", "2022-12"))
+        .toString()).code()).isZero();
+  }
+
+  @Test
   void goodUserDevice_validatesAndWorksWherever_anIdDoes() throws IOException {
     Path p = write("gpu.yaml", DEVICE);
     CliRunner r = CliRunner.run("hardware", "validate", p.toString());

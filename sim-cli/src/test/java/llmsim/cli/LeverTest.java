@@ -92,6 +92,10 @@ class LeverTest {
     double graphs = run(fused).get("decode_tokens_per_s").asDouble();
     assertThat(bw / at).isLessThan(1.25);
     assertThat(graphs / at).isGreaterThan(1.5);
+    // on an Apple GPU there are no CUDA graphs to name: the fused runtime there is MLX
+    JsonNode apple = run(List.of("--model", "llama-7b", "--hardware", "m2-ultra", "--task", "inference", "--batch",
+        "8"));
+    assertThat(apple.get("explanation").asText()).doesNotContain("CUDA").contains("MLX");
   }
 
   @Test

@@ -59,6 +59,18 @@ class PlanRulesTest {
   }
 
   @Test
+  void thePlansJson_namesItsScheduleAndGradientReduction() throws Exception {
+    JsonNode gpipe = JSON.readTree(CliRunner.run("simulate", "--model", "llama-7b", "--task", "train", "--hardware",
+        "hgx-h100-8x", "--tp", "2", "--pp", "2", "--micro-batches", "4", "--schedule", "gpipe", "--overlap-grad-reduce",
+        "false", "--format", "json").out()).get("plan");
+    assertThat(gpipe.get("schedule").asText()).isEqualTo("gpipe");
+    assertThat(gpipe.get("overlap_grad_reduce").asBoolean()).isFalse();
+    JsonNode serve = JSON.readTree(CliRunner.run("simulate", "--model", "llama-7b", "--hardware", "h100-sxm",
+        "--format", "json").out()).get("plan");
+    assertThat(serve.get("schedule").isNull()).isTrue();
+  }
+
+  @Test
   void sweep_refusesPlanAuto_whichItDoesNotRun() {
     assertBadInput(CliRunner.run("sweep", "--hardware", "hgx-h100-8x", "--models", "llama-13b", "--tasks", "train",
         "--plan", "auto,given"), "--plan: auto is not run by sweep");

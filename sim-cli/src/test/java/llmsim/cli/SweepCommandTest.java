@@ -48,7 +48,48 @@ class SweepCommandTest {
     assertThat(r.err()).contains("--generate-tokens").contains("max context of 2048").doesNotContain("(at )");
     CliRunner two = CliRunner.run("sweep", "--hardware", "m2-ultra", "--models", "llama-7b", "--generate-tokens",
         "16,4096");
-    assertThat(two.err()).contains("(at generate_tokens=4096)");
+    assertThat(two.code()).as(two.err()).isZero(); // the point that can run runs; the other is named
+    assertThat(two.err()).contains("sweep: skipped 1 row at generate_tokens=4096: --generate-tokens:");
+  }
+
+  @Test
+  void aRefusedCombination_isSkippedAndNamed_andTheRowsThatCanRunAreWritten() {
+    // mlx runs on Apple silicon only: of 2 systems x 2 profiles, the H100 under mlx cannot run
+    String[] args = {"sweep", "--hardware", "h100-sxm,m2-ultra", "--models", "llama-7b", "--software",
+        "llama.cpp,mlx"};
+    CliRunner r = CliRunner.run(args);
+    assertThat(r.code()).as(r.err()).isZero();
+    List<String> lines = r.out().lines().toList();
+    assertThat(lines).hasSize(1 + 3);
+    // the index column keeps the grid's numbering: point 1 (h100-sxm, mlx) has no row
+    assertThat(lines.get(1)).startsWith("0,h100-sxm,").contains(",llama.cpp,");
+    assertThat(lines.get(2)).startsWith("2,m2-ultra,").contains(",llama.cpp,");
+    assertThat(lines.get(3)).startsWith("3,m2-ultra,").contains(",mlx,");
+    assertThat(r.err()).isEqualTo("sweep: skipped 1 row at hardware=h100-sxm, software=mlx:"
+        + " --software: mlx is Apple's MLX on Metal, which runs on Apple silicon only, not on NVIDIA H100 SXM5 80GB"
+        + " (MLX's CUDA backend is not modelled); use pytorch, llama.cpp or another profile that runs there\n");
+    // the same input, the same bytes
+    CliRunner again = CliRunner.run(args);
+    assertThat(again.out()).isEqualTo(r.out());
+    assertThat(again.err()).isEqualTo(r.err());
+    // skipped rows are counted per combination, in grid order: tp 3 divides neither system's GPUs, tp 8 not the M2's
+    CliRunner tp = CliRunner.run("sweep", "--hardware", "dgx-a100-8x80gb,m2-ultra", "--models", "llama-7b",
+        "--tasks", "train", "--tp", "1,3,8", "--batch", "1,2");
+    assertThat(tp.code()).as(tp.err()).isZero();
+    assertThat(tp.out().lines().skip(1).map(l -> l.substring(0, l.indexOf(','))).toList())
+        .containsExactly("0", "2", "3", "5", "6", "9");
+    assertThat(tp.err().lines().toList()).containsExactly(
+        "sweep: skipped 2 rows at hardware=dgx-a100-8x80gb, tasks=train, tp=3: --tp: tp x pp = 3 does not divide the"
+            + " 8 GPUs of dgx-a100-8x80gb",
+        "sweep: skipped 2 rows at hardware=m2-ultra, tasks=train, tp=3: --tp: tp x pp = 3 does not divide the 1 GPU"
+            + " of m2-ultra",
+        "sweep: skipped 2 rows at hardware=m2-ultra, tasks=train, tp=8: --tp: tp x pp = 8 does not divide the 1 GPU"
+            + " of m2-ultra");
+    // a grid none of whose points can run is refused whole
+    CliRunner none = CliRunner.run("sweep", "--hardware", "h100-sxm", "--models", "llama-7b", "--software", "mlx");
+    assertThat(none.code()).isEqualTo(2);
+    assertThat(none.out()).isEmpty();
+    assertThat(none.err()).contains("--software:").contains("no point of the grid can run");
   }
 
   @Test
@@ -156,20 +197,31 @@ class SweepCommandTest {
   }
 
   @Test
-  void aGridThatBreaksARuleSimulateKeeps_isRefusedBeforeAnyRow() {
+  void aGridPointThatBreaksARuleSimulateKeeps_isSkippedWithTheReason_beforeAnyRow() {
     CliRunner r = CliRunner.run("sweep", "--hardware", "rtx4090", "--models", "llama-7b", "--tasks", "train,inference",
         "--offload", "optimizer");
-    assertThat(r.code()).isEqualTo(2);
-    assertThat(r.err()).contains("--offload: optimizer applies to training only").contains("tasks=inference");
-    assertThat(r.out()).isEmpty();
+    assertThat(r.code()).as(r.err()).isZero();
+    assertThat(r.err()).startsWith("sweep: skipped 1 row at tasks=inference: --offload: optimizer applies to training"
+        + " only");
+    assertThat(r.out().lines().skip(1).toList()).singleElement().asString().startsWith("0,rtx4090,llama-7b,train,");
     CliRunner tooLong = CliRunner.run("sweep", "--hardware", "m2-ultra", "--models", "llama-7b", "--tasks", "train",
         "--seq-len", "1024,4096");
-    assertThat(tooLong.code()).isEqualTo(2);
-    assertThat(tooLong.err()).contains("--seq-len: 4096 exceeds llama-7b's max context of 2048 tokens");
+    assertThat(tooLong.code()).as(tooLong.err()).isZero();
+    assertThat(tooLong.err()).contains("sweep: skipped 1 row at tasks=train, seq_len=4096: --seq-len: 4096 exceeds"
+        + " llama-7b's max context of 2048 tokens");
+    assertThat(tooLong.out().lines().count()).isEqualTo(2);
     CliRunner unified = CliRunner.run("sweep", "--hardware", "rtx4090,m2-ultra", "--models", "llama-7b", "--tasks", "train",
         "--offload", "optimizer");
-    assertThat(unified.code()).isEqualTo(2);
-    assertThat(unified.err()).contains("does not apply to m2-ultra").contains("share one unified memory");
+    assertThat(unified.code()).as(unified.err()).isZero();
+    assertThat(unified.err()).contains("sweep: skipped 1 row at hardware=m2-ultra, tasks=train: --offload:")
+        .contains("does not apply to m2-ultra").contains("share one unified memory");
+    assertThat(unified.out().lines().skip(1).toList()).singleElement().asString().startsWith("0,rtx4090,");
+    // none can run: refused whole, nothing written
+    CliRunner none = CliRunner.run("sweep", "--hardware", "m2-ultra", "--models", "llama-7b", "--tasks", "train",
+        "--offload", "optimizer");
+    assertThat(none.code()).isEqualTo(2);
+    assertThat(none.out()).isEmpty();
+    assertThat(none.err()).contains("share one unified memory").contains("no point of the grid can run");
   }
 
   @Test

@@ -19,8 +19,14 @@ class UnifiedMemoryLayersTest {
     }
     assertBadInput(CliRunner.run("memory", "--model", "llama-7b", "--task", "inference", "--hardware", "m2-ultra",
         "--gpu-layers", "0"), "--gpu-layers:");
-    assertBadInput(CliRunner.run("sweep", "--hardware", "rtx4090,m2-ultra", "--models", "llama-7b", "--tasks",
-        "inference", "--gpu-layers", "10"), "--gpu-layers:", "m2-ultra");
+    // the sweep skips the m2-ultra's row, naming why, and runs the RTX 4090's
+    CliRunner sweep = CliRunner.run("sweep", "--hardware", "rtx4090,m2-ultra", "--models", "llama-7b", "--tasks",
+        "inference", "--gpu-layers", "10");
+    assertThat(sweep.code()).as(sweep.err()).isZero();
+    assertThat(sweep.err()).startsWith("sweep: skipped 1 row at hardware=m2-ultra, tasks=inference: --gpu-layers:");
+    assertThat(sweep.out().lines().skip(1).toList()).singleElement().asString().startsWith("0,rtx4090,");
+    assertBadInput(CliRunner.run("sweep", "--hardware", "m2-ultra", "--models", "llama-7b", "--tasks", "inference",
+        "--gpu-layers", "10"), "--gpu-layers:", "no point of the grid can run");
   }
 
   @Test

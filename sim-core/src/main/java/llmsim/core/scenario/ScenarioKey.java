@@ -48,7 +48,8 @@ public enum ScenarioKey {
   CONTEXT("context", null, null, "TOKENS", Type.INT, null, 1, 1 << 24, null,
       "Tokens the KV cache is sized for (llama.cpp's n_ctx; default: prompt + generated tokens)."),
   KV_CACHE("kv_cache", null, null, "FMT", Type.CHOICE, () -> Arrays.stream(KvCacheFormat.values()).map(KvCacheFormat::key).toList(), 0, 0, "f16",
-      "KV-cache storage format (llama.cpp --cache-type-k/v; fp8 in vLLM and TensorRT-LLM)."),
+      "KV-cache storage format (q8_0, q4_0: llama.cpp --cache-type-k/v, with flash_attention; fp8: TensorRT-LLM on an"
+          + " fp8 device)."),
   GPU_LAYERS("gpu_layers", null, null, "N|auto", Type.INT_OR_AUTO, null, 0, 100_000, "auto",
       "Transformer layers kept on the GPU when the weights do not all fit (llama.cpp -ngl, Accelerate"
           + " device_map); the rest are computed on the CPU (llama.cpp) or streamed over the link (pytorch)."

@@ -129,6 +129,11 @@ public final class ScenarioValues {
           "'weights' must be nf4 for finetune-qlora (QLoRA stores the base weights in NF4), was '" + w.key() + "'");
     }
     KvCacheFormat kv = KvCacheFormat.fromKey(text(ScenarioKey.KV_CACHE, KvCacheFormat.F16.key()));
+    if (kind.training() && has(ScenarioKey.KV_CACHE)) {
+      // a training step keeps no KV cache (each pass attends over its own sequence), so the key would change nothing
+      throw new ScenarioKeyException(ScenarioKey.KV_CACHE, "'kv_cache' applies to inference (a training step keeps"
+          + " no KV cache); leave it out for " + kind.key());
+    }
     int context = integer(ScenarioKey.CONTEXT, 0);
     int prompt = integer(ScenarioKey.PROMPT_TOKENS, d.promptTokens());
     int generate = integer(ScenarioKey.GENERATE_TOKENS, d.generateTokens());
@@ -311,6 +316,11 @@ public final class ScenarioValues {
     if (has(ScenarioKey.TOKENS)) {
       throw new ScenarioKeyException(ScenarioKey.REQUESTS, "'requests' cannot be given with 'tokens': both size the job; give one");
     }
+    if (t.generateTokens() == 0) {
+      // the job is sized and priced by its generated tokens, of which a prefill-only run has none: it would be dropped
+      throw new ScenarioKeyException(ScenarioKey.REQUESTS, "'requests' sizes the job by its generated tokens (requests x"
+          + " generate_tokens), and generate_tokens is 0: there is no job to time or price; give generate_tokens >= 1");
+    }
     double tokens = (double) (Long) v * t.generateTokens();
     if (tokens > ScenarioKey.TOKENS.max()) {
       throw new ScenarioKeyException(ScenarioKey.REQUESTS, "'requests' " + v + " x " + t.generateTokens()
@@ -385,6 +395,48 @@ public final class ScenarioValues {
    * for counts, "auto" for an automatic layer split, null where a key does not apply to the task.
    */
   public static EnumMap<ScenarioKey, Object> describe(Task t, SoftwareProfile sw) {
+    return describeTask(t, sw);
+  }
+
+  /**
+   * The keys whose use depends on the task kind ({@link #describe} gives null where one does not apply), with what
+   * the task uses instead.
+   */
+  private static final Map<ScenarioKey, String> TASK_KEYS = taskKeys();
+
+  private static Map<ScenarioKey, String> taskKeys() {
+    EnumMap<ScenarioKey, String> m = new EnumMap<>(ScenarioKey.class);
+    m.put(ScenarioKey.SEQ_LEN, "inference's lengths are prompt_tokens and generate_tokens");
+    m.put(ScenarioKey.PROMPT_TOKENS, "a training step's length is seq_len");
+    m.put(ScenarioKey.GENERATE_TOKENS, "a training step's length is seq_len");
+    m.put(ScenarioKey.CONTEXT, "a training step keeps no KV cache; its length is seq_len");
+    m.put(ScenarioKey.MICRO_BATCHES, "inference has no optimizer step to accumulate gradients for; use batch");
+    m.put(ScenarioKey.RECOMPUTE, "inference keeps no activations for a backward pass");
+    m.put(ScenarioKey.LORA_RANK, "it is finetune-lora's and finetune-qlora's");
+    m.put(ScenarioKey.LORA_TARGETS, "it is finetune-lora's and finetune-qlora's");
+    m.put(ScenarioKey.PREFIX_TOKENS, "it is ptuning-v2's");
+    m.put(ScenarioKey.SCHEDULE, "pipeline-parallel inference is not simulated");
+    m.put(ScenarioKey.OVERLAP_GRAD_REDUCE, "inference reduces no gradients");
+    return java.util.Collections.unmodifiableMap(m);
+  }
+
+  /**
+   * Refuse a key given that {@code t}'s kind does not use: it would be dropped without a word (seq_len for inference,
+   * prompt_tokens for training, lora_rank outside LoRA). Only the keys {@code checked} accepts are checked (a scenario
+   * file's keys for its own task stay when a flag changes the task). A grid ({@code sweep}) sets its axes on every
+   * point and does not call this.
+   */
+  public void checkApplies(Task t, java.util.function.Predicate<ScenarioKey> checked) {
+    EnumMap<ScenarioKey, Object> used = describeTask(t, llmsim.core.software.SoftwareProfiles.PYTORCH);
+    for (Map.Entry<ScenarioKey, String> e : TASK_KEYS.entrySet()) {
+      if (has(e.getKey()) && checked.test(e.getKey()) && used.get(e.getKey()) == null) {
+        throw new ScenarioKeyException(e.getKey(), "'" + e.getKey().key() + "' does not apply to " + t.kind().key()
+            + " (" + e.getValue() + "); leave it out");
+      }
+    }
+  }
+
+  private static EnumMap<ScenarioKey, Object> describeTask(Task t, SoftwareProfile sw) {
     EnumMap<ScenarioKey, Object> m = new EnumMap<>(ScenarioKey.class);
     boolean training = t.kind().training();
     m.put(ScenarioKey.TASK, t.kind().key());

@@ -228,4 +228,14 @@ public record Task(
     long perReplica = kind.training() ? (long) batch * seqLen * microBatches : (long) batch * generateTokens;
     return perReplica * replicas();
   }
+
+  /**
+   * Optimizer steps (inference: runs of the batch) a job of {@code jobTokens} takes: its tokens over a step's, but at
+   * least one, since a step is not run in part (one token of training still runs a step's batch; one request at batch
+   * 8 still waits out the batch's run). NaN where a step makes no tokens.
+   */
+  public double jobSteps(double jobTokens) {
+    long perStep = tokensPerStep();
+    return perStep > 0 ? Math.max(1, jobTokens / perStep) : Double.NaN;
+  }
 }

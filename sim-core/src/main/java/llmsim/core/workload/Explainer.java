@@ -51,9 +51,9 @@ final class Explainer {
         double bw = s.device().memoryBandwidthBytesPerSecond();
         if (!r.task().kind().training() && !Double.isNaN(r.decodeBytesPerToken())) {
           sb.append(String.format(Locale.US, "Bound by %s bandwidth (%s of the run): each decode step reads %s of weights and KV cache"
-                  + " (%.0f%% of the %s peak is used, MBU). More bandwidth, or a smaller weight format such as q4_0, would move it.",
+                  + " (%.0f%% of the %s peak is used, MBU). More bandwidth, or a smaller weight format such as %s, would move it.",
               s.unifiedMemory() ? "unified-memory" : "device-memory", pct, Units.gb(r.decodeBytesPerToken()), r.mbu() * 100,
-              Units.bandwidth(bw)));
+              Units.bandwidth(bw), r.software().llamaCpp() != null ? "q4_0" : "int4"));
         } else {
           sb.append(String.format(Locale.US, "Bound by %s bandwidth (%s of the step): memory-bound ops (element-wise, attention at"
                   + " small batch, the optimizer) outweigh the GEMMs. A larger batch or fused kernels would move it.",
@@ -84,10 +84,9 @@ final class Explainer {
                 llmsim.core.software.LlamaCppBuild.Backend.of(r.system().device().vendor()));
         sb.append(String.format(Locale.US, "Bound by launch and dispatch overhead (%s of the %s): %s pays about %.0f us to"
                 + " launch each of its ~%d kernels per layer, and at this size the GPU finishes the work faster than the"
-                + " host can issue it. CUDA graphs, a fused runtime (TensorRT-LLM, or llama.cpp with CUDA graphs) or a"
-                + " larger batch would move it; more bandwidth or FLOP/s would not.",
+                + " host can issue it. %s or a larger batch would move it; more bandwidth or FLOP/s would not.",
             pct, r.task().kind().training() ? "step" : "run", r.software().id(), perKernel * 1e6,
-            r.software().kernelsPerLayer()));
+            r.software().kernelsPerLayer(), capitalised(launchRemedy(s.device().vendor()))));
       }
       case HOST -> {
         MemoryPlan m = r.memory();
@@ -133,13 +132,13 @@ final class Explainer {
     double overhead = r.timeByBound().getOrDefault(Bound.OVERHEAD, 0.0) / r.stepTimeSeconds();
     if (r.bound() != Bound.OVERHEAD && overhead >= 0.15) {
       sb.append(String.format(Locale.US, " Launch and dispatch overhead takes %.0f%% of it: %s would gain less than"
-          + " that share suggests; CUDA graphs or a fused runtime would remove it.", overhead * 100,
+          + " that share suggests; %s would remove it.", overhead * 100,
           switch (r.bound()) {
             case COMPUTE -> "more FLOP/s";
             case DEVICE_MEMORY -> "more bandwidth";
             case HOST_LINK -> "a faster link";
             default -> "a faster host";
-          }));
+          }, launchRemedy(s.device().vendor())));
     }
     if (s.unifiedMemory()) {
       sb.append(" Nothing crosses a link: CPU and GPU share one unified memory.");
@@ -206,5 +205,25 @@ final class Explainer {
       return parts.get(0);
     }
     return String.join(", ", parts.subList(0, parts.size() - 1)) + " and " + parts.get(parts.size() - 1);
+  }
+
+  /**
+   * What removes launch and dispatch overhead on a vendor's devices: CUDA graphs and the fused runtimes exist on NVIDIA
+   * (TensorRT-LLM is NVIDIA's only; llama.cpp's CUDA graphs), HIP graphs on AMD (PyTorch captures graphs on ROCm), and
+   * on Apple GPUs neither: there a runtime that launches fewer, fused kernels (MLX, llama.cpp on Metal).
+   */
+  static String launchRemedy(String vendor) {
+    String v = vendor == null ? "" : vendor.toLowerCase(Locale.ROOT);
+    if (v.contains("apple")) {
+      return "a runtime that launches fewer, fused kernels (MLX, or llama.cpp on Metal)";
+    }
+    if (v.contains("nvidia")) {
+      return "CUDA graphs, a fused runtime (TensorRT-LLM, or llama.cpp with CUDA graphs)";
+    }
+    return "graph capture (HIP graphs on AMD) or a fused runtime";
+  }
+
+  private static String capitalised(String s) {
+    return s.isEmpty() ? s : Character.toUpperCase(s.charAt(0)) + s.substring(1);
   }
 }

@@ -76,9 +76,10 @@ public final class Simulator {
     String why = Explainer.explain(partial, bare);
     return new StepResult(s, m, t, sw, plan, trace, step, tokensPerSecond, prefillRate, decodeRate, ttft, tpot,
         modelFlops, hardwareFlops, mfu, mbu, linkBytes, bytesPerToken, byBound, bound, why,
-        java.util.stream.Stream.of(w.ctx.precision.warning(), w.ctx.softwareWarning, w.ctx.fp8RecipeWarning,
-            w.ctx.planWarning, w.ctx.collectives.warning(), replicasNote(t, tokensPerSecond),
-            w.offloadWarning())
+        java.util.stream.Stream.concat(java.util.stream.Stream.of(w.ctx.precision.warning(), w.ctx.softwareWarning,
+            w.ctx.fp8RecipeWarning), java.util.stream.Stream.concat(w.ctx.planWarnings.stream(),
+            java.util.stream.Stream.of(w.ctx.collectives.warning(), replicasNote(t, tokensPerSecond),
+            w.offloadWarning())))
             .filter(java.util.Objects::nonNull).toList(), 0);
   }
 

@@ -464,6 +464,39 @@ class CollectivesTest {
   }
 
   @Test
+  void zeroAndUnbucketedReductionsWithoutReplicas_andGpipeWithoutStages_areSaidToDoNothing() {
+    ModelSpec m = Fixtures.llama7b();
+    SystemSpec box = Fixtures.cluster(1, 0, 108, 24, 16);
+    // tp 8 on the 8-GPU box leaves one data-parallel replica: ZeRO has nothing to shard over, and nothing to reduce
+    StepResult plain = Simulator.simulate(box, m, training(new ParallelPlan(8, 1, 1, 0), 1), IDEAL);
+    assertThat(plain.warnings()).isEmpty();
+    for (int zero = 1; zero <= 3; zero++) {
+      StepResult z = Simulator.simulate(box, m, training(new ParallelPlan(8, 1, 1, zero), 1), IDEAL);
+      assertThat(z.warnings()).singleElement().asString().contains("zero " + zero + " has no effect at dp 1");
+      // the warning is true: the step and the bytes are those of no ZeRO at all
+      assertThat(z.stepTimeSeconds()).isEqualTo(plain.stepTimeSeconds());
+      assertThat(z.memory().totalBytes()).isEqualTo(plain.memory().totalBytes());
+    }
+    // dp 0 is every GPU tp leaves: one here too
+    assertThat(Simulator.simulate(box, m, training(new ParallelPlan(8, 1, 0, 1), 1), IDEAL).warnings())
+        .singleElement().asString().contains("zero 1 has no effect at dp 1");
+    ParallelPlan unbucketed = new ParallelPlan(8, 1, 1, 0, false, false, 1, false,
+        llmsim.core.task.PipelineSchedule.ONE_F_ONE_B);
+    StepResult u = Simulator.simulate(box, m, training(unbucketed, 1), IDEAL);
+    assertThat(u.warnings()).singleElement().asString().contains("overlap_grad_reduce false has no effect at dp 1");
+    assertThat(u.stepTimeSeconds()).isEqualTo(plain.stepTimeSeconds());
+    StepResult g = Simulator.simulate(box, m, training(new ParallelPlan(8, 1, 1, 0).withGpipe(), 1), IDEAL);
+    assertThat(g.warnings()).singleElement().asString().contains("schedule gpipe has no effect at pp 1");
+    assertThat(g.stepTimeSeconds()).isEqualTo(plain.stepTimeSeconds());
+    // where each acts, nothing is said
+    assertThat(Simulator.simulate(box, m, training(new ParallelPlan(4, 1, 2, 1), 1), IDEAL).warnings()).isEmpty();
+    assertThat(Simulator.simulate(box, m, training(new ParallelPlan(4, 1, 2, 0, false, false, 1, false,
+        llmsim.core.task.PipelineSchedule.ONE_F_ONE_B), 1), IDEAL).warnings()).isEmpty();
+    assertThat(Simulator.simulate(box, m, training(new ParallelPlan(4, 2, 1, 0).withGpipe(), 1), IDEAL).warnings())
+        .isEmpty();
+  }
+
+  @Test
   void inferenceOnMoreGpusThanAReplicaUses_saysTheRatesAreTheReplicasSum() {
     ModelSpec m = Fixtures.llama7b();
     SystemSpec box = Fixtures.cluster(1, 0, 108, 24, 16);

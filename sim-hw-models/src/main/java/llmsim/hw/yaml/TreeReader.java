@@ -100,6 +100,10 @@ public final class TreeReader {
     if (msg != null && msg.contains("getMaxNestingDepth")) {
       return "nesting deeper than " + MAX_DEPTH + " levels";
     }
+    if (msg != null && msg.contains("(TAB)")) {
+      // SnakeYAML's first line ("while scanning for the next token") does not say what it found
+      return "a tab character, which YAML does not allow for indentation or before a value; use spaces";
+    }
     String line = firstLine(msg);
     if (line.startsWith("Expected a field name")) {
       return "expected a key, found " + (line.contains("MappingStart") ? "a mapping" : line.contains("SequenceStart")

@@ -1,0 +1,112 @@
+package llmsim.cli;
+
+import static llmsim.cli.BadInputTest.assertBadInput;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import org.junit.jupiter.api.Test;
+
+/**
+ * A software profile is never timed running what it cannot run: a weight or KV-cache format it has no kernels for, or
+ * a device its kernels are not built for, is refused at its flag; what it runs still runs.
+ */
+class SoftwareSupportCliTest {
+  static CliRunner simulate(String hardware, String... more) {
+    String[] base = {"simulate", "--model", "llama-7b", "--hardware", hardware, "--format", "json"};
+    String[] all = java.util.Arrays.copyOf(base, base.length + more.length);
+    System.arraycopy(more, 0, all, base.length, more.length);
+    return CliRunner.run(all);
+  }
+
+  static void assertRuns(CliRunner r) {
+    assertThat(r.code()).as(r.err()).isZero();
+  }
+
+  @Test
+  void anFp8KvCache_isTensorRtLlmsOnAnFp8Device() {
+    assertBadInput(simulate("h100-sxm", "--kv-cache", "fp8"), "--kv-cache:", "pytorch has no fp8 KV cache");
+    assertBadInput(simulate("h100-sxm", "--kv-cache", "fp8", "--software", "llama.cpp"), "--kv-cache:",
+        "llama.cpp has no fp8 KV cache");
+    assertBadInput(simulate("a100", "--kv-cache", "fp8", "--software", "tensorrt-llm"), "--kv-cache:",
+        "needs a device with fp8");
+    assertRuns(simulate("h100-sxm", "--kv-cache", "fp8", "--software", "tensorrt-llm"));
+    assertRuns(simulate("h100-sxm", "--kv-cache", "fp8", "--software", "tensorrt-llm-0.6"));
+  }
+
+  @Test
+  void ggmlKvCacheFormats_areLlamaCppsWithFlashAttention() {
+    assertBadInput(simulate("rtx4090", "--kv-cache", "q8_0"), "--kv-cache:", "llama.cpp's --cache-type-k/-v");
+    assertBadInput(simulate("rtx4090", "--kv-cache", "q4_0", "--software", "llama.cpp"), "--kv-cache:",
+        "V cache quantization requires flash_attn");
+    assertRuns(simulate("rtx4090", "--kv-cache", "q4_0", "--software", "llama.cpp", "--flash-attention"));
+  }
+
+  @Test
+  void aKvCacheForTraining_isRefused() {
+    assertBadInput(CliRunner.run("simulate", "--model", "llama-7b", "--hardware", "h100-sxm", "--task", "train",
+        "--kv-cache", "fp8"), "--kv-cache: applies to inference");
+  }
+
+  @Test
+  void ggmlWeights_areLlamaCpps_andNf4IsBitsandbytes() {
+    for (String sw : new String[] {"pytorch", "hf", "tensorrt-llm"}) {
+      assertBadInput(simulate("h100-sxm", "--weights", "q4_0", "--software", sw), "--weights:", "ggml block format",
+          sw + " does not");
+    }
+    assertRuns(simulate("rtx4090", "--weights", "q4_0", "--software", "llama.cpp"));
+    assertBadInput(simulate("rtx4090", "--weights", "nf4", "--software", "llama.cpp"), "--weights:",
+        "llama.cpp has no kernels for");
+    assertBadInput(simulate("h100-sxm", "--weights", "nf4", "--software", "tensorrt-llm"), "--weights:");
+    assertBadInput(CliRunner.run("simulate", "--model", "llama-7b", "--hardware", "h100-sxm", "--task",
+        "finetune-qlora", "--software", "megatron"), "--weights:", "megatron has no kernels for");
+    assertRuns(simulate("rtx4090", "--weights", "nf4", "--software", "hf"));
+  }
+
+  @Test
+  void tensorRtLlmRunsOnNvidia_andMlxOnApple() {
+    assertBadInput(simulate("m2-ultra", "--software", "tensorrt-llm"), "--software:", "NVIDIA GPUs only");
+    assertBadInput(simulate("mi300x", "--software", "tensorrt-llm-0.6"), "--software:", "NVIDIA GPUs only");
+    assertBadInput(simulate("h100-sxm", "--software", "mlx"), "--software:", "Apple silicon only");
+    assertRuns(simulate("m2-ultra", "--software", "mlx"));
+  }
+
+  @Test
+  void compareOverMixedHardware_namesTheSystemThatCannotRunIt() {
+    CliRunner r = CliRunner.run("compare", "--model", "llama-7b", "--hardware", "m2-ultra,h100-sxm", "--software",
+        "mlx");
+    assertBadInput(r, "--software:", "H100");
+  }
+
+  @Test
+  void advise_skipsTheSystemsASoftwareCannotRunOn_withTheReason() {
+    CliRunner r = CliRunner.run("advise", "--model", "llama-7b", "--requests", "100", "--software", "mlx",
+        "--hardware", "m2-ultra,h100-sxm", "--format", "json");
+    assertThat(r.code()).as(r.err()).isZero();
+    assertThat(r.out()).contains("Apple silicon only");
+  }
+
+  @Test
+  void aKeyTheTaskDoesNotUse_isRefusedAtItsFlag_notDropped() throws java.io.IOException {
+    assertBadInput(simulate("rtx4090", "--seq-len", "1000"), "--seq-len: does not apply to inference");
+    assertBadInput(simulate("rtx4090", "--micro-batches", "4"), "--micro-batches: does not apply to inference");
+    assertBadInput(simulate("rtx4090", "--recompute", "full"), "--recompute: does not apply to inference");
+    assertBadInput(simulate("rtx4090", "--task", "train", "--prompt-tokens", "100"),
+        "--prompt-tokens: does not apply to train");
+    assertBadInput(simulate("rtx4090", "--task", "train", "--lora-rank", "16"), "--lora-rank: does not apply to train");
+    assertBadInput(simulate("rtx4090", "--task", "finetune-lora", "--prefix-tokens", "16"),
+        "--prefix-tokens: does not apply to finetune-lora");
+    assertRuns(simulate("rtx4090", "--task", "finetune-lora", "--lora-rank", "16"));
+    assertRuns(simulate("rtx4090", "--task", "ptuning-v2", "--prefix-tokens", "16"));
+    // a scenario file's keys for its own task: refused at their line; kept when --task changes the task
+    java.nio.file.Path f = java.nio.file.Files.createTempFile("decode", ".yaml");
+    try {
+      java.nio.file.Files.writeString(f, String.join("\n", "kind: scenario", "hardware: rtx4090", "model: llama-7b",
+          "task: inference", "prompt_tokens: 256", "seq_len: 1024", ""));
+      assertBadInput(CliRunner.run("simulate", f.toString()), ":6:", "'seq_len' does not apply to inference");
+      java.nio.file.Files.writeString(f, String.join("\n", "kind: scenario", "hardware: rtx4090", "model: llama-7b",
+          "task: inference", "prompt_tokens: 256", ""));
+      assertRuns(CliRunner.run("simulate", f.toString(), "--task", "finetune-lora"));
+    } finally {
+      java.nio.file.Files.delete(f);
+    }
+  }
+}
