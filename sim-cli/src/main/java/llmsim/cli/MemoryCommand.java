@@ -59,6 +59,11 @@ final class MemoryCommand implements ScenarioOptions.Command, Callable<Integer> 
       } else {
         t = r.taskOn(s, model).task();
         warnings = r.overrideNotes(s, model);
+        if (t.kind().training()) {
+          // the plan's settings that shard or order nothing here, as simulate says them
+          warnings = java.util.stream.Stream.concat(warnings.stream(),
+              t.plan().noEffectNotes(s.totalDevices()).stream()).toList();
+        }
       }
       MemoryPlan chosen = MemoryPlanner.plan(s, model, t, r.software());
       MemoryPlan bare = MemoryPlanner.place(s, model, t.withOffload(Offload.NONE), r.software(), Offload.NONE);

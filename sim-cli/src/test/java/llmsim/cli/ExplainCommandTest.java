@@ -22,6 +22,21 @@ class ExplainCommandTest {
    * explain and memory read the scenario file simulate reads (--scenario), flags over its keys: the same step as
    * simulate's of that file, and the bytes of the file's batch, not the default's; a bad key is refused at its line.
    */
+  /** memory says of a ZeRO stage with one replica what simulate says: it shards nothing (and the bytes agree). */
+  @Test
+  void memory_saysAPlanSettingThatDoesNothing_asSimulateDoes() throws IOException {
+    String[] flags = {"--model", "llama-7b", "--hardware", "dgx-a100-8x80gb", "--task", "train", "--tp", "8",
+        "--zero", "2", "--format", "json"};
+    JsonNode sim = json(CatalogOverrideTest.with(new String[] {"simulate"}, flags));
+    JsonNode mem = json(CatalogOverrideTest.with(new String[] {"memory"}, flags)).get(0);
+    assertThat(sim.get("warnings").toString()).contains("zero 2 has no effect at dp 1");
+    assertThat(mem.get("warnings").toString()).contains("zero 2 has no effect at dp 1");
+    JsonNode plain = json("memory", "--model", "llama-7b", "--hardware", "dgx-a100-8x80gb", "--task", "train", "--tp",
+        "8", "--format", "json").get(0);
+    assertThat(plain.get("warnings").toString()).doesNotContain("has no effect");
+    assertThat(mem.get("memory").get("total_bytes")).isEqualTo(plain.get("memory").get("total_bytes"));
+  }
+
   @Test
   void scenarioFile_explainsAndSizesTheStepSimulateRuns_flagsOverride_badKeyAtItsLine() throws IOException {
     Path file = dir.resolve("s.yaml");

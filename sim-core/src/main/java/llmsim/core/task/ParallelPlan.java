@@ -127,4 +127,31 @@ public record ParallelPlan(int tp, int pp, int dp, int zero, boolean overlapGrad
         + (pp > 1 && schedule == PipelineSchedule.GPIPE ? ", GPipe schedule" : "")
         + (dp > 1 && !overlapGradReduce ? ", gradients reduced after the backward pass" : "");
   }
+
+  /**
+   * The settings of this plan that change nothing on {@code gpus} GPUs, each said in a sentence, since a flag taken
+   * without a word reads as a flag that acted. dp 0 is every GPU tp x pp leave.
+   */
+  public java.util.List<String> noEffectNotes(int gpus) {
+    int replicas = dp() > 0 ? dp() : Math.max(1, gpus / (tp() * pp()));
+    java.util.List<String> out = new java.util.ArrayList<>();
+    if (sequenceParallel() && tp() == 1) {
+      out.add("sequence_parallel has no effect at tp 1: it splits the norms and dropout of a tensor-parallel group"
+          + " along the sequence, and there is no group to split them over");
+    }
+    if (zero() > 0 && replicas == 1) {
+      out.add("zero " + zero() + " has no effect at dp 1: ZeRO shards the optimizer state"
+          + (zero() >= 2 ? ", gradients" : "") + (zero() == 3 ? " and weights" : "")
+          + " over the data-parallel replicas, and there is one replica, which holds them all");
+    }
+    if (!overlapGradReduce() && replicas == 1) {
+      out.add("overlap_grad_reduce false has no effect at dp 1: it moves the data-parallel gradient reduction after"
+          + " the backward pass, and with one replica there is no reduction");
+    }
+    if (schedule() == PipelineSchedule.GPIPE && pp() == 1) {
+      out.add("schedule gpipe has no effect at pp 1: it orders the micro-batches' passes over pipeline stages, and"
+          + " there is one stage (the micro-batches run one after the other, as gradient accumulation)");
+    }
+    return java.util.List.copyOf(out);
+  }
 }

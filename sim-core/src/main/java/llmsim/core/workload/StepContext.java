@@ -123,7 +123,7 @@ final class StepContext {
             + " scaling of an fp8 training recipe are not costed for this profile (they are for Transformer Engine's,"
             + " --software megatron), so the step is optimistic by their cost"
         : null;
-    planWarnings = planWarnings(task.plan(), system.totalDevices());
+    planWarnings = task.plan().noEffectNotes(system.totalDevices());
     devicePool = sink.addPool(label + (unified ? "unified memory" : "device memory"));
     hostPool = unified ? devicePool : sink.addPool(label + "host memory");
     int h2dPool = unified ? -1 : sink.addPool(label + "host link H2D");
@@ -273,32 +273,5 @@ final class StepContext {
 
   int gemmGroup(boolean quantisedWeights) {
     return quantisedWeights ? gemmQuantised : gemm;
-  }
-
-  /**
-   * The settings of {@code p} that change nothing on {@code gpus} GPUs, each said in a sentence, since a flag taken
-   * without a word reads as a flag that acted. dp 0 is every GPU tp x pp leave.
-   */
-  static List<String> planWarnings(ParallelPlan p, int gpus) {
-    int dp = p.dp() > 0 ? p.dp() : Math.max(1, gpus / (p.tp() * p.pp()));
-    List<String> out = new java.util.ArrayList<>();
-    if (p.sequenceParallel() && p.tp() == 1) {
-      out.add("sequence_parallel has no effect at tp 1: it splits the norms and dropout of a tensor-parallel group"
-          + " along the sequence, and there is no group to split them over");
-    }
-    if (p.zero() > 0 && dp == 1) {
-      out.add("zero " + p.zero() + " has no effect at dp 1: ZeRO shards the optimizer state"
-          + (p.zero() >= 2 ? ", gradients" : "") + (p.zero() == 3 ? " and weights" : "")
-          + " over the data-parallel replicas, and there is one replica, which holds them all");
-    }
-    if (!p.overlapGradReduce() && dp == 1) {
-      out.add("overlap_grad_reduce false has no effect at dp 1: it moves the data-parallel gradient reduction after"
-          + " the backward pass, and with one replica there is no reduction");
-    }
-    if (p.schedule() == PipelineSchedule.GPIPE && p.pp() == 1) {
-      out.add("schedule gpipe has no effect at pp 1: it orders the micro-batches' passes over pipeline stages, and"
-          + " there is one stage (the micro-batches run one after the other, as gradient accumulation)");
-    }
-    return List.copyOf(out);
   }
 }
