@@ -96,6 +96,12 @@ class LeverTest {
     JsonNode apple = run(List.of("--model", "llama-7b", "--hardware", "m2-ultra", "--task", "inference", "--batch",
         "8"));
     assertThat(apple.get("explanation").asText()).doesNotContain("CUDA").contains("MLX");
+    // a training step is not told to serve with TensorRT-LLM or llama.cpp: its remedies are the framework's graphs
+    // and fused kernels (this 8-GPU step is 40% launch-bound)
+    JsonNode train = run(List.of("--model", "llama-13b", "--task", "train", "--hardware", "hgx-h100-8x", "--gpus", "8",
+        "--tp", "2", "--pp", "2", "--global-batch", "16"));
+    assertThat(train.get("explanation").asText()).contains("Launch and dispatch overhead takes")
+        .contains("CUDA graphs").doesNotContain("TensorRT-LLM").doesNotContain("llama.cpp");
   }
 
   @Test

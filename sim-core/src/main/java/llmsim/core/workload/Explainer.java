@@ -86,7 +86,7 @@ final class Explainer {
                 + " launch each of its ~%d kernels per layer, and at this size the GPU finishes the work faster than the"
                 + " host can issue it. %s or a larger batch would move it; more bandwidth or FLOP/s would not.",
             pct, r.task().kind().training() ? "step" : "run", r.software().id(), perKernel * 1e6,
-            r.software().kernelsPerLayer(), capitalised(launchRemedy(s.device().vendor()))));
+            r.software().kernelsPerLayer(), capitalised(launchRemedy(s.device().vendor(), r.task().kind().training()))));
       }
       case HOST -> {
         MemoryPlan m = r.memory();
@@ -138,7 +138,7 @@ final class Explainer {
             case DEVICE_MEMORY -> "more bandwidth";
             case HOST_LINK -> "a faster link";
             default -> "a faster host";
-          }, launchRemedy(s.device().vendor())));
+          }, launchRemedy(s.device().vendor(), r.task().kind().training())));
     }
     if (s.unifiedMemory()) {
       sb.append(" Nothing crosses a link: CPU and GPU share one unified memory.");
@@ -208,19 +208,24 @@ final class Explainer {
   }
 
   /**
-   * What removes launch and dispatch overhead on a vendor's devices: CUDA graphs and the fused runtimes exist on NVIDIA
-   * (TensorRT-LLM is NVIDIA's only; llama.cpp's CUDA graphs), HIP graphs on AMD (PyTorch captures graphs on ROCm), and
-   * on Apple GPUs neither: there a runtime that launches fewer, fused kernels (MLX, llama.cpp on Metal).
+   * What removes launch and dispatch overhead on a vendor's devices, for serving or for training: CUDA graphs and the
+   * fused runtimes exist on NVIDIA (TensorRT-LLM is NVIDIA's only; llama.cpp's CUDA graphs), HIP graphs on AMD
+   * (PyTorch captures graphs on ROCm), and on Apple GPUs neither: there a runtime that launches fewer, fused kernels
+   * (MLX, llama.cpp on Metal). TensorRT-LLM and llama.cpp serve; a training step's remedies are the graphs and
+   * compiled, fused kernels (torch.compile) of the framework it trains in.
    */
-  static String launchRemedy(String vendor) {
+  static String launchRemedy(String vendor, boolean training) {
     String v = vendor == null ? "" : vendor.toLowerCase(Locale.ROOT);
     if (v.contains("apple")) {
-      return "a runtime that launches fewer, fused kernels (MLX, or llama.cpp on Metal)";
+      return training ? "a framework that launches fewer, fused kernels (MLX)"
+          : "a runtime that launches fewer, fused kernels (MLX, or llama.cpp on Metal)";
     }
     if (v.contains("nvidia")) {
-      return "CUDA graphs, a fused runtime (TensorRT-LLM, or llama.cpp with CUDA graphs)";
+      return training ? "CUDA graphs or compiled, fused kernels (torch.compile)"
+          : "CUDA graphs, a fused runtime (TensorRT-LLM, or llama.cpp with CUDA graphs)";
     }
-    return "graph capture (HIP graphs on AMD) or a fused runtime";
+    return training ? "graph capture (HIP graphs on AMD) or compiled, fused kernels (torch.compile)"
+        : "graph capture (HIP graphs on AMD) or a fused runtime";
   }
 
   private static String capitalised(String s) {
