@@ -152,8 +152,7 @@ final class Advisor {
     Task base;
     try {
       base = PrecisionSupport.adapt(r.task(), s.device(), r.software(), r.precisionGiven()).task();
-      PrecisionSupport.resolve(s.device(), base.precision(), r.software());
-      llmsim.core.hw.SoftwareSupport.check(s.device(), base, r.software());
+      llmsim.core.hw.SoftwareSupport.checkRuns(s.device(), base, r.software());
       MemoryPlanner.checkPlacement(s, m, base);
     } catch (IllegalArgumentException e) { // a ScenarioKeyException too
       return new Searched(null, new Skipped(s.id(), s.totalDevices(), "cannot run it: " + e.getMessage()), 0, 0, 0);

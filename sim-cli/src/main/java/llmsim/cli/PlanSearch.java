@@ -78,8 +78,7 @@ final class PlanSearch {
    */
   static Task firstRunnable(ScenarioOptions.Resolved r, SystemSpec s, ModelSpec m) {
     PrecisionSupport.Adapted a = PrecisionSupport.adapt(r.task(), s.device(), r.software(), r.precisionGiven());
-    PrecisionSupport.resolve(s.device(), a.task().precision(), r.software());
-    llmsim.core.hw.SoftwareSupport.check(s.device(), a.task(), r.software());
+    llmsim.core.hw.SoftwareSupport.checkRuns(s.device(), a.task(), r.software());
     boolean microBatchesGiven = microBatchesGiven(r);
     ScenarioKeyException first = null;
     for (ParallelPlan p : candidates(a.task(), s, m)) {

@@ -298,8 +298,7 @@ final class ScenarioOptions {
     PrecisionSupport.Adapted taskOn(SystemSpec s, ModelSpec m) {
       return located(() -> {
         PrecisionSupport.Adapted a = PrecisionSupport.adapt(task, s.device(), software, precisionGiven);
-        PrecisionSupport.resolve(s.device(), a.task().precision(), software);
-        llmsim.core.hw.SoftwareSupport.check(s.device(), a.task(), software);
+        llmsim.core.hw.SoftwareSupport.checkRuns(s.device(), a.task(), software);
         return new PrecisionSupport.Adapted(Placement.resolve(s, m, a.task()), a.note());
       });
     }

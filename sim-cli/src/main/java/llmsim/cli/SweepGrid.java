@@ -25,6 +25,9 @@ import llmsim.hw.catalog.Catalog;
 final class SweepGrid {
   private static final ScenarioKey[] AXES = java.util.Arrays.stream(ScenarioKey.values())
       .filter(ScenarioKey::sweepable).toArray(ScenarioKey[]::new);
+  /** The axes of the precision and the software, which {@link #checkPrecisions} and a refusal's key name. */
+  private static final int PRECISION_AXIS = java.util.Arrays.asList(AXES).indexOf(ScenarioKey.PRECISION);
+  private static final int SOFTWARE_AXIS = java.util.Arrays.asList(AXES).indexOf(ScenarioKey.SOFTWARE);
   /** Keys whose rules involve only each other (and the model): checked over their own sub-grid. */
   private static final List<ScenarioKey> RULE_KEYS = List.of(ScenarioKey.TASK, ScenarioKey.OFFLOAD, ScenarioKey.WEIGHTS,
       ScenarioKey.CONTEXT, ScenarioKey.PROMPT_TOKENS, ScenarioKey.GENERATE_TOKENS, ScenarioKey.SEQ_LEN,
@@ -222,8 +225,8 @@ final class SweepGrid {
    * task's formats ({@link llmsim.core.hw.SoftwareSupport}); systems already {@code broken} at this point are skipped.
    */
   private void checkPrecisions(int[] at, boolean[] broken) {
-    int p = java.util.Arrays.asList(AXES).indexOf(ScenarioKey.PRECISION);
-    int w = java.util.Arrays.asList(AXES).indexOf(ScenarioKey.SOFTWARE);
+    int p = PRECISION_AXIS;
+    int w = SOFTWARE_AXIS;
     int[] point = at.clone();
     for (int i = 0; i < radix[p]; i++) {
       for (int j = 0; j < radix[w]; j++) {
@@ -238,8 +241,7 @@ final class SweepGrid {
           try {
             Task t = PrecisionSupport.adapt(v.task(), system.device(), v.software(), v.has(ScenarioKey.PRECISION))
                 .task();
-            PrecisionSupport.resolve(system.device(), t.precision(), v.software());
-            llmsim.core.hw.SoftwareSupport.check(system.device(), t, v.software());
+            llmsim.core.hw.SoftwareSupport.checkRuns(system.device(), t, v.software());
           } catch (ScenarioKeyException e) {
             refuse(e, point, s, true);
           }
@@ -262,18 +264,14 @@ final class SweepGrid {
 
   private void refuse(ScenarioKeyException e, int[] at, int s, boolean atNumerics) {
     List<Integer> named = new ArrayList<>(free);
-    long points = 1;
-    for (int r : radix) {
-      points *= r; // the grid's size fits a long: points() is checked before the rules
-    }
-    points /= radix[0];
+    long points = points() / radix[0]; // the grid's size fits a long: points() is checked before the rules
     for (int a : free) {
       points /= radix[a];
     }
     if (atNumerics) {
-      named.add(java.util.Arrays.asList(AXES).indexOf(ScenarioKey.PRECISION));
-      named.add(java.util.Arrays.asList(AXES).indexOf(ScenarioKey.SOFTWARE));
-      points /= radix[named.get(named.size() - 2)] * (long) radix[named.get(named.size() - 1)];
+      named.add(PRECISION_AXIS);
+      named.add(SOFTWARE_AXIS);
+      points /= radix[PRECISION_AXIS] * (long) radix[SOFTWARE_AXIS];
     }
     String where = describe(at, named);
     // the system is named too where there are several: a rule between the task and one system is that system's
@@ -297,8 +295,7 @@ final class SweepGrid {
       b.append(',').append(at[a]);
     }
     if (atNumerics) {
-      b.append(',').append(at[java.util.Arrays.asList(AXES).indexOf(ScenarioKey.PRECISION)]).append(',')
-          .append(at[java.util.Arrays.asList(AXES).indexOf(ScenarioKey.SOFTWARE)]);
+      b.append(',').append(at[PRECISION_AXIS]).append(',').append(at[SOFTWARE_AXIS]);
     } else {
       b.append(",*");
     }

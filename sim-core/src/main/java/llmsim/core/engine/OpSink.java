@@ -31,14 +31,14 @@ public interface OpSink {
    */
   default int addOp(String prefix, String name, OpKind kind, int stream, int group, double flops, double memBytes,
       double linkBytes, int... deps) {
-    String joined = !keepsNames() ? "" : prefix == null ? name : prefix + name;
+    String joined = keepsNames() ? OpTable.join(prefix, name) : "";
     return addOp(joined, kind, stream, group, flops, memBytes, linkBytes, deps);
   }
 
   /** {@link #addGemm(String, OpKind, int, int, double, double, double, double, double, int...)}, named as above. */
   default int addGemm(String prefix, String name, OpKind kind, int stream, int group, double flops, double memBytes,
       double m, double n, double k, int... deps) {
-    String joined = !keepsNames() ? "" : prefix == null ? name : prefix + name;
+    String joined = keepsNames() ? OpTable.join(prefix, name) : "";
     return addGemm(joined, kind, stream, group, flops, memBytes, m, n, k, deps);
   }
 

@@ -18,6 +18,16 @@ import llmsim.core.task.WeightFormat;
 public final class SoftwareSupport {
   private SoftwareSupport() {}
 
+  /**
+   * Refuse {@code t} under {@code sw} on {@code d} where either cannot run it: a precision the device lacks and cannot
+   * emulate ({@link PrecisionSupport#resolve}), then a format or device the software has no kernels for ({@link
+   * #check}). Every place that admits a task on a device checks both, in this order.
+   */
+  public static void checkRuns(Device d, Task t, SoftwareProfile sw) {
+    PrecisionSupport.resolve(d, t.precision(), sw);
+    check(d, t, sw);
+  }
+
   /** Refuse {@code t} under {@code sw} on {@code d} where the software cannot run it, naming the key and the reason. */
   public static void check(Device d, Task t, SoftwareProfile sw) {
     String id = sw.id();
