@@ -18,7 +18,6 @@ import llmsim.core.task.Offload;
 import llmsim.core.task.Task;
 import llmsim.core.util.Units;
 import llmsim.core.workload.StepResult;
-import llmsim.hw.catalog.Catalog;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
@@ -42,10 +41,9 @@ final class MemoryCommand implements ScenarioOptions.Command, Callable<Integer> 
   @Override
   public Integer call() {
     ScenarioOptions.Resolved r = scenario.resolve(scenarioFile.read(), true);
-    Catalog c = r.catalog();
-    ModelSpec model = c.model(r.model(), "--model");
+    ModelSpec model = r.modelSpec(); // an unknown id in --scenario's file is reported at its line there
     r.checkAgainst(model);
-    List<SystemSpec> systems = r.hardware().stream().map(h -> r.sized(c.system(h, "--hardware"))).toList();
+    List<SystemSpec> systems = r.hardware().stream().map(h -> r.sized(r.system(h))).toList();
     systems.forEach(r::checkAgainst);
     List<Row> rows = new ArrayList<>();
     for (SystemSpec s : systems) {

@@ -57,6 +57,14 @@ class ExplainCommandTest {
     Files.writeString(bad, "model: llama-7b\nhardware: h100-sxm\nbatch: -3\n");
     assertBadInput(CliRunner.run("explain", "mfu", "--scenario", bad.toString()), bad + ":3:", "'batch' must be >= 1");
     assertBadInput(CliRunner.run("memory", "--scenario", bad.toString()), bad + ":3:", "'batch' must be >= 1");
+    // an unknown id in the file is reported at its line there, not as a --model flag never given
+    Path unknown = dir.resolve("unknown.yaml");
+    Files.writeString(unknown, "model: llama-7\nhardware: h100-sxm\n");
+    for (String[] cmd : new String[][] {{"memory"}, {"explain", "mfu"}}) {
+      CliRunner r = CliRunner.run(CatalogOverrideTest.with(cmd, new String[] {"--scenario", unknown.toString()}));
+      assertBadInput(r, unknown + ":1:", "llama-7");
+      assertThat(r.err()).doesNotContain("--model");
+    }
   }
   static final String[] DECODE = {"--model", "llama-7b", "--hardware", "m2-ultra", "--task", "inference", "--software",
       "llama.cpp", "--format", "json"};
