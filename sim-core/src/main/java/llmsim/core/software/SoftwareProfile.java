@@ -64,6 +64,12 @@ import llmsim.core.util.Checks;
  *     about ({@link #dateWarning}), not modelled; null when none was given
  * @param mlx for MLX, the version its kernels come from (by {@code software_date}: {@link MlxBuild}); null for
  *     every other profile
+ * @param mlpHostSyncShare 0: the host thread runs ahead through each layer pass. Above 0 (with host dispatch): in
+ *     each forward and recomputed forward layer pass the host stops once, before the MLP, until the GPU has done
+ *     everything issued before it, having issued this share of the pass's host time; it then issues the rest.
+ *     Megatron-DeepSpeed's {@code ParallelTransformerLayer.forward} creates {@code moe_loss} and {@code mlp_bias}
+ *     as {@code torch.tensor(0.0, device=...)} there, in dense models too, and a tensor made from a Python number
+ *     on a CUDA device is a host-to-device copy that synchronises (docs/CALIBRATION.md#megatron-deepspeed)
  */
 public record SoftwareProfile(
     String id,
@@ -92,7 +98,8 @@ public record SoftwareProfile(
     boolean pipelineScatterGather,
     boolean transformerEngineFp8,
     String recordedDate,
-    MlxBuild mlx) {
+    MlxBuild mlx,
+    double mlpHostSyncShare) {
 
   public SoftwareProfile {
     Checks.notBlank("software id", id);
@@ -114,6 +121,14 @@ public record SoftwareProfile(
       throw new IllegalArgumentException(id + ": causal block skip needs a flash attention kernel, but its attention"
           + " computes the whole score matrix");
     }
+    if (mlpHostSyncShare < 0 || mlpHostSyncShare >= 1) {
+      throw new IllegalArgumentException(id + ": the host's share of a pass before its MLP's sync must be in [0, 1),"
+          + " was " + mlpHostSyncShare);
+    }
+    if (mlpHostSyncShare > 0 && hostSecondsPerLayerPass <= 0) {
+      throw new IllegalArgumentException(id + ": a host sync before the MLP needs the host to issue the layer passes"
+          + " (host seconds per layer pass > 0)");
+    }
     if (megatronFusedSoftmax && flashAttention) {
       throw new IllegalArgumentException(id + ": Megatron's fused softmax belongs to classic attention, but its"
           + " attention is a flash kernel");
@@ -130,7 +145,15 @@ public record SoftwareProfile(
 
   /** A builder holding every component of this profile as it is (nothing re-derived). */
   public Builder toBuilder() {
-    return builder(id, description).aliases(aliases).gemmScale(gemmScale).streamScale(streamScale)
+    return toBuilder(id, description).aliases(aliases);
+  }
+
+  /**
+   * A builder for another profile, {@code newId}, that starts as a copy of this one: every component but the id, the
+   * description and the aliases (none).
+   */
+  public Builder toBuilder(String newId, String newDescription) {
+    return builder(newId, newDescription).gemmScale(gemmScale).streamScale(streamScale)
         .launchSeconds(launchSeconds).kernelsPerLayer(kernelsPerLayer).flashAttention(flashAttention)
         .scoreBytesPerElement(scoreBytesPerElement).workspaceBytes(workspaceBytes).dequantScale(dequantScale)
         .cpuRunsHostLayers(cpuRunsHostLayers).promptChunkTokens(promptChunkTokens).source(source)
@@ -138,7 +161,8 @@ public record SoftwareProfile(
         .decodeKvPerQueryHead(decodeKvPerQueryHead).hostSecondsPerLayerPass(hostSecondsPerLayerPass)
         .eagerOps(eagerOps).optimizerImpl(optimizerImpl).causalBlockSkip(causalBlockSkip)
         .megatronFusedSoftmax(megatronFusedSoftmax).pipelineScatterGather(pipelineScatterGather)
-        .transformerEngineFp8(transformerEngineFp8).recordedDate(recordedDate).mlx(mlx);
+        .transformerEngineFp8(transformerEngineFp8).recordedDate(recordedDate).mlx(mlx)
+        .mlpHostSyncShare(mlpHostSyncShare);
   }
 
   /**
@@ -304,6 +328,7 @@ public record SoftwareProfile(
     private boolean transformerEngineFp8;
     private String recordedDate;
     private MlxBuild mlx;
+    private double mlpHostSyncShare;
 
     private Builder(String id, String description) {
       this.id = id;
@@ -471,6 +496,12 @@ public record SoftwareProfile(
       return this;
     }
 
+    /** Default 0: no host sync inside a layer pass (see {@link SoftwareProfile#mlpHostSyncShare}). */
+    public Builder mlpHostSyncShare(double v) {
+      this.mlpHostSyncShare = v;
+      return this;
+    }
+
     public SoftwareProfile build() {
       boolean flash = required(flashAttention, "flash attention");
       int kernels = required(kernelsPerLayer, "kernels per layer");
@@ -480,7 +511,7 @@ public record SoftwareProfile(
           required(source, "source"), backwardKernelsPerLayer == null ? 2 * kernels : backwardKernelsPerLayer,
           flashAttention2, llamaCpp, decodeKvPerQueryHead, hostSecondsPerLayerPass, eagerOps, optimizerImpl,
           causalBlockSkip == null ? flash && flashAttention2 && llamaCpp == null : causalBlockSkip,
-          megatronFusedSoftmax, pipelineScatterGather, transformerEngineFp8, recordedDate, mlx);
+          megatronFusedSoftmax, pipelineScatterGather, transformerEngineFp8, recordedDate, mlx, mlpHostSyncShare);
     }
 
     private <T> T required(T value, String what) {

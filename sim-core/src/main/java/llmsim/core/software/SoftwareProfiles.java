@@ -192,11 +192,36 @@ public final class SoftwareProfiles {
    * scattered over the tensor-parallel ranks and gathered again ({@link SoftwareProfile#pipelineScatterGather}).
    */
   public static final SoftwareProfile MEGATRON_CLASSIC = SoftwareProfile.builder(
-      "megatron-classic", "Megatron-LM / Megatron-DeepSpeed before flash attention: eager, fused softmax, classic attention")
-      .aliases("megatron-deepspeed").launchSeconds(12e-6).hostSecondsPerLayerPass(EAGER_LAYER_PASS_HOST_SECONDS)
+      "megatron-classic",
+      "Megatron-LM before flash attention (and BigScience's Megatron-DeepSpeed): eager, fused softmax, classic attention")
+      .launchSeconds(12e-6).hostSecondsPerLayerPass(EAGER_LAYER_PASS_HOST_SECONDS)
       .kernelsPerLayer(15).backwardKernelsPerLayer(44).flashAttention(false).scoreBytesPerElement(13)
       .megatronFusedSoftmax(true).pipelineScatterGather(true).workspaceBytes(2.0 * Units.GIB)
       .source("docs/CALIBRATION.md#megatron-classic").build();
+
+  /**
+   * The share of a Megatron-DeepSpeed layer's forward host work issued before its MLP's host sync: 52 of the 65
+   * Python-level events a layer's forward makes at tp >= 2 (tensor calls, module calls, custom autograd Function
+   * applies, TorchScript calls, torch.distributed calls and the RNG tracker's fork, each counted once), counted from
+   * microsoft/Megatron-DeepSpeed's {@code megatron/model/transformer.py} and {@code megatron/mpu}: the input norm, the
+   * attention with its dense projection and all-reduce, the bias-dropout-add, the post-attention norm and the first
+   * {@code torch.tensor(0.0, device=...)} come before the wait; the second, the MLP (two linears, bias-GeLU, the
+   * all-reduce) and the last bias-dropout-add after it (docs/CALIBRATION.md#megatron-deepspeed).
+   */
+  static final double MEGATRON_DEEPSPEED_HOST_SHARE_BEFORE_MLP = 52.0 / 65;
+
+  /**
+   * microsoft/Megatron-DeepSpeed, the code vTrain measured: {@link #MEGATRON_CLASSIC}'s kernels and host dispatch,
+   * with the host stopping once in every forward and recomputed forward layer pass, before the MLP, where
+   * {@code ParallelTransformerLayer.forward} makes {@code moe_loss} and {@code mlp_bias} with
+   * {@code torch.tensor(0.0, device=...)} in dense models too (a synchronising host-to-device copy;
+   * {@link SoftwareProfile#mlpHostSyncShare}). BigScience's fork, which trained BLOOM, has no such lines: it is
+   * {@link #MEGATRON_CLASSIC}.
+   */
+  public static final SoftwareProfile MEGATRON_DEEPSPEED = MEGATRON_CLASSIC.toBuilder("megatron-deepspeed",
+          "Megatron-DeepSpeed (Microsoft's): as megatron-classic, with a host sync before each layer's MLP")
+      .mlpHostSyncShare(MEGATRON_DEEPSPEED_HOST_SHARE_BEFORE_MLP)
+      .source("docs/CALIBRATION.md#megatron-deepspeed").build();
 
   /**
    * Apple MLX. Without a {@code software_date} the profile is today's MLX ({@link MlxBuild#LATEST}: fused kernels);
@@ -210,7 +235,8 @@ public final class SoftwareProfiles {
       .workspaceBytes(0.5 * Units.GIB).source("docs/CALIBRATION.md#mlx").build();
 
   public static final List<SoftwareProfile> ALL = List.of(PYTORCH, HF, HF_EAGER, HF_DEEPSPEED, TORCHTUNE, LITGPT,
-      TORCH_COMPILE, UNSLOTH, LLAMA_CPP, TENSORRT_LLM, TENSORRT_LLM_0_6, MEGATRON, MEGATRON_CLASSIC, MLX, LLM_FOUNDRY);
+      TORCH_COMPILE, UNSLOTH, LLAMA_CPP, TENSORRT_LLM, TENSORRT_LLM_0_6, MEGATRON, MEGATRON_CLASSIC, MEGATRON_DEEPSPEED,
+      MLX, LLM_FOUNDRY);
 
   public static Optional<SoftwareProfile> find(String idOrAlias) {
     for (SoftwareProfile p : ALL) {

@@ -106,7 +106,10 @@ final class Explainer {
               r.software().hostSecondsPerLayerPass() * 1e3,
               r.task().recompute().recomputesLayers() ? "a forward, a recomputed forward, a backward"
                   : r.task().kind().training() ? "a forward, a backward" : "a forward",
-              r.task().plan().pp() > 1 ? "; the host also waits at every pipeline send and receive" : ""));
+              (r.task().plan().pp() > 1 ? "; the host also waits at every pipeline send and receive" : "")
+                  + (r.software().mlpHostSyncShare() > 0 ? (r.task().plan().pp() > 1 ? ", and" : "; it also waits")
+                      + " for the GPU before each forward pass's MLP (torch.tensor(0.0, device=...) in each layer)"
+                      : "")));
         } else {
           sb.append(String.format(Locale.US, "Bound by the host (%s of the step): the optimizer step runs on the CPU over"
                   + " %s of host memory bandwidth%s. %s",

@@ -156,7 +156,7 @@ final class LayerEmitter {
   int forward(int layer, String prefix, long batch, long queries, double keys, boolean recompute, int... deps) {
     ctx.sink.layer(layer);
     int last = forwardOps(prefix, batch, queries, keys, recompute,
-        issued(prefix, softmaxUnfused(batch, queries, keys), deps));
+        issued(prefix, true, softmaxUnfused(batch, queries, keys), deps));
     ctx.sink.layer(-1);
     return last;
   }
@@ -166,7 +166,7 @@ final class LayerEmitter {
       int... deps) {
     ctx.sink.layer(layer);
     int last = backwardOps(prefix, batch, seq, keys, frozen, recomputeAttention,
-        issued(prefix, softmaxUnfused(batch, seq, keys), deps));
+        issued(prefix, false, softmaxUnfused(batch, seq, keys), deps));
     ctx.sink.layer(-1);
     return last;
   }
@@ -178,18 +178,21 @@ final class LayerEmitter {
    * a pass the CPU computes itself) {@code deps} unchanged.
    */
   private int[] issued(String prefix, int[] deps) {
-    return issued(prefix, false, deps);
+    return issued(prefix, false, false, deps);
   }
 
   /**
    * As {@link #issued(String, int[])}; with {@code unfusedSoftmax}, the host also issues the eager softmax calls that
-   * replace Megatron's fused kernel (their own op on the CPU lane, after the pass's).
+   * replace Megatron's fused kernel (their own op on the CPU lane, after the pass's). A layer's forward pass
+   * ({@code forwardPass}) under a profile whose host stops before the MLP issues only the part before that sync here
+   * (the rest: {@link StepContext#hostSyncBeforeMlp}).
    */
-  private int[] issued(String prefix, boolean unfusedSoftmax, int[] deps) {
+  private int[] issued(String prefix, boolean forwardPass, boolean unfusedSoftmax, int[] deps) {
     if (ctx.hostDispatch < 0 || onCpu) {
       return deps;
     }
-    int id = ctx.sink.addOp(prefix, "host_dispatch", OpKind.DISPATCH, ctx.cpu, ctx.hostDispatch, 0, 0, 0);
+    int group = forwardPass && ctx.hostDispatchBeforeMlp >= 0 ? ctx.hostDispatchBeforeMlp : ctx.hostDispatch;
+    int id = ctx.sink.addOp(prefix, "host_dispatch", OpKind.DISPATCH, ctx.cpu, group, 0, 0, 0);
     if (id < 0) {
       return deps;
     }
@@ -318,6 +321,7 @@ final class LayerEmitter {
       p.elementwise("mlp_norm", OpKind.NORM_ELEMENTWISE, normForward(tokens * h / sp), 5 * tokens * h / sp);
     }
     p.spGather("mlp.sp_all_gather", tokens * h * actBytes);
+    p.hostSyncBeforeMlp();
     int upMatrices = m.ffnKind() == FfnKind.SWIGLU ? 2 : 1;
     p.gemm(upMatrices == 2 ? "gate_up_proj" : "fc1", OpKind.MLP, h, upMatrices * f, 1);
     adapters(p, false, LoraTarget.GATE, LoraTarget.UP);
@@ -658,6 +662,21 @@ final class LayerEmitter {
     void spGather(String name, double bytes) {
       if (sequenceParallel) {
         collective(name, Collectives.Kind.ALL_GATHER, bytes);
+      }
+    }
+
+    /**
+     * Where the profile's host stops before the MLP of a forward pass ({@link StepContext#hostSyncBeforeMlp}): the
+     * host waits for this pass's last op so far, then issues the MLP, whose first kernel waits for that issue too.
+     */
+    void hostSyncBeforeMlp() {
+      if (onCpu) {
+        return;
+      }
+      int issue = ctx.hostSyncBeforeMlp(prefix, deps);
+      if (issue >= 0) {
+        deps = java.util.Arrays.copyOf(deps, deps.length + 1);
+        deps[deps.length - 1] = issue;
       }
     }
 

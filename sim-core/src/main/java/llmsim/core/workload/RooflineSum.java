@@ -12,8 +12,11 @@ import llmsim.core.kernel.RooflineKernel;
  * The closed form: the same ops a simulation would run, each costed through the roofline kernel in
  * bulk and weighted by how often it repeats, summed as if nothing overlapped, except a host issuing
  * layer passes ahead of the GPU (a host-dispatch profile): in each phase only its time beyond the GPU's compute
- * lane counts, the longer of the two as the engine finds it in steady state. Where the engine adds nothing (one
- * stream, no offload) this equals the simulated makespan. Reusable: {@link #reset()}.
+ * lane counts, the longer of the two as the engine finds it in steady state. A forward layer pass whose host stops
+ * before the MLP ({@link llmsim.core.software.SoftwareProfile#mlpHostSyncShare}) takes, in steady state, the longer
+ * of the host's issue up to the sync and the previous pass's MLP on the GPU, then the GPU's work up to the sync, then
+ * the host's issue of the MLP: max(a, g_mlp) + g_attn + b. Where the engine adds nothing (one stream, no offload)
+ * this equals the simulated makespan. Reusable: {@link #reset()}.
  */
 public final class RooflineSum extends ClosedFormSink {
   /**
@@ -170,15 +173,19 @@ public final class RooflineSum extends ClosedFormSink {
     }
     double[] issue = new double[phaseSeconds.length];
     double[] gpu = new double[phaseSeconds.length];
+    boolean[] synced = new boolean[n];
+    double[] syncExposed = syncedPasses(order, t, k, synced);
     for (int j = 0; j < k; j++) {
       int i = order[j];
       double seconds = t[j] * weight[i];
       Lane lane = lanes.get(stream[i]);
       if (hostIssue[i]) {
-        issue[phase[i]] += seconds;
+        if (!synced[i]) {
+          issue[phase[i]] += seconds;
+        }
         continue;
       }
-      if (lane == Lane.COMPUTE) {
+      if (lane == Lane.COMPUTE && !synced[i]) {
         gpu[phase[i]] += seconds;
       }
       totalSeconds += seconds;
@@ -188,11 +195,66 @@ public final class RooflineSum extends ClosedFormSink {
       boundSeconds[OVERHEAD] += overhead;
     }
     for (int p = 0; p < issue.length; p++) {
-      double exposed = Math.max(0, issue[p] - gpu[p]);
+      double exposed = Math.max(0, issue[p] - gpu[p]) + syncExposed[p];
       totalSeconds += exposed;
       phaseSeconds[p] += exposed;
       boundSeconds[boundIndex(Lane.CPU, 0)] += exposed;
     }
+  }
+
+  /**
+   * The host time the forward passes with a host sync before their MLP expose beyond their GPU compute, per phase:
+   * each such pass (in op order: the host's issue up to the sync, the GPU's ops to it, the host's issue of the MLP,
+   * the MLP's GPU ops, up to the next issue) takes max(a, g_mlp) + g_attn + b, of which g_attn + g_mlp is GPU time
+   * summed already. Marks the ops of those passes in {@code synced}, which the per-phase max then leaves out.
+   */
+  private double[] syncedPasses(int[] order, double[] t, int k, boolean[] synced) {
+    double[] exposed = new double[phaseSeconds.length];
+    double[] seconds = new double[size];
+    for (int j = 0; j < k; j++) {
+      seconds[order[j]] = t[j] * weight[order[j]];
+    }
+    int state = 0; // 0 outside such a pass, 1 before its sync, 2 after it
+    double a = 0;
+    double gAttn = 0;
+    double b = 0;
+    double gMlp = 0;
+    int p = 0;
+    for (int i = 0; i <= size; i++) {
+      String g = i < size && hostIssue[i] ? groups.get(group[i]).name() : null;
+      boolean closes = i == size || (g != null && (state == 2 || g.equals(StepContext.HOST_BEFORE_MLP_SYNC)));
+      if (closes && state > 0) {
+        exposed[p] += state == 2 ? Math.max(a, gMlp) + b - gMlp : Math.max(0, a - gAttn);
+        state = 0;
+      }
+      if (i == size) {
+        break;
+      }
+      if (g != null && g.equals(StepContext.HOST_BEFORE_MLP_SYNC)) {
+        state = 1;
+        a = seconds[i];
+        gAttn = 0;
+        p = phase[i];
+      } else if (g != null && state == 1 && g.equals(StepContext.HOST_MLP_AFTER_SYNC)) {
+        state = 2;
+        b = seconds[i];
+        gMlp = 0;
+      } else if (g != null && state == 1) {
+        a += seconds[i]; // the host's other issue before the sync (the unfused softmax's calls)
+      } else if (g == null && state > 0 && lanes.get(stream[i]) == Lane.COMPUTE) {
+        if (state == 1) {
+          gAttn += seconds[i];
+        } else {
+          gMlp += seconds[i];
+        }
+      } else if (g == null && state > 0) {
+        continue; // a collective or copy: outside the GPU's compute lane, as in the per-phase max
+      } else if (state == 0) {
+        continue;
+      }
+      synced[i] = true;
+    }
+    return exposed;
   }
 
   private static final int OVERHEAD = llmsim.core.engine.Bound.OVERHEAD.ordinal();

@@ -198,6 +198,12 @@ final class StepContext {
     hostDispatch = sw.hostDispatch()
         ? sink.addGroup(new CostGroup("host dispatch", 1, -1, 1, -1, 1, sw.hostSecondsPerLayerPass())) : -1;
     hostWait = sw.hostDispatch() ? sink.addGroup(new CostGroup("host wait", 1, -1, 1, -1, 1, 0)) : -1;
+    // a forward pass stopped by a host sync before its MLP: its host time in two parts, either side of the wait
+    boolean mlpSync = sw.hostDispatch() && sw.mlpHostSyncShare() > 0;
+    hostDispatchBeforeMlp = mlpSync ? sink.addGroup(new CostGroup(HOST_BEFORE_MLP_SYNC, 1, -1, 1, -1, 1,
+        sw.hostSecondsPerLayerPass() * sw.mlpHostSyncShare())) : -1;
+    hostDispatchMlp = mlpSync ? sink.addGroup(new CostGroup(HOST_MLP_AFTER_SYNC, 1, -1, 1, -1, 1,
+        sw.hostSecondsPerLayerPass() * (1 - sw.mlpHostSyncShare()))) : -1;
     hostUnfusedSoftmax = sw.hostDispatch() && sw.megatronFusedSoftmax()
         ? sink.addGroup(new CostGroup("host dispatch (unfused softmax)", 1, -1, 1, -1, 1,
             UNFUSED_SOFTMAX_EXTRA_CALLS * llmsim.core.software.SoftwareProfiles.EAGER_CALL_HOST_SECONDS))
@@ -218,6 +224,30 @@ final class StepContext {
   /** The host's extra time for a layer pass whose softmax is unfused, or -1 for profiles without it. */
   final int hostUnfusedSoftmax;
   private final int hostWait;
+  /**
+   * Where the profile's host stops before each forward layer pass's MLP ({@link
+   * llmsim.core.software.SoftwareProfile#mlpHostSyncShare}): the cost groups of the host's issue before and after
+   * that wait; -1 for profiles without it, whose forward passes are issued as one ({@link #hostDispatch}).
+   */
+  final int hostDispatchBeforeMlp;
+  /** The names of those two cost groups, by which the closed form finds the passes ({@link RooflineSum}). */
+  static final String HOST_BEFORE_MLP_SYNC = "host dispatch (to the MLP's sync)";
+  static final String HOST_MLP_AFTER_SYNC = "host dispatch (the MLP, after its sync)";
+  final int hostDispatchMlp;
+
+  /**
+   * The host's sync before a forward pass's MLP and its issue of the rest of the pass: a wait on the CPU lane until
+   * {@code gpuDeps} (the GPU's last op before the MLP) have completed, in program order after what the host issued
+   * before it, then the host's issue of the MLP. Returns the id of that issue, which the MLP's first kernel waits
+   * for, or -1 where the profile has no such sync.
+   */
+  int hostSyncBeforeMlp(String prefix, int[] gpuDeps) {
+    if (hostDispatchMlp < 0) {
+      return -1;
+    }
+    hostWaitsFor(sink.keepsNames() ? prefix + "host_sync.mlp_bias" : "", gpuDeps);
+    return sink.addOp(prefix, "host_dispatch.mlp", llmsim.core.engine.OpKind.DISPATCH, cpu, hostDispatchMlp, 0, 0, 0);
+  }
 
   /**
    * Where the host issues ahead of the GPU: the host thread stops until {@code ops} have completed before it issues

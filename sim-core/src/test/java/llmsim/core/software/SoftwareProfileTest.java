@@ -87,13 +87,39 @@ class SoftwareProfileTest {
   @Test
   void capabilityFlags_areOnExactlyTheProfilesWhoseSoftwareHasThem() {
     // FusedScaleMaskSoftmax and scatter-gather pipeline sends: Megatron-LM before Megatron-Core, Megatron-DeepSpeed
-    assertThat(ids(SoftwareProfile::megatronFusedSoftmax)).containsExactly("megatron-classic");
-    assertThat(ids(SoftwareProfile::pipelineScatterGather)).containsExactly("megatron-classic");
+    assertThat(ids(SoftwareProfile::megatronFusedSoftmax)).containsExactly("megatron-classic", "megatron-deepspeed");
+    assertThat(ids(SoftwareProfile::pipelineScatterGather)).containsExactly("megatron-classic", "megatron-deepspeed");
+    // a host sync before each layer's MLP: Microsoft's Megatron-DeepSpeed only (torch.tensor(0.0, device=...))
+    assertThat(ids(p -> p.mlpHostSyncShare() > 0)).containsExactly("megatron-deepspeed");
     // Transformer Engine's fp8 recipe: Megatron-Core / NeMo with TE layers
     assertThat(ids(SoftwareProfile::transformerEngineFp8)).containsExactly("megatron");
     // found by an alias, the profile carries its flags
     assertThat(SoftwareProfiles.find("nemo").orElseThrow().transformerEngineFp8()).isTrue();
-    assertThat(SoftwareProfiles.find("megatron-deepspeed").orElseThrow().pipelineScatterGather()).isTrue();
+    assertThat(SoftwareProfiles.find("nemo").orElseThrow().id()).isEqualTo("megatron");
+  }
+
+  @Test
+  void megatronDeepSpeed_isMegatronClassicWithTheHostSyncBeforeTheMlp() {
+    SoftwareProfile ds = SoftwareProfiles.find("megatron-deepspeed").orElseThrow();
+    SoftwareProfile classic = SoftwareProfiles.MEGATRON_CLASSIC;
+    assertThat(ds.id()).isEqualTo("megatron-deepspeed");
+    // 52 of a forward layer's 65 Python-level events come before the second torch.tensor(0.0, device=...)
+    assertThat(ds.mlpHostSyncShare()).isEqualTo(52.0 / 65);
+    assertThat(ds.toBuilder().mlpHostSyncShare(0).source(classic.source()).build())
+        .isEqualTo(classic.toBuilder("megatron-deepspeed", ds.description()).build());
+    assertThat(classic.mlpHostSyncShare()).isZero();
+  }
+
+  @Test
+  void aHostSyncBeforeTheMlp_needsAShareBelowOne_andAHostThatIssuesThePasses() {
+    assertThatThrownBy(() -> minimal(1, false).mlpHostSyncShare(1).build())
+        .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("[0, 1)");
+    assertThatThrownBy(() -> minimal(1, false).mlpHostSyncShare(-0.1).build())
+        .isInstanceOf(IllegalArgumentException.class);
+    assertThatThrownBy(() -> minimal(1, false).mlpHostSyncShare(0.5).build())
+        .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("host seconds per layer pass");
+    assertThat(minimal(1, false).hostSecondsPerLayerPass(1e-3).mlpHostSyncShare(0.5).build().mlpHostSyncShare())
+        .isEqualTo(0.5);
   }
 
   static List<String> ids(Predicate<SoftwareProfile> flag) {
