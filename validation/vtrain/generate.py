@@ -69,7 +69,7 @@ setup: "tp {tp}, pp {pp}, dp {dp}, micro batch {mb}, global batch {gb}, sequence
   model: ../models/{model_id}.yaml
   task: train
   precision: fp16
-  software: megatron-classic
+  software: megatron-deepspeed
   batch: {mb}
   global_batch: {gb}
   seq_len: {seq}
