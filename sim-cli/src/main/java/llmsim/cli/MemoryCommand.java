@@ -35,6 +35,11 @@ final class MemoryCommand implements ScenarioOptions.Command, Callable<Integer> 
   public ScenarioOptions scenario() {
     return scenario;
   }
+
+  @Override
+  public boolean takesJob() {
+    return false; // no job is sized or priced here
+  }
   @Mixin Output output;
   @Mixin ScenarioFileOption scenarioFile;
 

@@ -40,6 +40,11 @@ final class RooflineCommand implements ScenarioOptions.Command, Callable<Integer
     return scenario;
   }
 
+  @Override
+  public boolean takesJob() {
+    return false; // no job is sized or priced here
+  }
+
   @Option(names = "--out", required = true, paramLabel = "DIR", description = "Folder for roofline-<id>.png/svg and roofline-overlay.png/svg.")
   Path out;
 
@@ -51,6 +56,7 @@ final class RooflineCommand implements ScenarioOptions.Command, Callable<Integer
     }
     @SuppressWarnings("unchecked")
     List<String> ids = (List<String>) ScenarioKey.HARDWARE.parse(hardware);
+    scenario.refuseJobFlags(); // before the folder is made; without --model nothing else reads the flags
     ReportOutput.prepare(out, ids.size(), "--hardware");
     Catalog c = scenario.catalog();
     List<RooflineData> data = new ArrayList<>();

@@ -37,6 +37,11 @@ final class SweepChartCommand implements ScenarioOptions.Command, Callable<Integ
   public ScenarioOptions scenario() {
     return scenario;
   }
+
+  @Override
+  public boolean takesJob() {
+    return false; // no job is sized or priced here
+  }
   @Mixin Output output;
 
   @Option(names = "--models", required = true, split = ",", paramLabel = "M[,M...]", description = "Models to sweep, smallest to largest.")

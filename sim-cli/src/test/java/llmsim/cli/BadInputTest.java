@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.List;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -272,5 +273,31 @@ class BadInputTest {
     assertThat(b.code()).isEqualTo(2);
     assertThat(b.err()).contains(bad + ":7:12: 'host_link' ib-hdr-200 is of kind infiniband: a host link joins a GPU")
         .contains(bad + ":11:16: 'nic' pcie4-x16 is of kind pcie: a network joins nodes");
+  }
+
+  @Test
+  void theJobsSizeAndPrices_onACommandThatPricesNoJob_areRefused_notIgnored() throws IOException {
+    // memory, roofline, explain and sweep-chart time no job: a --tokens or --price there changed nothing, without a word
+    String out = dir.resolve("charts").toString();
+    List<List<String>> commands = List.of(
+        List.of("memory", "--model", "llama-7b", "--hardware", "m2-ultra", "--task", "inference"),
+        List.of("roofline", "--model", "llama-7b", "--hardware", "m2-ultra", "--task", "inference", "--out", out),
+        List.of("roofline", "--hardware", "m2-ultra", "--out", out),
+        List.of("explain", "decode_tokens_per_s", "--model", "llama-7b", "--hardware", "m2-ultra", "--task", "inference"),
+        List.of("sweep-chart", "--models", "llama-7b", "--hardware", "m2-ultra", "--task", "inference", "--out", out));
+    for (List<String> c : commands) {
+      for (List<String> job : List.of(List.of("--tokens", "20M"), List.of("--requests", "100"),
+          List.of("--price", "m2-ultra-76=1usd/h"), List.of("--pricing", "spot"))) {
+        List<String> args = new java.util.ArrayList<>(c);
+        args.addAll(job);
+        assertBadInput(CliRunner.run(args.toArray(String[]::new)), "error: " + job.get(0) + ": " + c.get(0)
+            + " sizes and prices no job");
+      }
+    }
+    assertThat(Files.exists(dir.resolve("charts"))).as("a refused run draws nothing").isFalse();
+    assertThat(CliRunner.run("memory", "--help").out()).as("nor are they offered").doesNotContain("--tokens");
+    // the commands that size a job still take them
+    assertThat(CliRunner.run("simulate", "--model", "llama-7b", "--hardware", "m2-ultra", "--task", "inference",
+        "--requests", "100", "--price", "m2-ultra-76=1usd/h").code()).isZero();
   }
 }
