@@ -59,12 +59,18 @@ final class SweepChartCommand implements ScenarioOptions.Command, Callable<Integ
     if (!metric.equals("tokens_per_s") && !metric.equals("step_time_s")) {
       throw new BadFlagException("--metric", metric, "tokens_per_s, step_time_s");
     }
+    if (scenario.given(ScenarioKey.MODEL) != null) {
+      // replaced by the first of --models below: the model given would not be drawn, without a word
+      throw new BadFlagException("--model: sweep-chart draws the models of --models; add it there");
+    }
     scenario.set(ScenarioKey.MODEL, models.get(0));
     ScenarioOptions.Resolved r = scenario.resolve(null, true);
-    ReportOutput.prepare(out, r.hardware().size(), "--hardware");
+    ReportOutput.checkSystems(r.hardware().size(), "--hardware");
     Catalog c = r.catalog();
     List<ModelSpec> ms = models.stream().map(m -> c.model(m, "--models")).toList();
     List<SystemSpec> systems = r.hardware().stream().map(h -> r.sized(c.system(h, "--hardware"))).toList();
+    refuseRepeats("--models", models, ms.stream().map(ModelSpec::id).toList());
+    refuseRepeats("--hardware", r.hardware(), systems.stream().map(SystemSpec::id).toList());
     systems.forEach(r::checkAgainst);
     for (SystemSpec s : systems) {
       for (ModelSpec m : ms) {
@@ -72,7 +78,9 @@ final class SweepChartCommand implements ScenarioOptions.Command, Callable<Integ
         r.checkSimulable(m, List.of(s), false); // one at a time: only each run's metric is kept
       }
     }
+    ReportOutput.prepare(out, r.hardware().size(), "--hardware"); // after the input is checked: bad input makes no folder
     List<SweepChart.Point> points = new ArrayList<>();
+    List<Object> json = new ArrayList<>();
     TextTable t = new TextTable(List.of("system", "model", "parameters (B)", metric, "offload", "fits"));
     for (SystemSpec s : systems) {
       for (ModelSpec m : ms) {
@@ -83,6 +91,8 @@ final class SweepChartCommand implements ScenarioOptions.Command, Callable<Integ
             res.memory().fits()));
         t.row(List.of(s.id(), m.id(), num(m.parameterCount() / 1e9, 2), num(v, 4), res.memory().offload().key(),
             res.memory().fits() ? "yes" : "NO"));
+        json.add(Json.object("system", s.id(), "model", m.id(), "parameters", m.parameterCount(), metric, ResultFormat.finite(v),
+            "offload", res.memory().offload().key(), "fits", res.memory().fits()));
       }
     }
     String label = metric.equals("tokens_per_s") ? (r.task().kind().training() ? "training tokens/s" : "generated tokens/s")
@@ -95,8 +105,23 @@ final class SweepChartCommand implements ScenarioOptions.Command, Callable<Integ
     } catch (IOException e) {
       throw new UncheckedIOException(e);
     }
-    spec.commandLine().getOut().print(output.format == Format.csv ? t.csv() : t.render());
+    spec.commandLine().getOut().print(Output.print(output.format, t, json));
     scenario.warnOverrides(spec.commandLine().getErr());
     return 0;
+  }
+
+  /**
+   * A model or system named twice (or by two of its aliases) would be run and drawn twice, over itself: refused,
+   * naming it. {@code given}: the names as typed; {@code ids}: what each resolved to.
+   */
+  static void refuseRepeats(String flag, List<String> given, List<String> ids) {
+    java.util.Map<String, String> seen = new java.util.HashMap<>();
+    for (int i = 0; i < ids.size(); i++) {
+      String first = seen.putIfAbsent(ids.get(i), given.get(i));
+      if (first != null) {
+        throw new BadFlagException(flag + ": " + (first.equals(given.get(i)) ? given.get(i) + " is given twice"
+            : given.get(i) + " and " + first + " both name " + ids.get(i)) + "; name each once");
+      }
+    }
   }
 }
