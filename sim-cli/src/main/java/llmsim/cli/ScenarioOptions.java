@@ -67,12 +67,23 @@ final class ScenarioOptions {
       if (!k.sweepable()) {
         continue;
       }
+      // the getter hands picocli the list so far, so a repeated flag (--models a --models b) adds to it, as --set's
+      // does; a setter alone got a fresh list each time, and the last flag silently replaced the earlier ones
+      picocli.CommandLine.Model.IGetter getter = new picocli.CommandLine.Model.IGetter() {
+        @Override
+        @SuppressWarnings("unchecked")
+        public <T> T get() {
+          return (T) target.get(k);
+        }
+      };
       ISetter setter = new ISetter() {
         @Override
         @SuppressWarnings("unchecked")
         public <T> T set(T value) {
-          if (value != null) {
-            target.put(k, List.copyOf((List<String>) value));
+          if (value == null) {
+            target.remove(k);
+          } else if (value != target.get(k)) {
+            target.put(k, (List<String>) value);
           }
           return null;
         }
@@ -85,6 +96,7 @@ final class ScenarioOptions {
           .type(List.class).auxiliaryTypes(String.class)
           .splitRegex(",")
           .description(("One or more values, comma-separated. " + k.longHelp()).replace("%", "%%"))
+          .getter(getter)
           .setter(setter)
           .build());
     }

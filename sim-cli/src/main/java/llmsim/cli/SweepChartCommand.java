@@ -69,8 +69,8 @@ final class SweepChartCommand implements ScenarioOptions.Command, Callable<Integ
     Catalog c = r.catalog();
     List<ModelSpec> ms = models.stream().map(m -> c.model(m, "--models")).toList();
     List<SystemSpec> systems = r.hardware().stream().map(h -> r.sized(c.system(h, "--hardware"))).toList();
-    refuseRepeats("--models", models, ms.stream().map(ModelSpec::id).toList());
-    refuseRepeats("--hardware", r.hardware(), systems.stream().map(SystemSpec::id).toList());
+    SweepGrid.refuseRepeats("--models", models, ms.stream().map(ModelSpec::id).toList());
+    SweepGrid.refuseRepeats("--hardware", r.hardware(), systems.stream().map(SystemSpec::id).toList());
     systems.forEach(r::checkAgainst);
     for (SystemSpec s : systems) {
       for (ModelSpec m : ms) {
@@ -108,20 +108,5 @@ final class SweepChartCommand implements ScenarioOptions.Command, Callable<Integ
     spec.commandLine().getOut().print(Output.print(output.format, t, json));
     scenario.warnOverrides(spec.commandLine().getErr());
     return 0;
-  }
-
-  /**
-   * A model or system named twice (or by two of its aliases) would be run and drawn twice, over itself: refused,
-   * naming it. {@code given}: the names as typed; {@code ids}: what each resolved to.
-   */
-  static void refuseRepeats(String flag, List<String> given, List<String> ids) {
-    java.util.Map<String, String> seen = new java.util.HashMap<>();
-    for (int i = 0; i < ids.size(); i++) {
-      String first = seen.putIfAbsent(ids.get(i), given.get(i));
-      if (first != null) {
-        throw new BadFlagException(flag + ": " + (first.equals(given.get(i)) ? given.get(i) + " is given twice"
-            : given.get(i) + " and " + first + " both name " + ids.get(i)) + "; name each once");
-      }
-    }
   }
 }
