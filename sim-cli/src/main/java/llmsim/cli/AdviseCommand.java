@@ -18,6 +18,7 @@ import llmsim.core.model.ModelSpec;
 import llmsim.core.scenario.ScenarioKey;
 import llmsim.core.scenario.ScenarioKeyException;
 import llmsim.core.util.Units;
+import llmsim.core.workload.StepResult;
 import llmsim.hw.catalog.Catalog;
 import llmsim.hw.scenario.ScenarioFile;
 import llmsim.report.ChartFiles;
@@ -204,10 +205,30 @@ final class AdviseCommand implements ScenarioOptions.Command, Callable<Integer> 
     out.print(t.render());
     out.println();
     out.println(explanation);
+    // the batch column's "2 x 8" is explained where a row shows one, by that row's numbers
+    String accumulated = ranked.stream().map(o -> o.result().task()).filter(k -> k.microBatches() > 1).findFirst()
+        .map(k -> String.format(Locale.US, " batch %d x %d: %d micro-batches of %d per step;", k.batch(),
+            k.microBatches(), k.microBatches(), k.batch())).orElse("");
     out.printf(Locale.US, "%n%,d candidates (system, GPUs, plan, batch), %,d fit memory; per system the closed form's best and at most %d"
-        + " pipeline plans (pp > 1, the fewest stages first, %d micro-batches per stage) were simulated, %d runs;"
-        + " batch 2 x 8: 8 micro-batches of 2 per step; * marks the time-cost Pareto front.%n", res.candidates(), res.planned(), Advisor.PIPELINE_SIMULATIONS,
-        PlanSearch.MICRO_BATCHES_PER_STAGE, res.simulated());
+        + " pipeline plans (pp > 1, the fewest stages first, %d micro-batches per stage) were simulated, %,d run%s;%s"
+        + " * marks the time-cost Pareto front.%n", res.candidates(), res.planned(), Advisor.PIPELINE_SIMULATIONS,
+        PlanSearch.MICRO_BATCHES_PER_STAGE, res.simulated(), res.simulated() == 1 ? "" : "s", accumulated);
+    // a step of such an option processes more than the whole job: its time and cost are that step's, for more
+    // tokens than asked (simulate says so in its warnings; here the row would read as the job's)
+    List<String> oneStep = new ArrayList<>();
+    for (int k = 0; k < ranked.size(); k++) {
+      StepResult s = ranked.get(k).result();
+      if (s.jobTokens() < s.task().tokensPerStep()) {
+        oneStep.add("#" + (k + 1));
+      }
+    }
+    if (!oneStep.isEmpty()) {
+      out.println("one " + (r.task().kind().training() ? "optimizer step" : "run of the batch") + " of "
+          + String.join(", ", oneStep) + " " + (r.task().kind().training() ? "processes" : "generates") + " more than"
+          + " the job's " + String.format(Locale.US, "%,d", r.jobTokens()) + " tokens: each is timed and priced as that"
+          + " one whole " + (r.task().kind().training() ? "step" : "run") + " (a smaller batch or fewer GPUs would"
+          + " make a shorter one)");
+    }
     List<String> unpriced = res.skipped().stream().filter(s -> s.why().startsWith("no price: no "))
         .map(s -> s.hardware() + " x " + s.gpus()).toList();
     if (!unpriced.isEmpty()) {
@@ -252,6 +273,7 @@ final class AdviseCommand implements ScenarioOptions.Command, Callable<Integer> 
       e.put("wall_time_s", o.seconds());
       e.put("gpu_hours", o.job().gpuHours());
       e.putAll(ResultFormat.costJson(o.job(), o.result()));
+      e.put("warnings", o.result().warnings());
       e.put("meets_constraints", c.meets(o));
       e.put("pareto", res.pareto().contains(o));
       opts.add(e);

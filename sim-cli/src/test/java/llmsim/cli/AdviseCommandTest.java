@@ -228,4 +228,56 @@ class AdviseCommandTest {
     Path file = Files.writeString(dir.resolve("f"), "x");
     assertBadInput(JobCostCliTest.run(SMALL, "--out", file.toString()), "--out: " + file + " is a file; give a folder");
   }
+
+  @Test
+  void aSystemThatDoesNotFit_isSaidNotToFit_notToLackAPrice() {
+    // 65B full training needs 16 bytes a parameter, about 1 TB: neither a 24 GB RTX 4090 nor the M2 Ultra's 144 GiB
+    // GPU share holds it; the M2 Ultra has no rental price, and advise told the user to give one
+    CliRunner r = CliRunner.run("advise", "--model", "llama-65b", "--task", "train", "--tokens", "1B", "--hardware",
+        "rtx4090,m2-ultra");
+    assertThat(r.code()).as(r.err()).isZero();
+    assertThat(r.out()).contains("not ranked: m2-ultra x 1: does not fit per-GPU memory")
+        .contains("not ranked: rtx4090 x 1: does not fit per-GPU memory").doesNotContain("no on-demand price");
+    // one that fits and has no price is still told to give one
+    CliRunner fits = CliRunner.run("advise", "--model", "llama-7b", "--task", "inference", "--requests", "1000",
+        "--hardware", "m2-ultra");
+    assertThat(fits.out()).contains("not ranked, no on-demand price in the catalog (give --price DEVICE=AMOUNTCUR/h):"
+        + " m2-ultra x 1");
+  }
+
+  @Test
+  void theFooter_explainsTheBatchColumnOnlyByARowItHas_andCountsRunsInGoodEnglish() throws IOException {
+    // every row here is one micro-batch: "batch 2 x 8: 8 micro-batches of 2 per step" described no row
+    String[] table = java.util.Arrays.stream(SMALL).filter(a -> !a.equals("--format") && !a.equals("json"))
+        .toArray(String[]::new);
+    String[] rtx = table.clone();
+    rtx[java.util.Arrays.asList(table).indexOf("--hardware") + 1] = "rtx4090";
+    CliRunner one = CliRunner.run(rtx);
+    assertThat(one.code()).as(one.err()).isZero();
+    assertThat(one.out()).doesNotContain("micro-batches of").contains(" were simulated, 1 run;");
+    // with 4 micro-batches of 1, the row reads "1 x 4", and the footer says so by its numbers
+    CliRunner four = JobCostCliTest.run(table, "--micro-batches", "4");
+    assertThat(four.out()).contains("  1 x 4  ").contains("batch 1 x 4: 4 micro-batches of 1 per step;")
+        .contains(" were simulated, 2 runs;");
+  }
+
+  @Test
+  void anOptionWhoseOneStepExceedsTheJob_isNamed_asTimedByThatWholeStep() throws IOException {
+    // 8 GPUs at batch 4 of 2,048 tokens: 65,536 tokens a step, against a 50,000-token job
+    String[] args = {"advise", "--model", "gpt3-125m", "--task", "train", "--tokens", "50K", "--hardware",
+        "dgx-a100-8x80gb", "--batch", "4", "--price", "a100-sxm-80gb=2usd/h"};
+    CliRunner r = CliRunner.run(args);
+    assertThat(r.code()).as(r.err()).isZero();
+    int perStepAt8 = 8 * 4 * 2048;
+    assertThat(perStepAt8).isGreaterThan(50_000);
+    assertThat(r.out()).contains("processes more than the job's 50,000 tokens: each is timed and priced as that one"
+        + " whole step");
+    JsonNode j = new ObjectMapper().readTree(CliRunner.run(java.util.stream.Stream.concat(java.util.Arrays.stream(args),
+        java.util.stream.Stream.of("--format", "json")).toArray(String[]::new)).out());
+    for (JsonNode o : j.get("options")) {
+      long perStep = o.get("plan").get("dp").asLong() * 4 * 2048 * o.get("micro_batches").asLong();
+      assertThat(o.get("warnings").toString().contains("timed as one whole step")).as(o.toString())
+          .isEqualTo(perStep > 50_000);
+    }
+  }
 }
