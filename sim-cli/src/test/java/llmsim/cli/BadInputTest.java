@@ -123,6 +123,15 @@ class BadInputTest {
   }
 
   @Test
+  void yamlThatDoesNotParse_saysWhatWasExpectedAndFound_notOnlyWhereTheParserWas() throws IOException {
+    // the message was SnakeYAML's first line alone, "while parsing a flow sequence", which says nothing of the problem
+    assertBadInput(validate("kind: device\nid: [1, 2\n"), "gpu.yaml:2:10: does not parse: while parsing a flow"
+        + " sequence: expected ',' or ']', but got the end of the file");
+    assertBadInput(validate("kind: device\nid: \"my-gpu\n"), "does not parse: while scanning a quoted scalar: found"
+        + " unexpected end of stream");
+  }
+
+  @Test
   void unknownHostInAUserFile_namesTheNearest() throws IOException {
     assertBadInput(validate(DEVICE.replace("host: i9-13900ks", "host: i9-13900k")),
         "gpu.yaml:20:9: unknown host 'i9-13900k' (nearest: i9-13900ks");
