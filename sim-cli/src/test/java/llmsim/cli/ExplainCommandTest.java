@@ -169,4 +169,21 @@ class ExplainCommandTest {
     assertThat(attention / twoP).isGreaterThan(0.5);
     assertThat(j.get("difference").asText()).contains("of the whole run, decode included");
   }
+
+  @Test
+  void aRunWithNoTokensGenerated_hasNoDecodeToExplain_andItsStepTimeIsTheTtft_withoutNaN() throws IOException {
+    String[] run = {"--model", "llama-7b", "--hardware", "m2-ultra", "--task", "inference", "--generate-tokens", "0"};
+    for (String metric : new String[] {"tpot_s", "decode_tokens_per_s"}) {
+      // every row was "NaN kB" and "NaN s"
+      assertBadInput(CliRunner.run(CatalogOverrideTest.with(new String[] {"explain", metric}, run)),
+          metric + ": generate_tokens is 0, so the run has no decode step to explain");
+    }
+    CliRunner table = CliRunner.run(CatalogOverrideTest.with(new String[] {"explain", "step_time_s"}, run));
+    assertThat(table.code()).as(table.err()).isZero();
+    assertThat(table.out()).doesNotContain("NaN").doesNotContain("-1 x");
+    JsonNode j = json(CatalogOverrideTest.with(CatalogOverrideTest.with(new String[] {"explain", "step_time_s"}, run), "--format", "json"));
+    assertThat(j.toString()).doesNotContain("NaN");
+    JsonNode sim = json(CatalogOverrideTest.with(CatalogOverrideTest.with(new String[] {"simulate"}, run), "--format", "json"));
+    assertThat(j.get("closed_form").asDouble()).isEqualTo(sim.get("ttft_s").asDouble());
+  }
 }
