@@ -60,7 +60,13 @@ final class Sensitivity {
             + " (a value, or a multiple such as 2x)");
       }
       double abs = factor ? base * n : n;
-      texts.add(abs == Math.rint(abs) && Math.abs(abs) < 1e15 ? String.valueOf((long) abs) : String.valueOf(abs));
+      String text = abs == Math.rint(abs) && Math.abs(abs) < 1e15 ? String.valueOf((long) abs) : String.valueOf(abs);
+      int seen = out.indexOf(abs);
+      if (seen >= 0) { // 1x,800 on an 800 GB/s field ran and printed the same row twice
+        throw new BadFlagException(flag + ": '" + v.strip() + "' is " + text + " again (as '" + values.split(",")[seen]
+            .strip() + "'); give each value once");
+      }
+      texts.add(text);
       out.add(abs);
     }
     return new Axis(flag, f, base, texts, out);
