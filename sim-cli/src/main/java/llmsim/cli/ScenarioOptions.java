@@ -448,6 +448,13 @@ final class ScenarioOptions {
     }
     Map<ScenarioKey, String> flags = Map.copyOf(given);
     try {
+      java.util.Set<String> named = new java.util.HashSet<>();
+      for (String h : v.hardware()) {
+        if (!named.add(h)) { // its column, its charts and its simulation came out twice
+          throw new ScenarioKeyException(ScenarioKey.HARDWARE, "'hardware' " + h + " is given twice; name each system"
+              + " once");
+        }
+      }
       Task task = v.task();
       // a key the task does not use is refused, not dropped; a file's keys for its own task stay when --task changes it
       v.checkApplies(task, k -> flags.containsKey(k) || !flags.containsKey(ScenarioKey.TASK));

@@ -309,4 +309,15 @@ class BadInputTest {
     assertThat(CliRunner.run("simulate", "--model", "llama-7b", "--hardware", "m2-ultra", "--task", "inference",
         "--requests", "100", "--price", "m2-ultra-76=1usd/h").code()).isZero();
   }
+
+  @Test
+  void aSystemNamedTwice_isRefusedAtItsFlagOrLine_notRunTwice() throws IOException {
+    // compare --hardware m2-ultra,m2-ultra printed two identical columns (and --out drew the same files twice)
+    for (String cmd : new String[] {"simulate", "compare", "memory"}) {
+      assertBadInput(CliRunner.run(cmd, "--model", "llama-7b", "--task", "inference", "--hardware",
+          "m2-ultra,rtx4090,m2-ultra"), "error: --hardware: m2-ultra is given twice; name each system once");
+    }
+    Path file = write("s.yaml", "model: llama-7b\nhardware: [m2-ultra, m2-ultra]\n");
+    assertBadInput(CliRunner.run("simulate", file.toString()), file + ":2:11: 'hardware' m2-ultra is given twice");
+  }
 }
