@@ -57,6 +57,7 @@ final class RooflineCommand implements ScenarioOptions.Command, Callable<Integer
     @SuppressWarnings("unchecked")
     List<String> ids = (List<String>) ScenarioKey.HARDWARE.parse(hardware);
     scenario.refuseJobFlags(); // before the folder is made; without --model nothing else reads the flags
+    SweepGrid.refuseRepeats("--hardware", ids, ids); // its chart file would be written twice: an internal error
     ReportOutput.prepare(out, ids.size(), "--hardware");
     Catalog c = scenario.catalog();
     List<RooflineData> data = new ArrayList<>();

@@ -317,6 +317,10 @@ class BadInputTest {
       assertBadInput(CliRunner.run(cmd, "--model", "llama-7b", "--task", "inference", "--hardware",
           "m2-ultra,rtx4090,m2-ultra"), "error: --hardware: m2-ultra is given twice; name each system once");
     }
+    // roofline without a model failed with an internal error (exit 1): its chart file was written twice
+    assertBadInput(CliRunner.run("roofline", "--hardware", "m2-ultra,m2-ultra", "--out", dir.resolve("r").toString()),
+        "error: --hardware: m2-ultra is given twice");
+    assertThat(dir.resolve("r")).doesNotExist();
     Path file = write("s.yaml", "model: llama-7b\nhardware: [m2-ultra, m2-ultra]\n");
     assertBadInput(CliRunner.run("simulate", file.toString()), file + ":2:11: 'hardware' m2-ultra is given twice");
   }
