@@ -324,4 +324,21 @@ class BadInputTest {
     Path file = write("s.yaml", "model: llama-7b\nhardware: [m2-ultra, m2-ultra]\n");
     assertBadInput(CliRunner.run("simulate", file.toString()), file + ":2:11: 'hardware' m2-ultra is given twice");
   }
+
+  @Test
+  void aFileOfTheWrongKind_isNamedByTheCommandThatReadIt_notByAFlagNeverGiven() throws IOException {
+    // 'models show gpu.yaml' said "--model needs a model file"; no --model was given
+    Path device = write("gpu.yaml", DEVICE);
+    assertBadInput(CliRunner.run("models", "show", device.toString()), device + ":1:7: models show needs a model file,"
+        + " this is a device file");
+    Path model = write("m.yaml", "kind: model\nid: my-7b\nname: My 7B\nfamily: llama\nlayers: 32\nhidden_size: 4096\n"
+        + "heads: 32\nffn_hidden_size: 11008\nffn_kind: swiglu\nvocab_size: 32000\ntied_embeddings: false\n"
+        + "max_context: 2048\nnorm: rmsnorm\npublished_parameters: 6738415616\npublished_source: my count\n");
+    assertBadInput(CliRunner.run("hardware", "show", model.toString()), model + ":1:7: hardware show needs a device or"
+        + " system file, this is a model file");
+    assertBadInput(CliRunner.run("simulate", "--model", device.toString(), "--hardware", "m2-ultra"),
+        "--model needs a model file, this is a device file");
+    assertBadInput(CliRunner.run("sweep", "--models", device.toString(), "--hardware", "m2-ultra"),
+        "--models needs a model file, this is a device file");
+  }
 }

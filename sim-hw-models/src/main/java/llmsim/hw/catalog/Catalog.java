@@ -374,7 +374,7 @@ public final class Catalog {
   public synchronized SystemSpec system(String idOrPath, String flag) {
     requireValue(idOrPath, flag, "a hardware id or a .yaml file");
     if (looksLikeFile(idOrPath)) {
-      return userSystem(Path.of(idOrPath));
+      return userSystem(Path.of(idOrPath), flag);
     }
     need(idOrPath);
     String id = canonical(idOrPath);
@@ -392,7 +392,8 @@ public final class Catalog {
         + nearestNote(idOrPath, known) + "; `llmsim hardware list` shows them all, or give a .yaml file"));
   }
 
-  private SystemSpec userSystem(Path path) {
+  /** A device or system file; {@code flag} is what named it ("--hardware", "hardware show"), for a file of another kind. */
+  private SystemSpec userSystem(Path path, String flag) {
     Node n = checked(TreeReader.readFile(path));
     switch (n.str("kind")) {
       case "device": {
@@ -411,7 +412,7 @@ public final class Catalog {
       case "system":
         return resolveSystemNode(n);
       default:
-        throw new InputException(n.require("kind").problem("--hardware needs a device or system file, this is a "
+        throw new InputException(n.require("kind").problem(flag + " needs a device or system file, this is a "
             + n.str("kind") + " file"));
     }
   }
@@ -426,7 +427,7 @@ public final class Catalog {
       }
       Node n = checked(TreeReader.readFile(p));
       if (!n.str("kind").equals("model")) {
-        throw new InputException(n.require("kind").problem("--model needs a model file, this is a " + n.str("kind") + " file"));
+        throw new InputException(n.require("kind").problem(flag + " needs a model file, this is a " + n.str("kind") + " file"));
       }
       return Binder.model(n);
     }
@@ -447,7 +448,7 @@ public final class Catalog {
     Node n = checked(TreeReader.readFile(path));
     switch (n.str("kind")) {
       case "device" -> {
-        userSystem(path);
+        userSystem(path, "--hardware");
         return "device " + n.str("id");
       }
       case "system" -> {
