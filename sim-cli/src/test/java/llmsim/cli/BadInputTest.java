@@ -341,4 +341,17 @@ class BadInputTest {
     assertBadInput(CliRunner.run("sweep", "--models", device.toString(), "--hardware", "m2-ultra"),
         "--models needs a model file, this is a device file");
   }
+
+  @Test
+  void aNumberOfTheWrongType_isShownWithTheRule() throws IOException {
+    // "'layers' must be an integer, was a number" did not say which number the file holds
+    String model = "kind: model\nid: my-7b\nname: My 7B\nfamily: llama\nlayers: 32.5\nhidden_size: 4096\nheads: 32\n"
+        + "ffn_hidden_size: 11008\nffn_kind: swiglu\nvocab_size: 32000\ntied_embeddings: false\nmax_context: 2048\n"
+        + "norm: rmsnorm\npublished_parameters: 6738415616\npublished_source: my count\n";
+    Path m = write("m.yaml", model);
+    assertBadInput(CliRunner.run("models", "show", m.toString()), m + ":5:9: 'layers' must be an integer, was a number"
+        + " 32.5");
+    assertBadInput(validate(DEVICE.replace("id: my-gpu", "id: 7")), "gpu.yaml:2:5: 'id' must be a string, was an"
+        + " integer 7");
+  }
 }

@@ -99,7 +99,8 @@ public final class SchemaValidator {
     String where = path.isEmpty() ? "the document" : "'" + path + "'";
     if (s.get("type").isPresent() && !typeMatches(n, s.require("type"))) {
       out.add(n.problem(where + " must be " + describeType(s.require("type")) + ", was " + n.kind().describe()
-          + (n.kind() == Node.Kind.STRING ? " \"" + n.shortText() + "\"" + unitHint(n) : "")));
+          + (n.kind() == Node.Kind.STRING ? " \"" + n.shortText() + "\"" + unitHint(n)
+              : n.kind() == Node.Kind.NUMBER || n.kind() == Node.Kind.INTEGER ? " " + n.asText() : "")));
       return;
     }
     boolean scalar = n.kind() != Node.Kind.ARRAY && n.kind() != Node.Kind.OBJECT;
