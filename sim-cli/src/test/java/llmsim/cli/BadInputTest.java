@@ -354,4 +354,13 @@ class BadInputTest {
     assertBadInput(validate(DEVICE.replace("id: my-gpu", "id: 7")), "gpu.yaml:2:5: 'id' must be a string, was an"
         + " integer 7");
   }
+
+  @Test
+  void aFileThatIsAListOrABareValue_isSaidToNeedAMapping_notToMissAField() throws IOException {
+    // a list at the top said "missing required field 'kind'", as if a mapping lacked one key
+    assertBadInput(validate("- kind: device\n- id: my-gpu\n"), "gpu.yaml:1:1: the file must be a mapping of fields"
+        + " (kind: one of device,", "was a list");
+    assertBadInput(validate("42\n"), "gpu.yaml:1:1: the file must be a mapping of fields", "was an integer");
+    assertBadInput(validate("id: my-gpu\n"), "gpu.yaml:1:1: missing required field 'kind'");
+  }
 }

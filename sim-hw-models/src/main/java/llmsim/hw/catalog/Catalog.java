@@ -123,8 +123,10 @@ public final class Catalog {
     Node kind = n.kind() == Node.Kind.OBJECT ? n.get("kind").orElse(null) : null;
     if (kind == null || !SchemaValidator.KINDS.contains(kind.asText())) {
       String allowed = String.join(", ", SchemaValidator.KINDS);
-      throw new InputException(kind == null
-          ? n.problem("missing required field 'kind' (one of " + allowed + ")")
+      throw new InputException(n.kind() != Node.Kind.OBJECT // a list or a bare value has no fields to miss
+          ? n.problem("the file must be a mapping of fields (kind: one of " + allowed + "; then its fields), was "
+              + n.kind().describe())
+          : kind == null ? n.problem("missing required field 'kind' (one of " + allowed + ")")
           : kind.problem("'kind' must be one of " + allowed + ", was '" + kind.asText() + "'"));
     }
     SchemaValidator.forKind(kind.asText()).validate(n);
