@@ -84,4 +84,26 @@ class CommandsTest {
     String csv = CliRunner.run("memory", "--model", "llama-7b", "--hardware", "m2-ultra,rtx4090", "--format", "csv").out();
     assertThat(csv.lines().findFirst().orElseThrow()).isEqualTo("GiB,m2-ultra,rtx4090");
   }
+
+  @Test
+  void memory_withOffloadNoneGiven_doesNotSayNoOffloadHelps_andNamesTheLargestBatchThatFits() {
+    // LLaMA-65B's 16-bit weights (about 121 GiB) on a 24 GiB card: streaming them (offload=auto) fits it, so "No
+    // offload helps here" was false where the user had asked for none
+    CliRunner none = CliRunner.run("memory", "--model", "llama-65b", "--hardware", "rtx4090", "--task", "inference",
+        "--offload", "none");
+    assertThat(none.code()).as(none.err()).isZero();
+    assertThat(none.out()).doesNotContain("No offload helps").contains("As asked (offload=none), nothing is moved to"
+        + " host memory (offload=auto would try it)");
+    CliRunner auto = CliRunner.run("memory", "--model", "llama-65b", "--hardware", "rtx4090", "--task", "inference");
+    assertThat(auto.out()).contains("With offload=weights it fits");
+    // a batch too large for any offload: the sentence gives the batch the table gives
+    CliRunner big = CliRunner.run("memory", "--model", "llama-7b", "--hardware", "rtx4090", "--task", "inference",
+        "--batch", "100000", "--format", "json");
+    long largest = big.out().lines().filter(l -> l.contains("\"max_batch\"")).map(l -> l.replaceAll("\\D", ""))
+        .mapToLong(Long::parseLong).findFirst().orElseThrow();
+    assertThat(largest).isPositive();
+    CliRunner text = CliRunner.run("memory", "--model", "llama-7b", "--hardware", "rtx4090", "--task", "inference",
+        "--batch", "100000");
+    assertThat(text.out()).contains("No offload helps here; the largest batch that fits is " + largest + ";");
+  }
 }
