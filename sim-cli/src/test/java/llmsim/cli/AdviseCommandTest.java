@@ -110,6 +110,11 @@ class AdviseCommandTest {
   void aBudgetTooSmall_saysTheBudgetBinds() throws IOException {
     JsonNode a = advise(SMALL, "--budget", "0.0001usd");
     assertThat(a.get("explanation").asText()).contains("The budget binds");
+    // no deadline was given: the option named is the cheapest, not "the cheapest that meets the deadline"
+    assertThat(a.get("explanation").asText()).contains("The budget binds: the cheapest option, ")
+        .doesNotContain("deadline");
+    JsonNode both = advise(SMALL, "--budget", "0.0001usd", "--deadline", "100y");
+    assertThat(both.get("explanation").asText()).contains("the cheapest option that meets the deadline, ");
   }
 
   @Test
