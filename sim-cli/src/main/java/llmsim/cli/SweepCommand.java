@@ -281,9 +281,12 @@ final class SweepCommand implements ScenarioOptions.GridCommand, Callable<Intege
             + says + " or a ." + format + " name");
       }
     }
+    if (maxPoints < 1) { // else "the grid has 1 points, more than --max-points -1"
+      throw new BadFlagException("--max-points must be >= 1, was " + maxPoints);
+    }
     if (n > maxPoints) {
-      throw new BadFlagException(String.format(Locale.US, "the grid has %,d points, more than --max-points %,d; "
-          + "narrow it or raise --max-points", n, maxPoints));
+      throw new BadFlagException(String.format(Locale.US, "the grid has %,d point%s, more than --max-points %,d; "
+          + "narrow it or raise --max-points", n, n == 1 ? "" : "s", maxPoints));
     }
     if (top != null && top < 1) {
       throw new BadFlagException("--top must be >= 1, was " + top);

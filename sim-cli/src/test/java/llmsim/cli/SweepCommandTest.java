@@ -311,4 +311,13 @@ class SweepCommandTest {
     assertThat(dir.resolve("grid.jsonl")).doesNotExist();
     assertThat(dir.resolve("grid.csv")).doesNotExist();
   }
+
+  @Test
+  void maxPointsBelowOne_isRefusedAsSuch() {
+    // "the grid has 1 points, more than --max-points -1": the flag's value was the problem, not the grid
+    BadInputTest.assertBadInput(CliRunner.run("sweep", "--hardware", "m2-ultra", "--models", "llama-7b",
+        "--max-points", "0"), "--max-points must be >= 1, was 0");
+    BadInputTest.assertBadInput(CliRunner.run("sweep", "--hardware", "m2-ultra", "--models", "llama-7b,llama-13b",
+        "--max-points", "1"), "the grid has 2 points, more than --max-points 1");
+  }
 }
