@@ -142,7 +142,7 @@ final class WebServer implements AutoCloseable {
   }
 
   private void options(HttpExchange ex) throws IOException {
-    if (refuseMethod(ex)) {
+    if (refuseMethod(ex) || refuseSubpath(ex, "/api/options")) {
       return;
     }
     Catalog c = Catalog.bundled();
@@ -156,7 +156,7 @@ final class WebServer implements AutoCloseable {
   }
 
   private void run(HttpExchange ex) throws IOException {
-    if (refuseMethod(ex)) {
+    if (refuseMethod(ex) || refuseSubpath(ex, "/api/run")) {
       return;
     }
     Map<String, String> q;
@@ -219,6 +219,15 @@ final class WebServer implements AutoCloseable {
       }
     }
     return out;
+  }
+
+  /** A context matches by prefix: /api/run/anything would be served as /api/run. Answered 404 instead. */
+  private static boolean refuseSubpath(HttpExchange ex, String path) throws IOException {
+    if (ex.getRequestURI().getPath().equals(path)) {
+      return false;
+    }
+    send(ex, 404, "text/plain", "not found: " + ex.getRequestURI().getPath() + " (the API is " + path + ")");
+    return true;
   }
 
   private static boolean refuseMethod(HttpExchange ex) throws IOException {

@@ -90,4 +90,14 @@ class WebServerTest {
     assertThat(x.name()).contains("x2.00 bandwidth");
     assertThat(ScaledHardware.scale(s, 1, 1, 1)).isSameAs(s);
   }
+
+  @Test
+  void anApiPathWithMoreAfterIt_isNotFound_notServedAsTheApi() throws Exception {
+    // the server's contexts match by prefix: /api/run/extra ran a simulation and /api/options/x listed the options
+    HttpResponse<String> run = get("/api/run/extra?hardware=m2-ultra&model=llama-7b");
+    assertThat(run.statusCode()).isEqualTo(404);
+    assertThat(run.body()).isEqualTo("not found: /api/run/extra (the API is /api/run)");
+    assertThat(get("/api/options/x").statusCode()).isEqualTo(404);
+    assertThat(get("/api/options").statusCode()).isEqualTo(200);
+  }
 }
