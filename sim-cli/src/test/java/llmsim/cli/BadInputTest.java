@@ -363,4 +363,16 @@ class BadInputTest {
     assertBadInput(validate("42\n"), "gpu.yaml:1:1: the file must be a mapping of fields", "was an integer");
     assertBadInput(validate("id: my-gpu\n"), "gpu.yaml:1:1: missing required field 'kind'");
   }
+
+  @Test
+  void aTextShorterThanItsMinimum_isSaidToBeShort_notEmpty() throws IOException {
+    // a prices file's source must be at least 3 characters: 'x' was said to be empty
+    String prices = "kind: prices\nprovider: my-cloud\noffers:\n  - device: a100-sxm-80gb\n    pricing: on-demand\n"
+        + "    amount: 1.89\n    currency: USD\n    date: \"2026-09-25\"\n    source: \"x\"\n";
+    Path p = write("p.yaml", prices);
+    assertBadInput(CliRunner.run("hardware", "validate", p.toString()), p + ":9:13: 'offers[0].source' must be at least 3"
+        + " characters, was 'x'");
+    Path empty = write("e.yaml", prices.replace("\"x\"", "\"\""));
+    assertBadInput(CliRunner.run("hardware", "validate", empty.toString()), "'offers[0].source' must not be empty");
+  }
 }

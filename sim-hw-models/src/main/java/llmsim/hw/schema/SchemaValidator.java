@@ -125,8 +125,9 @@ public final class SchemaValidator {
     }
     if (n.kind() == Node.Kind.STRING) {
       s.get("minLength").ifPresent(m -> {
-        if (n.asText().length() < m.asLong()) {
-          out.add(n.problem(where + " must not be empty"));
+        if (n.asText().length() < m.asLong()) { // "must not be empty" said of a source "x" read as false
+          out.add(n.problem(where + (n.asText().isEmpty() || m.asLong() <= 1 ? " must not be empty"
+              : " must be at least " + m.asLong() + " characters, was '" + n.shortText() + "'")));
         }
       });
       s.get("pattern").ifPresent(pat -> {
