@@ -375,4 +375,22 @@ class BadInputTest {
     Path empty = write("e.yaml", prices.replace("\"x\"", "\"\""));
     assertBadInput(CliRunner.run("hardware", "validate", empty.toString()), "'offers[0].source' must not be empty");
   }
+
+  @Test
+  void aSystemOfSeveralDevicesWithoutAFabric_isRefused_notTakenAsNvSwitch() throws IOException {
+    // eight cards with no fabric were simulated as if an NVSwitch joined them, without a word
+    String box = "kind: system\nid: my-box\nname: My box\nhost: epyc-7742-2s\ndevice: rtx4090\ndevice_count: 8\n"
+        + "host_link: pcie4-x16\ndevice_link: pcie4-x16\n";
+    Path bad = write("box.yaml", box);
+    assertBadInput(CliRunner.run("hardware", "validate", bad.toString()), bad + ":6:15: 'fabric' is needed with"
+        + " device_count 8: how the node's devices reach each other, switch (NVSwitch), mesh (xGMI) or pcie-host");
+    assertBadInput(CliRunner.run("simulate", "--hardware", bad.toString(), "--model", "llama-7b", "--task", "train",
+        "--tp", "8"), "'fabric' is needed with device_count 8");
+    Path ok = write("ok.yaml", box + "fabric: pcie-host\n");
+    assertThat(CliRunner.run("hardware", "validate", ok.toString()).code()).isZero();
+    // one device has no peers to reach
+    Path one = write("one.yaml", box.replace("device_count: 8", "device_count: 1").replace("device_link: pcie4-x16\n",
+        ""));
+    assertThat(CliRunner.run("hardware", "validate", one.toString()).code()).isZero();
+  }
 }

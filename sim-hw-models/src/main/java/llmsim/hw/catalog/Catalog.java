@@ -221,6 +221,13 @@ public final class Catalog {
         problems));
     net.ifPresent(x -> role(x, "nic", nic, EnumSet.of(LinkKind.PCIE, LinkKind.UNIFIED, LinkKind.INFINITY_FABRIC),
         "a network joins nodes (infiniband, ethernet, nvlink as an NVLink switch network)", problems));
+    if (n.integer("device_count", 1) > 1 && n.get("fabric").isEmpty()) {
+      // it was taken as switch (NVSwitch: every GPU to every other at full speed) without a word, which 8 cards
+      // through the host are not; the catalog's own files write it out (TopologyCatalogTest)
+      problems.add(n.require("device_count").problem("'fabric' is needed with device_count " + n.integer("device_count",
+          1) + ": how the node's devices reach each other, switch (NVSwitch), mesh (xGMI) or pcie-host (no"
+          + " peer-to-peer: through the host)"));
+    }
     if (!problems.isEmpty()) {
       throw new InputException(problems);
     }
