@@ -129,8 +129,10 @@ final class AdviseCommand implements ScenarioOptions.Command, Callable<Integer> 
     print(r, m, c, costing, result);
     if (out != null) {
       try (ReportFolder folder = ReportFolder.open(out, "advise")) {
+        // an empty plot under a legend of options and a winner read as a drawing gone wrong: its title says why
         JFreeChart chart = chart(m.name() + ", " + r.task().kind().key() + ", " + String.format(Locale.US, "%,d", r.jobTokens())
-            + " tokens: time against cost", result, c, costing.basis().currency());
+            + " tokens: " + (result.options().isEmpty() ? "no option could be ranked (see 'not ranked')"
+                : "time against cost"), result, c, costing.basis().currency());
         ChartFiles.write(chart, folder, "advise", ReportOutput.style().width(), ReportOutput.style().height());
         ReportOutput.commit(folder, spec.commandLine().getErr());
       } catch (IOException e) {
@@ -209,9 +211,10 @@ final class AdviseCommand implements ScenarioOptions.Command, Callable<Integer> 
     String accumulated = ranked.stream().map(o -> o.result().task()).filter(k -> k.microBatches() > 1).findFirst()
         .map(k -> String.format(Locale.US, " batch %d x %d: %d micro-batches of %d per step;", k.batch(),
             k.microBatches(), k.microBatches(), k.batch())).orElse("");
-    out.printf(Locale.US, "%n%,d candidates (system, GPUs, plan, batch), %,d fit memory; per system the closed form's best and at most %d"
+    out.printf(Locale.US, "%n%,d candidate%s (system, GPUs, plan, batch), %,d fit%s memory; per system the closed form's best and at most %d"
         + " pipeline plans (pp > 1, the fewest stages first, %d micro-batches per stage) were simulated, %,d run%s;%s"
-        + " * marks the time-cost Pareto front.%n", res.candidates(), res.planned(), Advisor.PIPELINE_SIMULATIONS,
+        + " * marks the time-cost Pareto front.%n", res.candidates(), res.candidates() == 1 ? "" : "s", res.planned(),
+        res.planned() == 1 ? "s" : "", Advisor.PIPELINE_SIMULATIONS,
         PlanSearch.MICRO_BATCHES_PER_STAGE, res.simulated(), res.simulated() == 1 ? "" : "s", accumulated);
     // a step of such an option processes more than the whole job: its time and cost are that step's, for more
     // tokens than asked (simulate says so in its warnings; here the row would read as the job's)

@@ -285,4 +285,15 @@ class AdviseCommandTest {
           .isEqualTo(perStep > 50_000);
     }
   }
+
+  @Test
+  void out_withNoOptionRanked_titlesTheEmptyChartWithWhy_andTheFooterCountsInGoodEnglish() throws IOException {
+    // the M2 Ultra has no rental price: nothing is ranked, and the chart was an empty plot under a legend of options
+    Path out = dir.resolve("charts");
+    CliRunner r = CliRunner.run("advise", "--model", "chatglm-6b", "--task", "finetune-lora", "--tokens", "20M",
+        "--hardware", "m2-ultra", "--out", out.toString());
+    assertThat(r.code()).as(r.err()).isZero();
+    assertThat(Files.readString(out.resolve("advise.svg"))).contains("no option could be ranked (see 'not ranked')");
+    assertThat(r.out()).contains("\n1 candidate (system, GPUs, plan, batch), 1 fits memory;");
+  }
 }
