@@ -106,4 +106,18 @@ class CommandsTest {
         "--batch", "100000");
     assertThat(text.out()).contains("No offload helps here; the largest batch that fits is " + largest + ";");
   }
+
+  @Test
+  void memory_whereNoBatchOrContextFits_saysNone_notZero() {
+    // LLaMA-65B's 16-bit weights alone (2 bytes x 65.3e9, about 122 GiB) exceed a 24 GiB card: "largest batch 0" and
+    // "largest context (tokens) 0" read as sizes
+    double weightsGib = 2 * llmsim.hw.catalog.Catalog.bundled().model("llama-65b", "--model").parameterCount()
+        / (1024.0 * 1024 * 1024);
+    assertThat(weightsGib).isGreaterThan(24);
+    CliRunner r = CliRunner.run("memory", "--model", "llama-65b", "--hardware", "rtx4090", "--task", "inference",
+        "--offload", "none", "--batch", "2");
+    assertThat(r.code()).as(r.err()).isZero();
+    assertThat(r.out()).containsPattern("largest batch +none\\n").containsPattern(
+        "largest context \\(tokens\\) +none at batch 2\\n");
+  }
 }
