@@ -55,9 +55,10 @@ final class Sensitivity {
       boolean factor = t.endsWith("x");
       double n = number(factor ? t.substring(0, t.length() - 1) : t);
       if (Double.isNaN(n) || factor && Double.isNaN(base)) {
-        throw new BadFlagException(flag + ": '" + v.strip() + "' is not " + (factor ? "a multiple of a number: "
-            + f.target() + " " + f.field() + " is '" + f.was() + "'" : "a number") + "; --vary takes numbers"
-            + " (a value, or a multiple such as 2x)");
+        // the field's value is named only where it is what is not a number
+        throw new BadFlagException(flag + ": '" + v.strip() + "' is not " + (factor && !Double.isNaN(n)
+            ? "a multiple of a number: " + f.target() + " " + f.field() + " is '" + f.was() + "'" : "a number")
+            + "; --vary takes numbers (a value, or a multiple such as 2x)");
       }
       double abs = factor ? base * n : n;
       String text = abs == Math.rint(abs) && Math.abs(abs) < 1e15 ? String.valueOf((long) abs) : String.valueOf(abs);
@@ -150,6 +151,9 @@ final class Sensitivity {
   }
 
   private static double number(String s) {
+    if (!s.strip().matches("[+-]?([0-9]+\\.?[0-9]*|\\.[0-9]+)([eE][+-]?[0-9]+)?")) {
+      return Double.NaN; // Double.parseDouble alone takes Java's 2d, 2f and 0x2p0: "2dx" ran as 2x
+    }
     try {
       return Double.parseDouble(s.strip());
     } catch (NumberFormatException e) {

@@ -133,6 +133,11 @@ class LeverTest {
         "give the field and its values");
     assertBadInput(CliRunner.run(CatalogOverrideTest.with(base, "m2-ultra.memory.type=2x")), "is not a multiple of a number");
     assertBadInput(CliRunner.run(CatalogOverrideTest.with(base, "m2-ultra.memory.bandwidth_gb_per_s=fast")), "'fast' is not a number");
+    // Java's number suffixes are no numbers here: 2dx ran as 2x
+    assertBadInput(CliRunner.run(CatalogOverrideTest.with(base, "m2-ultra.memory.bandwidth_gb_per_s=2dx")),
+        "'2dx' is not a number; --vary takes numbers");
+    assertBadInput(CliRunner.run(CatalogOverrideTest.with(base, "m2-ultra.memory.bandwidth_gb_per_s=1600f")),
+        "'1600f' is not a number");
     assertBadInput(CliRunner.run(CatalogOverrideTest.with(base, "m2-ultra.memory.bandwith_gb_per_s=1x")),
         "--vary m2-ultra.memory.bandwith_gb_per_s=1x", "unknown field");
   }
