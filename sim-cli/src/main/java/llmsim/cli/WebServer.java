@@ -294,6 +294,9 @@ final class WebServer implements AutoCloseable {
         return 1;
       }
       try {
+        if (!v.matches("[+-]?([0-9]+\\.?[0-9]*|\\.[0-9]+)([eE][+-]?[0-9]+)?")) { // Java's 2d, 2f, 0x2p0, NaN
+          throw new NumberFormatException(v);
+        }
         return Double.parseDouble(v);
       } catch (NumberFormatException e) {
         throw new BadFlagException(name + ": '" + v + "' is not a number (a factor such as 1.5)");
