@@ -69,6 +69,15 @@ final class RooflineCommand implements ScenarioOptions.Command, Callable<Integer
     } else {
       for (StepResult r : SimulateCommand.run(scenario.resolve(null, true))) {
         data.add(ReportOutput.roofline(r));
+        // what simulate says of the run the chart draws (a changed default precision, a model that does not fit);
+        // the --set notes follow below, once
+        r.warnings().stream().filter(w -> !w.startsWith("override in effect"))
+            .forEach(w -> spec.commandLine().getErr().println(r.system().id() + ": warning: " + w));
+        if (!r.memory().fits()) {
+          spec.commandLine().getErr().println(r.system().id() + ": warning: it does not fit (device memory short by "
+              + llmsim.core.util.Units.gib(r.memory().shortfallBytes()) + "); its ops are drawn as if the memory were"
+              + " there");
+        }
       }
     }
     try (ReportFolder folder = ReportFolder.open(out, "roofline")) {

@@ -120,4 +120,22 @@ class CommandsTest {
     assertThat(r.out()).containsPattern("largest batch +none\\n").containsPattern(
         "largest context \\(tokens\\) +none at batch 2\\n");
   }
+
+  @Test
+  void roofline_ofARun_saysWhatSimulateSaysOfIt_aChangedPrecisionAndAShortfall(@org.junit.jupiter.api.io.TempDir
+      java.nio.file.Path dir) {
+    // LLaMA-65B training needs about 1 TB; the M2 Ultra has no bf16: the chart was drawn without a word of either
+    double needGib = 16 * llmsim.hw.catalog.Catalog.bundled().model("llama-65b", "--model").parameterCount()
+        / (1024.0 * 1024 * 1024);
+    assertThat(needGib).isGreaterThan(192);
+    CliRunner r = CliRunner.run("roofline", "--hardware", "m2-ultra", "--model", "llama-65b", "--task", "train",
+        "--out", dir.toString());
+    assertThat(r.code()).as(r.err()).isZero();
+    assertThat(r.err()).contains("m2-ultra: warning: precision fp16: the default bf16 is not native")
+        .contains("m2-ultra: warning: it does not fit (device memory short by ")
+        .contains("its ops are drawn as if the memory were there");
+    CliRunner fits = CliRunner.run("roofline", "--hardware", "h100-sxm", "--model", "llama-7b", "--task", "inference",
+        "--out", dir.toString());
+    assertThat(fits.err()).doesNotContain("warning");
+  }
 }
