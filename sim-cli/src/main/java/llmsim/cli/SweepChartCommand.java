@@ -81,11 +81,15 @@ final class SweepChartCommand implements ScenarioOptions.Command, Callable<Integ
     ReportOutput.prepare(out, r.hardware().size(), "--hardware"); // after the input is checked: bad input makes no folder
     List<SweepChart.Point> points = new ArrayList<>();
     List<Object> json = new ArrayList<>();
+    // what simulate says of each run (a default precision the device lacks, ...), once per system and warning
+    java.util.Set<String> warnings = new java.util.LinkedHashSet<>();
     TextTable t = new TextTable(List.of("system", "model", "parameters (B)", metric, "offload", "fits"));
     for (SystemSpec s : systems) {
       for (ModelSpec m : ms) {
         r.checkAgainst(m);
         StepResult res = r.simulate(s, m);
+        res.warnings().stream().filter(w -> !w.startsWith("override in effect"))
+            .forEach(w -> warnings.add(s.id() + ": warning: " + w));
         double v = metric.equals("tokens_per_s") ? res.tokensPerSecond() : res.stepTimeSeconds();
         points.add(new SweepChart.Point(s.id(), m.id(), m.parameterCount(), v, res.memory().offload() != Offload.NONE,
             res.memory().fits()));
@@ -106,6 +110,7 @@ final class SweepChartCommand implements ScenarioOptions.Command, Callable<Integ
       throw new UncheckedIOException(e);
     }
     spec.commandLine().getOut().print(Output.print(output.format, t, json));
+    warnings.forEach(spec.commandLine().getErr()::println);
     scenario.warnOverrides(spec.commandLine().getErr());
     return 0;
   }

@@ -50,4 +50,16 @@ class SweepChartCommandTest {
         "--task", "inference", "--out", dir.resolve("c").toString()), "--hardware: m2-ultra is given twice");
     assertThat(Files.exists(dir.resolve("c"))).as("bad input makes no folder").isFalse();
   }
+
+  @Test
+  void whatSimulateWarnsOfARun_isSaid_oncePerSystem() {
+    // training defaults to bf16, which neither the M2 Ultra nor the T4 has: both ran fp16 without a word here
+    CliRunner r = CliRunner.run("sweep-chart", "--models", "gpt3-125m,llama-7b", "--hardware", "m2-ultra,t4", "--task",
+        "train", "--out", dir.resolve("c").toString());
+    assertThat(r.code()).as(r.err()).isZero();
+    for (String id : new String[] {"m2-ultra", "t4"}) {
+      String line = id + ": warning: precision fp16: the default bf16 is not native";
+      assertThat(r.err().split(java.util.regex.Pattern.quote(line), -1)).as(r.err()).hasSize(2); // once, not per model
+    }
+  }
 }
