@@ -63,6 +63,10 @@ final class SweepChartCommand implements ScenarioOptions.Command, Callable<Integ
       // replaced by the first of --models below: the model given would not be drawn, without a word
       throw new BadFlagException("--model: sweep-chart draws the models of --models; add it there");
     }
+    if (models.stream().anyMatch(String::isBlank)) { // else reported as --model's, a flag not given
+      throw new BadFlagException("--models: a value is empty; give model ids, .yaml files or config.json files,"
+          + " comma-separated");
+    }
     scenario.set(ScenarioKey.MODEL, models.get(0));
     ScenarioOptions.Resolved r = scenario.resolve(null, true);
     ReportOutput.checkSystems(r.hardware().size(), "--hardware");

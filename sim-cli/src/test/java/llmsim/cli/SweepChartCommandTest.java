@@ -40,6 +40,14 @@ class SweepChartCommandTest {
   }
 
   @Test
+  void anEmptyModel_isNamedAsModels_notAsModel() {
+    assertBadInput(CliRunner.run("sweep-chart", "--models", "", "--hardware", "m2-ultra", "--task", "inference",
+        "--out", dir.resolve("c").toString()), "error: --models: a value is empty");
+    assertBadInput(CliRunner.run("sweep-chart", "--models", "llama-7b,,llama-13b", "--hardware", "m2-ultra", "--task",
+        "inference", "--out", dir.resolve("c").toString()), "error: --models: a value is empty");
+  }
+
+  @Test
   void aModelOrSystemNamedTwice_isRefused_notDrawnTwice() {
     assertBadInput(CliRunner.run("sweep-chart", "--models", "llama-7b,llama-13b", "--models", "llama-7b", "--hardware",
         "m2-ultra", "--task", "inference", "--out", dir.resolve("c").toString()), "--models: llama-7b is given twice");
