@@ -112,6 +112,14 @@ final class AdviseCommand implements ScenarioOptions.Command, Callable<Integer> 
             + " ranks; leave " + k.key() + " out (simulate --plan given runs one plan)"), r.flags(), r.file());
       }
     }
+    for (ScenarioKey k : List.of(ScenarioKey.GPUS, ScenarioKey.NODES)) {
+      if (r.given(k)) {
+        // each system is sized to 1, 2, 4, ... --max-gpus GPUs: a --gpus 4 was dropped without a word
+        throw ScenarioOptions.locate(new ScenarioKeyException(k, "'" + k.key() + "' cannot be given to advise, which"
+            + " sizes each system to 1, 2, 4, ... --max-gpus GPUs and names the count it ranks; leave " + k.key()
+            + " out and give --max-gpus N to cap them"), r.flags(), r.file());
+      }
+    }
     Costing costing = Costing.of(r);
     Constraints c = new Constraints(deadline == null ? Double.POSITIVE_INFINITY : flag("--deadline",
         () -> Durations.seconds(deadline)), budget == null ? Double.POSITIVE_INFINITY : budget(costing));

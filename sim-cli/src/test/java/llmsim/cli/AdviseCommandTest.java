@@ -296,4 +296,17 @@ class AdviseCommandTest {
     assertThat(Files.readString(out.resolve("advise.svg"))).contains("no option could be ranked (see 'not ranked')");
     assertThat(r.out()).contains("\n1 candidate (system, GPUs, plan, batch), 1 fits memory;");
   }
+
+  @Test
+  void gpusOrNodes_areRefused_notDroppedForTheSearchsOwnCounts() throws IOException {
+    // --gpus 4 on an 8-GPU server was ignored: the answer ranked 2 GPUs
+    assertBadInput(CliRunner.run("advise", "--model", "chatglm-6b", "--task", "finetune-lora", "--tokens", "20M",
+        "--hardware", "dgx-a100-8x80gb", "--gpus", "4"), "error: --gpus: cannot be given to advise, which sizes each"
+        + " system to 1, 2, 4, ... --max-gpus GPUs", "give --max-gpus N to cap them");
+    assertBadInput(CliRunner.run("advise", "--model", "chatglm-6b", "--task", "finetune-lora", "--tokens", "20M",
+        "--hardware", "h100-cluster", "--nodes", "2"), "error: --nodes: cannot be given to advise");
+    Path job = dir.resolve("job.yaml");
+    Files.writeString(job, "model: chatglm-6b\ntask: finetune-lora\ntokens: 20M\nhardware: h100-cluster\ngpus: 16\n");
+    assertBadInput(CliRunner.run("advise", job.toString()), job + ":5:", "'gpus' cannot be given to advise");
+  }
 }
