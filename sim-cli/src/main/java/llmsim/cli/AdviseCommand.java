@@ -127,6 +127,15 @@ final class AdviseCommand implements ScenarioOptions.Command, Callable<Integer> 
     r.checkAgainst(m);
     r.hardware().forEach(r::system); // an unknown id is reported at its flag or scenario file line
     List<SystemSpec> systems = Advisor.systems(r.catalog(), r.hardware(), maxGpus);
+    llmsim.core.task.Offload offload = r.task().offload();
+    if (r.given(ScenarioKey.OFFLOAD) && (offload == llmsim.core.task.Offload.OPTIMIZER
+        || offload == llmsim.core.task.Offload.WEIGHTS) && systems.stream().anyMatch(s -> s.totalDevices() > 1)) {
+      // the search runs several GPUs without offload (Advisor.fitting): the offload given held for one GPU only
+      throw ScenarioOptions.locate(new ScenarioKeyException(ScenarioKey.OFFLOAD, "'offload' " + offload.key()
+          + " applies to advise's single-GPU options only: it runs several GPUs without offload, sharding by ZeRO"
+          + " and parallelism instead; give --max-gpus 1 to rank single GPUs with it, or leave offload out"),
+          r.flags(), r.file());
+    }
     if (out != null) {
       ReportOutput.prepare(out); // after the input is checked: bad input leaves no folder behind
     }

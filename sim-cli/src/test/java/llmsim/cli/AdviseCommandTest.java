@@ -309,4 +309,17 @@ class AdviseCommandTest {
     Files.writeString(job, "model: chatglm-6b\ntask: finetune-lora\ntokens: 20M\nhardware: h100-cluster\ngpus: 16\n");
     assertBadInput(CliRunner.run("advise", job.toString()), job + ":5:", "'gpus' cannot be given to advise");
   }
+
+  @Test
+  void anOffloadTheSearchDropsForSeveralGpus_isRefused_unlessOnlyOneGpuIsTried() throws IOException {
+    // the options of 2 to 8 GPUs ran without the --offload optimizer given, without a word
+    String[] args = {"advise", "--model", "llama-7b", "--task", "train", "--tokens", "1B", "--hardware",
+        "dgx-a100-8x80gb", "--offload", "optimizer"};
+    assertBadInput(CliRunner.run(args), "error: --offload: optimizer applies to advise's single-GPU options only",
+        "give --max-gpus 1");
+    CliRunner one = CliRunner.run(CatalogOverrideTest.with(args, "--max-gpus", "1"));
+    assertThat(one.code()).as(one.err()).isZero();
+    assertThat(CliRunner.run("advise", "--model", "llama-7b", "--task", "train", "--tokens", "1B", "--hardware",
+        "dgx-a100-8x80gb", "--offload", "none").code()).isZero();
+  }
 }
