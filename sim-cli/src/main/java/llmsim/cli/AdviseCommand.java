@@ -99,6 +99,12 @@ final class AdviseCommand implements ScenarioOptions.Command, Callable<Integer> 
     if (maxGpus < 1) {
       throw new BadFlagException("--max-gpus must be >= 1, was " + maxGpus);
     }
+    if (scenario.given(ScenarioKey.SHARD) != null) {
+      // checked before the scenario resolves: there "--shard hybrid" was refused as "needs zero 3, was zero 0", and
+      // --zero is advise's to choose
+      throw new BadFlagException("--shard: cannot be given to advise, which chooses each plan's ZeRO stage itself"
+          + " (hybrid shard needs zero 3); leave it out (simulate --plan auto --shard hybrid tries hybrid ZeRO-3 plans)");
+    }
     ScenarioOptions.Resolved r = scenario.resolve(scenarioFile == null ? null : ScenarioFile.read(scenarioFile), false);
     if (r.jobTokens() <= 0) {
       throw new BadFlagException("advise needs the job's size: --tokens (training, fine-tuning: tokens processed) or"

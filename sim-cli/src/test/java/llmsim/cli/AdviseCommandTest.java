@@ -305,6 +305,10 @@ class AdviseCommandTest {
         + " system to 1, 2, 4, ... --max-gpus GPUs", "give --max-gpus N to cap them");
     assertBadInput(CliRunner.run("advise", "--model", "chatglm-6b", "--task", "finetune-lora", "--tokens", "20M",
         "--hardware", "h100-cluster", "--nodes", "2"), "error: --nodes: cannot be given to advise");
+    // --shard hybrid was refused as "needs zero 3, was zero 0", and --zero cannot be given to advise
+    assertBadInput(CliRunner.run("advise", "--model", "llama-13b", "--task", "train", "--tokens", "1B", "--hardware",
+        "h100-cluster", "--shard", "hybrid"), "error: --shard: cannot be given to advise, which chooses each plan's"
+        + " ZeRO stage itself");
     Path job = dir.resolve("job.yaml");
     Files.writeString(job, "model: chatglm-6b\ntask: finetune-lora\ntokens: 20M\nhardware: h100-cluster\ngpus: 16\n");
     assertBadInput(CliRunner.run("advise", job.toString()), job + ":5:", "'gpus' cannot be given to advise");
