@@ -58,6 +58,13 @@ final class RooflineCommand implements ScenarioOptions.Command, Callable<Integer
     List<String> ids = (List<String>) ScenarioKey.HARDWARE.parse(hardware);
     scenario.refuseJobFlags(); // before the folder is made; without --model nothing else reads the flags
     SweepGrid.refuseRepeats("--hardware", ids, ids); // its chart file would be written twice: an internal error
+    for (ScenarioKey k : ScenarioKey.values()) {
+      if (scenario.given(ScenarioKey.MODEL) == null && k != ScenarioKey.HARDWARE && scenario.given(k) != null) {
+        // the charts are then the devices' ceilings alone: --task train --batch 8 drew the same ones, without a word
+        throw new BadFlagException(k.flag() + ": roofline without --model draws each device's ceilings alone, which "
+            + k.key() + " does not change; give --model to place a run's ops on them, or leave " + k.flag() + " out");
+      }
+    }
     ReportOutput.prepare(out, ids.size(), "--hardware");
     Catalog c = scenario.catalog();
     List<RooflineData> data = new ArrayList<>();

@@ -138,4 +138,20 @@ class CommandsTest {
         "--out", dir.toString());
     assertThat(fits.err()).doesNotContain("warning");
   }
+
+  @Test
+  void roofline_withoutAModel_refusesTheFlagsOfARun_thatChangeNoCeiling(@org.junit.jupiter.api.io.TempDir
+      java.nio.file.Path dir) {
+    // --task train --batch 8 --gpus 4 without --model drew the device's ceilings, the same as without them
+    java.nio.file.Path out = dir.resolve("r");
+    for (String[] flag : new String[][] {{"--task", "train"}, {"--batch", "8"}, {"--gpus", "4"}, {"--precision", "fp8"}}) {
+      CliRunner r = CliRunner.run("roofline", "--hardware", "h100-sxm", flag[0], flag[1], "--out", out.toString());
+      BadInputTest.assertBadInput(r, "error: " + flag[0] + ": roofline without --model draws each device's ceilings"
+          + " alone");
+    }
+    assertThat(out).doesNotExist();
+    assertThat(CliRunner.run("roofline", "--hardware", "h100-sxm", "--out", out.toString()).code()).isZero();
+    assertThat(CliRunner.run("roofline", "--hardware", "h100-sxm", "--model", "llama-7b", "--task", "train", "--batch",
+        "8", "--out", out.toString()).code()).isZero();
+  }
 }
