@@ -58,8 +58,9 @@ final class AdviceText {
     }
     Advisor.Option inTime = res.options().stream().filter(o -> o.seconds() <= c.deadlineSeconds()).findFirst()
         .orElseThrow();
-    return String.format(Locale.US, "Nothing meets %s. The budget binds: the cheapest option that meets the deadline,"
-        + " %s, is %s over the budget of %s.", constraints(c), describe(inTime),
+    return String.format(Locale.US, "Nothing meets %s. The budget binds: the cheapest option%s, %s, is %s over the"
+        + " budget of %s.", constraints(c), c.deadlineSeconds() < Double.POSITIVE_INFINITY ? " that meets the deadline"
+        : "", describe(inTime),
         Money.format(inTime.cost() - c.budget(), inTime.job().currency()), Money.format(c.budget(),
             inTime.job().currency()));
   }

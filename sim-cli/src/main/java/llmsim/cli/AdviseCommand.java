@@ -18,6 +18,7 @@ import llmsim.core.model.ModelSpec;
 import llmsim.core.scenario.ScenarioKey;
 import llmsim.core.scenario.ScenarioKeyException;
 import llmsim.core.util.Units;
+import llmsim.core.workload.StepResult;
 import llmsim.hw.catalog.Catalog;
 import llmsim.hw.scenario.ScenarioFile;
 import llmsim.report.ChartFiles;
@@ -98,6 +99,12 @@ final class AdviseCommand implements ScenarioOptions.Command, Callable<Integer> 
     if (maxGpus < 1) {
       throw new BadFlagException("--max-gpus must be >= 1, was " + maxGpus);
     }
+    if (scenario.given(ScenarioKey.SHARD) != null) {
+      // checked before the scenario resolves: there "--shard hybrid" was refused as "needs zero 3, was zero 0", and
+      // --zero is advise's to choose
+      throw new BadFlagException("--shard: cannot be given to advise, which chooses each plan's ZeRO stage itself"
+          + " (hybrid shard needs zero 3); leave it out (simulate --plan auto --shard hybrid tries hybrid ZeRO-3 plans)");
+    }
     ScenarioOptions.Resolved r = scenario.resolve(scenarioFile == null ? null : ScenarioFile.read(scenarioFile), false);
     if (r.jobTokens() <= 0) {
       throw new BadFlagException("advise needs the job's size: --tokens (training, fine-tuning: tokens processed) or"
@@ -111,6 +118,14 @@ final class AdviseCommand implements ScenarioOptions.Command, Callable<Integer> 
             + " ranks; leave " + k.key() + " out (simulate --plan given runs one plan)"), r.flags(), r.file());
       }
     }
+    for (ScenarioKey k : List.of(ScenarioKey.GPUS, ScenarioKey.NODES)) {
+      if (r.given(k)) {
+        // each system is sized to 1, 2, 4, ... --max-gpus GPUs: a --gpus 4 was dropped without a word
+        throw ScenarioOptions.locate(new ScenarioKeyException(k, "'" + k.key() + "' cannot be given to advise, which"
+            + " sizes each system to 1, 2, 4, ... --max-gpus GPUs and names the count it ranks; leave " + k.key()
+            + " out and give --max-gpus N to cap them"), r.flags(), r.file());
+      }
+    }
     Costing costing = Costing.of(r);
     Constraints c = new Constraints(deadline == null ? Double.POSITIVE_INFINITY : flag("--deadline",
         () -> Durations.seconds(deadline)), budget == null ? Double.POSITIVE_INFINITY : budget(costing));
@@ -118,6 +133,15 @@ final class AdviseCommand implements ScenarioOptions.Command, Callable<Integer> 
     r.checkAgainst(m);
     r.hardware().forEach(r::system); // an unknown id is reported at its flag or scenario file line
     List<SystemSpec> systems = Advisor.systems(r.catalog(), r.hardware(), maxGpus);
+    llmsim.core.task.Offload offload = r.task().offload();
+    if (r.given(ScenarioKey.OFFLOAD) && (offload == llmsim.core.task.Offload.OPTIMIZER
+        || offload == llmsim.core.task.Offload.WEIGHTS) && systems.stream().anyMatch(s -> s.totalDevices() > 1)) {
+      // the search runs several GPUs without offload (Advisor.fitting): the offload given held for one GPU only
+      throw ScenarioOptions.locate(new ScenarioKeyException(ScenarioKey.OFFLOAD, "'offload' " + offload.key()
+          + " applies to advise's single-GPU options only: it runs several GPUs without offload, sharding by ZeRO"
+          + " and parallelism instead; give --max-gpus 1 to rank single GPUs with it, or leave offload out"),
+          r.flags(), r.file());
+    }
     if (out != null) {
       ReportOutput.prepare(out); // after the input is checked: bad input leaves no folder behind
     }
@@ -128,8 +152,10 @@ final class AdviseCommand implements ScenarioOptions.Command, Callable<Integer> 
     print(r, m, c, costing, result);
     if (out != null) {
       try (ReportFolder folder = ReportFolder.open(out, "advise")) {
+        // an empty plot under a legend of options and a winner read as a drawing gone wrong: its title says why
         JFreeChart chart = chart(m.name() + ", " + r.task().kind().key() + ", " + String.format(Locale.US, "%,d", r.jobTokens())
-            + " tokens: time against cost", result, c, costing.basis().currency());
+            + " tokens: " + (result.options().isEmpty() ? "no option could be ranked (see 'not ranked')"
+                : "time against cost"), result, c, costing.basis().currency());
         ChartFiles.write(chart, folder, "advise", ReportOutput.style().width(), ReportOutput.style().height());
         ReportOutput.commit(folder, spec.commandLine().getErr());
       } catch (IOException e) {
@@ -204,10 +230,31 @@ final class AdviseCommand implements ScenarioOptions.Command, Callable<Integer> 
     out.print(t.render());
     out.println();
     out.println(explanation);
-    out.printf(Locale.US, "%n%,d candidates (system, GPUs, plan, batch), %,d fit memory; per system the closed form's best and at most %d"
-        + " pipeline plans (pp > 1, the fewest stages first, %d micro-batches per stage) were simulated, %d runs;"
-        + " batch 2 x 8: 8 micro-batches of 2 per step; * marks the time-cost Pareto front.%n", res.candidates(), res.planned(), Advisor.PIPELINE_SIMULATIONS,
-        PlanSearch.MICRO_BATCHES_PER_STAGE, res.simulated());
+    // the batch column's "2 x 8" is explained where a row shows one, by that row's numbers
+    String accumulated = ranked.stream().map(o -> o.result().task()).filter(k -> k.microBatches() > 1).findFirst()
+        .map(k -> String.format(Locale.US, " batch %d x %d: %d micro-batches of %d per step;", k.batch(),
+            k.microBatches(), k.microBatches(), k.batch())).orElse("");
+    out.printf(Locale.US, "%n%,d candidate%s (system, GPUs, plan, batch), %,d fit%s memory; per system the closed form's best and at most %d"
+        + " pipeline plans (pp > 1, the fewest stages first, %d micro-batches per stage) were simulated, %,d run%s;%s"
+        + " * marks the time-cost Pareto front.%n", res.candidates(), res.candidates() == 1 ? "" : "s", res.planned(),
+        res.planned() == 1 ? "s" : "", Advisor.PIPELINE_SIMULATIONS,
+        PlanSearch.MICRO_BATCHES_PER_STAGE, res.simulated(), res.simulated() == 1 ? "" : "s", accumulated);
+    // a step of such an option processes more than the whole job: its time and cost are that step's, for more
+    // tokens than asked (simulate says so in its warnings; here the row would read as the job's)
+    List<String> oneStep = new ArrayList<>();
+    for (int k = 0; k < ranked.size(); k++) {
+      StepResult s = ranked.get(k).result();
+      if (s.jobTokens() < s.task().tokensPerStep()) {
+        oneStep.add("#" + (k + 1));
+      }
+    }
+    if (!oneStep.isEmpty()) {
+      out.println("one " + (r.task().kind().training() ? "optimizer step" : "run of the batch") + " of "
+          + String.join(", ", oneStep) + " " + (r.task().kind().training() ? "processes" : "generates") + " more than"
+          + " the job's " + String.format(Locale.US, "%,d", r.jobTokens()) + " tokens: each is timed and priced as that"
+          + " one whole " + (r.task().kind().training() ? "step" : "run") + " (a smaller batch or fewer GPUs would"
+          + " make a shorter one)");
+    }
     List<String> unpriced = res.skipped().stream().filter(s -> s.why().startsWith("no price: no "))
         .map(s -> s.hardware() + " x " + s.gpus()).toList();
     if (!unpriced.isEmpty()) {
@@ -252,6 +299,7 @@ final class AdviseCommand implements ScenarioOptions.Command, Callable<Integer> 
       e.put("wall_time_s", o.seconds());
       e.put("gpu_hours", o.job().gpuHours());
       e.putAll(ResultFormat.costJson(o.job(), o.result()));
+      e.put("warnings", o.result().warnings());
       e.put("meets_constraints", c.meets(o));
       e.put("pareto", res.pareto().contains(o));
       opts.add(e);

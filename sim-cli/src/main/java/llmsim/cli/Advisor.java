@@ -145,10 +145,6 @@ final class Advisor {
   }
 
   private static Searched search(ScenarioOptions.Resolved r, ModelSpec m, SystemSpec s, Costing costing) {
-    HourlyCost price = costing.hourly(s);
-    if (!price.known()) {
-      return new Searched(null, new Skipped(s.id(), s.totalDevices(), "no price: " + price.missing()), 0, 0, 0);
-    }
     Task base;
     try {
       base = PrecisionSupport.adapt(r.task(), s.device(), r.software(), r.precisionGiven()).task();
@@ -157,6 +153,9 @@ final class Advisor {
     } catch (IllegalArgumentException e) { // a ScenarioKeyException too
       return new Searched(null, new Skipped(s.id(), s.totalDevices(), "cannot run it: " + e.getMessage()), 0, 0, 0);
     }
+    // the price is asked for only where it would rank something: a system that cannot run the job, or fits at no
+    // plan, is told so rather than to give a price; one plan that fits is enough to know a price is what it lacks
+    HourlyCost price = costing.hourly(s);
     boolean microBatchesGiven = PlanSearch.microBatchesGiven(r);
     List<Task> numerics = numerics(r, base, s);
     Estimator closedForm = new Estimator(Kernels.get());
@@ -174,6 +173,10 @@ final class Advisor {
           continue;
         }
         planned++;
+        if (!price.known()) {
+          return new Searched(null, new Skipped(s.id(), s.totalDevices(), "no price: " + price.missing()), candidates,
+              planned, 0);
+        }
         if (p.pp() > 1) {
           pipelines.add(t); // simulated below, the few with the fewest stages
           continue;

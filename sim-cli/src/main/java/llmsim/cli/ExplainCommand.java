@@ -25,6 +25,11 @@ final class ExplainCommand implements ScenarioOptions.Command, Callable<Integer>
     return scenario;
   }
 
+  @Override
+  public boolean takesJob() {
+    return false; // no job is sized or priced here
+  }
+
   @Mixin Output output;
   @Mixin ScenarioFileOption scenarioFile;
 

@@ -81,7 +81,7 @@ public final class Main implements Runnable {
   private static void addScenarioFlags(CommandLine cl, java.util.Set<Object> done) {
     for (CommandLine sub : cl.getSubcommands().values()) {
       if (sub.getCommand() instanceof ScenarioOptions.Command c && done.add(c)) {
-        ScenarioOptions.addTo(sub.getCommandSpec(), c.scenario());
+        ScenarioOptions.addTo(sub.getCommandSpec(), c);
       }
       if (sub.getCommand() instanceof ScenarioOptions.GridCommand g && done.add(g)) {
         ScenarioOptions.addAxesTo(sub.getCommandSpec(), g);

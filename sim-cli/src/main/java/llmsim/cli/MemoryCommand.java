@@ -35,6 +35,11 @@ final class MemoryCommand implements ScenarioOptions.Command, Callable<Integer> 
   public ScenarioOptions scenario() {
     return scenario;
   }
+
+  @Override
+  public boolean takesJob() {
+    return false; // no job is sized or priced here
+  }
   @Mixin Output output;
   @Mixin ScenarioFileOption scenarioFile;
 
@@ -65,7 +70,7 @@ final class MemoryCommand implements ScenarioOptions.Command, Callable<Integer> 
       }
       MemoryPlan chosen = MemoryPlanner.plan(s, model, t, r.software());
       MemoryPlan bare = MemoryPlanner.place(s, model, t.withOffload(Offload.NONE), r.software(), Offload.NONE);
-      rows.add(new Row(s, chosen, MemoryExplainer.explain(s, model, chosen, bare), t, warnings));
+      rows.add(new Row(s, chosen, MemoryExplainer.explain(s, model, chosen, bare, t.offload()), t, warnings));
     }
     print(model, r, rows);
     return 0;
@@ -131,8 +136,10 @@ final class MemoryCommand implements ScenarioOptions.Command, Callable<Integer> 
         + (row.plan().hostLayers() == 0 ? "" : row.plan().cpuRunsHostLayers() ? " (the rest on the CPU)" : " (the rest streamed)"));
     text(t, "offload", rows, row -> row.plan().offload().key());
     text(t, "fits", rows, row -> row.plan().fits() ? "yes" : "NO");
-    text(t, "largest batch", rows, row -> String.valueOf(row.plan().maxBatch()));
-    text(t, "largest context (tokens)", rows, row -> String.valueOf(row.plan().maxContext()));
+    // 0 read as a size: none fits (JSON keeps the 0)
+    text(t, "largest batch", rows, row -> row.plan().maxBatch() > 0 ? String.valueOf(row.plan().maxBatch()) : "none");
+    text(t, "largest context (tokens)", rows, row -> row.plan().maxContext() > 0
+        ? String.valueOf(row.plan().maxContext()) : "none at batch " + row.task().batch());
     if (output.format == Format.csv) {
       out.print(t.csv());
       return;

@@ -53,11 +53,16 @@ final class ReportOutput {
 
   /** {@link #prepare(Path)}, after refusing more systems than a report draws (exit code 2, nothing written). */
   static Path prepare(Path dir, int systems, String flag) {
+    checkSystems(systems, flag);
+    return prepare(dir);
+  }
+
+  /** Refuses more systems than a report draws (exit code 2). */
+  static void checkSystems(int systems, String flag) {
     if (systems > MAX_SYSTEMS) {
       throw new BadFlagException("--out draws at most " + MAX_SYSTEMS + " systems, but " + flag + " names " + systems
           + "; drop --out, split the systems over several runs, or use llmsim sweep");
     }
-    return prepare(dir);
   }
 
   /** Creates the folder or fails with exit code 2, before any simulation runs. */

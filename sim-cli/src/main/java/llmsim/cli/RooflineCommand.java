@@ -40,6 +40,11 @@ final class RooflineCommand implements ScenarioOptions.Command, Callable<Integer
     return scenario;
   }
 
+  @Override
+  public boolean takesJob() {
+    return false; // no job is sized or priced here
+  }
+
   @Option(names = "--out", required = true, paramLabel = "DIR", description = "Folder for roofline-<id>.png/svg and roofline-overlay.png/svg.")
   Path out;
 
@@ -51,6 +56,15 @@ final class RooflineCommand implements ScenarioOptions.Command, Callable<Integer
     }
     @SuppressWarnings("unchecked")
     List<String> ids = (List<String>) ScenarioKey.HARDWARE.parse(hardware);
+    scenario.refuseJobFlags(); // before the folder is made; without --model nothing else reads the flags
+    SweepGrid.refuseRepeats("--hardware", ids, ids); // its chart file would be written twice: an internal error
+    for (ScenarioKey k : ScenarioKey.values()) {
+      if (scenario.given(ScenarioKey.MODEL) == null && k != ScenarioKey.HARDWARE && scenario.given(k) != null) {
+        // the charts are then the devices' ceilings alone: --task train --batch 8 drew the same ones, without a word
+        throw new BadFlagException(k.flag() + ": roofline without --model draws each device's ceilings alone, which "
+            + k.key() + " does not change; give --model to place a run's ops on them, or leave " + k.flag() + " out");
+      }
+    }
     ReportOutput.prepare(out, ids.size(), "--hardware");
     Catalog c = scenario.catalog();
     List<RooflineData> data = new ArrayList<>();
@@ -62,6 +76,15 @@ final class RooflineCommand implements ScenarioOptions.Command, Callable<Integer
     } else {
       for (StepResult r : SimulateCommand.run(scenario.resolve(null, true))) {
         data.add(ReportOutput.roofline(r));
+        // what simulate says of the run the chart draws (a changed default precision, a model that does not fit);
+        // the --set notes follow below, once
+        r.warnings().stream().filter(w -> !w.startsWith("override in effect"))
+            .forEach(w -> spec.commandLine().getErr().println(r.system().id() + ": warning: " + w));
+        if (!r.memory().fits()) {
+          spec.commandLine().getErr().println(r.system().id() + ": warning: it does not fit (device memory short by "
+              + llmsim.core.util.Units.gib(r.memory().shortfallBytes()) + "); its ops are drawn as if the memory were"
+              + " there");
+        }
       }
     }
     try (ReportFolder folder = ReportFolder.open(out, "roofline")) {

@@ -34,6 +34,15 @@ final class ScenarioOptions {
   /** A command that takes the scenario flags. */
   interface Command {
     ScenarioOptions scenario();
+
+    /**
+     * Whether the command sizes and prices a job, and so takes the job's keys ({@link ScenarioKey#jobKey}: --tokens,
+     * --requests, --price ...). One that does not (memory, roofline, explain, sweep-chart) hides their flags and
+     * refuses them when given, rather than ignoring them without a word.
+     */
+    default boolean takesJob() {
+      return true;
+    }
   }
 
   /**
@@ -58,12 +67,23 @@ final class ScenarioOptions {
       if (!k.sweepable()) {
         continue;
       }
+      // the getter hands picocli the list so far, so a repeated flag (--models a --models b) adds to it, as --set's
+      // does; a setter alone got a fresh list each time, and the last flag silently replaced the earlier ones
+      picocli.CommandLine.Model.IGetter getter = new picocli.CommandLine.Model.IGetter() {
+        @Override
+        @SuppressWarnings("unchecked")
+        public <T> T get() {
+          return (T) target.get(k);
+        }
+      };
       ISetter setter = new ISetter() {
         @Override
         @SuppressWarnings("unchecked")
         public <T> T set(T value) {
-          if (value != null) {
-            target.put(k, List.copyOf((List<String>) value));
+          if (value == null) {
+            target.remove(k);
+          } else if (value != target.get(k)) {
+            target.put(k, (List<String>) value);
           }
           return null;
         }
@@ -76,6 +96,7 @@ final class ScenarioOptions {
           .type(List.class).auxiliaryTypes(String.class)
           .splitRegex(",")
           .description(("One or more values, comma-separated. " + k.longHelp()).replace("%", "%%"))
+          .getter(getter)
           .setter(setter)
           .build());
     }
@@ -86,6 +107,8 @@ final class ScenarioOptions {
   private final EnumMap<ScenarioKey, String> given = new EnumMap<>(ScenarioKey.class);
   private final List<String> sets = new java.util.ArrayList<>();
   private Catalog catalog;
+  /** The name of a command that sizes and prices no job (its job flags are refused), or null. */
+  private String noJob;
 
   /** The help of {@code --set}, shared by every command that takes it. */
   static final String SET_HELP = "Change one field of a catalog file for this run: ID.FIELD=VALUE, repeatable."
@@ -156,8 +179,15 @@ final class ScenarioOptions {
     return List.copyOf(sets);
   }
 
-  /** Add one option per scenario key, and --set, to {@code spec}, storing into {@code target}. */
-  static void addTo(CommandSpec spec, ScenarioOptions target) {
+  /**
+   * Add one option per scenario key, and --set, to {@code command}'s {@code spec}; the job's keys are hidden on a
+   * command that prices no job, and refused by {@link #resolve} when given.
+   */
+  static void addTo(CommandSpec spec, Command command) {
+    ScenarioOptions target = command.scenario();
+    if (!command.takesJob()) {
+      target.noJob = spec.name();
+    }
     addTo(spec, target, k -> true, true);
   }
 
@@ -187,6 +217,7 @@ final class ScenarioOptions {
           .paramLabel(k.paramLabel())
           .type(String.class)
           .description(k.longHelp().replace("%", "%%"))
+          .hidden(target.noJob != null && k.jobKey())
           .setter(setter);
       if (k.type() == ScenarioKey.Type.BOOL) {
         b.arity("0..1").fallbackValue("true");
@@ -197,6 +228,16 @@ final class ScenarioOptions {
       mixin.addOption(setOption(target.sets));
     }
     spec.addMixin("scenario", mixin);
+  }
+
+  /** Refuses the job's flags on a command that sizes and prices no job ({@link Command#takesJob}). */
+  void refuseJobFlags() {
+    for (ScenarioKey k : given.keySet()) {
+      if (noJob != null && k.jobKey()) {
+        throw new BadFlagException(k.flag() + ": " + noJob + " sizes and prices no job (simulate, compare, advise and"
+            + " sweep do); leave it out");
+      }
+    }
   }
 
   /** Set a key as if its flag were given (sweep-chart sets the model per point). */
@@ -394,6 +435,7 @@ final class ScenarioOptions {
 
   /** Merge flags over a scenario file (either may be absent). */
   Resolved resolve(Raw file, boolean hardwareRequired) {
+    refuseJobFlags();
     Raw base = file == null ? ScenarioFile.EMPTY : file;
     ScenarioValues v = base.values().overriddenBy(values());
     if (v.model() == null) {
@@ -406,6 +448,13 @@ final class ScenarioOptions {
     }
     Map<ScenarioKey, String> flags = Map.copyOf(given);
     try {
+      java.util.Set<String> named = new java.util.HashSet<>();
+      for (String h : v.hardware()) {
+        if (!named.add(h)) { // its column, its charts and its simulation came out twice
+          throw new ScenarioKeyException(ScenarioKey.HARDWARE, "'hardware' " + h + " is given twice; name each system"
+              + " once");
+        }
+      }
       Task task = v.task();
       // a key the task does not use is refused, not dropped; a file's keys for its own task stay when --task changes it
       v.checkApplies(task, k -> flags.containsKey(k) || !flags.containsKey(ScenarioKey.TASK));

@@ -55,12 +55,19 @@ final class Sensitivity {
       boolean factor = t.endsWith("x");
       double n = number(factor ? t.substring(0, t.length() - 1) : t);
       if (Double.isNaN(n) || factor && Double.isNaN(base)) {
-        throw new BadFlagException(flag + ": '" + v.strip() + "' is not " + (factor ? "a multiple of a number: "
-            + f.target() + " " + f.field() + " is '" + f.was() + "'" : "a number") + "; --vary takes numbers"
-            + " (a value, or a multiple such as 2x)");
+        // the field's value is named only where it is what is not a number
+        throw new BadFlagException(flag + ": '" + v.strip() + "' is not " + (factor && !Double.isNaN(n)
+            ? "a multiple of a number: " + f.target() + " " + f.field() + " is '" + f.was() + "'" : "a number")
+            + "; --vary takes numbers (a value, or a multiple such as 2x)");
       }
       double abs = factor ? base * n : n;
-      texts.add(abs == Math.rint(abs) && Math.abs(abs) < 1e15 ? String.valueOf((long) abs) : String.valueOf(abs));
+      String text = abs == Math.rint(abs) && Math.abs(abs) < 1e15 ? String.valueOf((long) abs) : String.valueOf(abs);
+      int seen = out.indexOf(abs);
+      if (seen >= 0) { // 1x,800 on an 800 GB/s field ran and printed the same row twice
+        throw new BadFlagException(flag + ": '" + v.strip() + "' is " + text + " again (as '" + values.split(",")[seen]
+            .strip() + "'); give each value once");
+      }
+      texts.add(text);
       out.add(abs);
     }
     return new Axis(flag, f, base, texts, out);
@@ -144,6 +151,9 @@ final class Sensitivity {
   }
 
   private static double number(String s) {
+    if (!s.strip().matches("[+-]?([0-9]+\\.?[0-9]*|\\.[0-9]+)([eE][+-]?[0-9]+)?")) {
+      return Double.NaN; // Double.parseDouble alone takes Java's 2d, 2f and 0x2p0: "2dx" ran as 2x
+    }
     try {
       return Double.parseDouble(s.strip());
     } catch (NumberFormatException e) {

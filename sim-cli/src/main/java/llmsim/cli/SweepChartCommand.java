@@ -37,6 +37,11 @@ final class SweepChartCommand implements ScenarioOptions.Command, Callable<Integ
   public ScenarioOptions scenario() {
     return scenario;
   }
+
+  @Override
+  public boolean takesJob() {
+    return false; // no job is sized or priced here
+  }
   @Mixin Output output;
 
   @Option(names = "--models", required = true, split = ",", paramLabel = "M[,M...]", description = "Models to sweep, smallest to largest.")
@@ -54,12 +59,22 @@ final class SweepChartCommand implements ScenarioOptions.Command, Callable<Integ
     if (!metric.equals("tokens_per_s") && !metric.equals("step_time_s")) {
       throw new BadFlagException("--metric", metric, "tokens_per_s, step_time_s");
     }
+    if (scenario.given(ScenarioKey.MODEL) != null) {
+      // replaced by the first of --models below: the model given would not be drawn, without a word
+      throw new BadFlagException("--model: sweep-chart draws the models of --models; add it there");
+    }
+    if (models.stream().anyMatch(String::isBlank)) { // else reported as --model's, a flag not given
+      throw new BadFlagException("--models: a value is empty; give model ids, .yaml files or config.json files,"
+          + " comma-separated");
+    }
     scenario.set(ScenarioKey.MODEL, models.get(0));
     ScenarioOptions.Resolved r = scenario.resolve(null, true);
-    ReportOutput.prepare(out, r.hardware().size(), "--hardware");
+    ReportOutput.checkSystems(r.hardware().size(), "--hardware");
     Catalog c = r.catalog();
     List<ModelSpec> ms = models.stream().map(m -> c.model(m, "--models")).toList();
     List<SystemSpec> systems = r.hardware().stream().map(h -> r.sized(c.system(h, "--hardware"))).toList();
+    SweepGrid.refuseRepeats("--models", models, ms.stream().map(ModelSpec::id).toList());
+    SweepGrid.refuseRepeats("--hardware", r.hardware(), systems.stream().map(SystemSpec::id).toList());
     systems.forEach(r::checkAgainst);
     for (SystemSpec s : systems) {
       for (ModelSpec m : ms) {
@@ -67,17 +82,25 @@ final class SweepChartCommand implements ScenarioOptions.Command, Callable<Integ
         r.checkSimulable(m, List.of(s), false); // one at a time: only each run's metric is kept
       }
     }
+    ReportOutput.prepare(out, r.hardware().size(), "--hardware"); // after the input is checked: bad input makes no folder
     List<SweepChart.Point> points = new ArrayList<>();
+    List<Object> json = new ArrayList<>();
+    // what simulate says of each run (a default precision the device lacks, ...), once per system and warning
+    java.util.Set<String> warnings = new java.util.LinkedHashSet<>();
     TextTable t = new TextTable(List.of("system", "model", "parameters (B)", metric, "offload", "fits"));
     for (SystemSpec s : systems) {
       for (ModelSpec m : ms) {
         r.checkAgainst(m);
         StepResult res = r.simulate(s, m);
+        res.warnings().stream().filter(w -> !w.startsWith("override in effect"))
+            .forEach(w -> warnings.add(s.id() + ": warning: " + w));
         double v = metric.equals("tokens_per_s") ? res.tokensPerSecond() : res.stepTimeSeconds();
         points.add(new SweepChart.Point(s.id(), m.id(), m.parameterCount(), v, res.memory().offload() != Offload.NONE,
             res.memory().fits()));
         t.row(List.of(s.id(), m.id(), num(m.parameterCount() / 1e9, 2), num(v, 4), res.memory().offload().key(),
             res.memory().fits() ? "yes" : "NO"));
+        json.add(Json.object("system", s.id(), "model", m.id(), "parameters", m.parameterCount(), metric, ResultFormat.finite(v),
+            "offload", res.memory().offload().key(), "fits", res.memory().fits()));
       }
     }
     String label = metric.equals("tokens_per_s") ? (r.task().kind().training() ? "training tokens/s" : "generated tokens/s")
@@ -90,7 +113,8 @@ final class SweepChartCommand implements ScenarioOptions.Command, Callable<Integ
     } catch (IOException e) {
       throw new UncheckedIOException(e);
     }
-    spec.commandLine().getOut().print(output.format == Format.csv ? t.csv() : t.render());
+    spec.commandLine().getOut().print(Output.print(output.format, t, json));
+    warnings.forEach(spec.commandLine().getErr()::println);
     scenario.warnOverrides(spec.commandLine().getErr());
     return 0;
   }

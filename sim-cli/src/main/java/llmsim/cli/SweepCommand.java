@@ -124,7 +124,7 @@ final class SweepCommand implements ScenarioOptions.GridCommand, Callable<Intege
       SweepGrid grid = new SweepGrid(axes, Catalog.bundled().withOverrides(sets), costs);
       ScenarioOptions.warnOverrides(grid.catalog, spec.commandLine().getErr());
       long n = grid.points();
-      checkOptions(n, costs); // every flag is checked before the output is touched
+      checkOptions(n, costs, grid); // every flag is checked before the output is touched
       if (mode.equals("analytic") && grid.hasPipelineStages()) {
         throw new BadFlagException("--pp: the closed form (--mode analytic) sums ops as if nothing overlapped, which a"
             + " pipeline's stages do by design: sweep pp > 1 with --mode simulate");
@@ -234,6 +234,11 @@ final class SweepCommand implements ScenarioOptions.GridCommand, Callable<Intege
     }
   }
 
+  /** Whether --format was given (rather than left at csv). */
+  private boolean formatGiven() {
+    return spec.commandLine().getParseResult().hasMatchedOption("--format");
+  }
+
   /** Refuses an --output that cannot be written, before any work, and creates its temporary file. */
   private AtomicFiles.Staged stageOutput() {
     if (Files.isDirectory(output)) {
@@ -260,22 +265,38 @@ final class SweepCommand implements ScenarioOptions.GridCommand, Callable<Intege
     }
   }
 
-  private void checkOptions(long n, SweepCosts costs) {
+  private void checkOptions(long n, SweepCosts costs, SweepGrid grid) {
     if (!mode.equals("analytic") && !mode.equals("simulate")) {
       throw new BadFlagException("--mode", mode, "analytic, simulate");
     }
     if (!format.equals("csv") && !format.equals("jsonl")) {
       throw new BadFlagException("--format", format, "csv, jsonl");
     }
+    if (output != null) { // a .jsonl file of CSV rows (or the reverse) reads as broken to whatever opens it
+      String name = output.getFileName().toString().toLowerCase(Locale.ROOT);
+      String says = name.endsWith(".jsonl") || name.endsWith(".json") ? "jsonl" : name.endsWith(".csv") ? "csv" : format;
+      if (!says.equals(format)) {
+        throw new BadFlagException("--output: " + output.getFileName() + " names " + (says.equals("csv") ? "CSV" : "JSON"
+            + " Lines") + " but the rows would be " + format + (formatGiven() ? "" : " (the default)") + "; give --format "
+            + says + " or a ." + format + " name");
+      }
+    }
+    if (maxPoints < 1) { // else "the grid has 1 points, more than --max-points -1"
+      throw new BadFlagException("--max-points must be >= 1, was " + maxPoints);
+    }
     if (n > maxPoints) {
-      throw new BadFlagException(String.format(Locale.US, "the grid has %,d points, more than --max-points %,d; "
-          + "narrow it or raise --max-points", n, maxPoints));
+      throw new BadFlagException(String.format(Locale.US, "the grid has %,d point%s, more than --max-points %,d; "
+          + "narrow it or raise --max-points", n, n == 1 ? "" : "s", maxPoints));
     }
     if (top != null && top < 1) {
       throw new BadFlagException("--top must be >= 1, was " + top);
     }
     if (!SweepRows.RANKABLE.contains(by)) {
       throw new BadFlagException("--by", by, String.join(", ", SweepRows.RANKABLE));
+    }
+    if (top != null && (by.equals("ttft_s") || by.equals("tpot_s")) && !grid.hasInference()) {
+      throw new BadFlagException("--by " + by + ": the grid's tasks are all training, which has no time to first"
+          + " token or per output token; rank them by step_time_s, tokens_per_s or mfu");
     }
     if (costs == null && SweepRows.jobMetric(by)) {
       throw new BadFlagException("--by " + by + " ranks the job: give its size with --tokens (training: tokens trained"
@@ -384,6 +405,7 @@ final class SweepCommand implements ScenarioOptions.GridCommand, Callable<Intege
         write(SweepRows.header(jsonl, job.priced()), 0);
       }
       List<SweepJob.Ranked> best = new ArrayList<>();
+      long unranked = 0;
       long pauseAfter = Long.getLong(PAUSE_PROPERTY, -1);
       for (long c = 0; c < chunks && !cancelled.get(); c++) {
         if (c == pauseAfter) {
@@ -398,6 +420,7 @@ final class SweepCommand implements ScenarioOptions.GridCommand, Callable<Intege
         } else {
           best.addAll(chunk.best());
           best = job.keepBest(best);
+          unranked += chunk.unranked();
         }
         progress.update(job.end(c));
       }
@@ -406,6 +429,13 @@ final class SweepCommand implements ScenarioOptions.GridCommand, Callable<Intege
         throw failure.get();
       }
       if (top != null && !cancelled.get()) {
+        if (unranked > 0) { // else --top 10 answers fewer rows without saying why
+          progress.err.println(String.format(Locale.US, "sweep: %,d point%s no %s to rank by and %s left out of --top"
+              + " (%s)", unranked, unranked == 1 ? " has" : "s have", by, unranked == 1 ? "is" : "are",
+              SweepRows.jobMetric(by) ? "a point that does not fit, or a device without a price, has no job cost"
+                  : "ttft_s and tpot_s are inference's; a training point has none"));
+          progress.err.flush();
+        }
         StringBuilder b = new StringBuilder(SweepRows.header(jsonl, job.priced()));
         best.forEach(r -> b.append(r.row()));
         write(b.toString(), best.size());

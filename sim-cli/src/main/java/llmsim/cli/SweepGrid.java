@@ -76,10 +76,17 @@ final class SweepGrid {
           }
         }
       }
+      List<String> typed = parsed.stream().map(v -> v instanceof Integer i && i == ScenarioKey.AUTO ? "auto"
+          : String.valueOf(v)).toList();
+      refuseRepeats(k.gridFlag(), typed, typed);
       values.add(parsed);
     }
     systems = axis(ScenarioKey.HARDWARE).stream().map(h -> c.system((String) h, "--hardware")).toList();
     models = axis(ScenarioKey.MODEL).stream().map(m -> c.model((String) m, "--models")).toList();
+    refuseRepeats(ScenarioKey.HARDWARE.gridFlag(), axis(ScenarioKey.HARDWARE).stream().map(String::valueOf).toList(),
+        systems.stream().map(SystemSpec::id).toList());
+    refuseRepeats(ScenarioKey.MODEL.gridFlag(), axis(ScenarioKey.MODEL).stream().map(String::valueOf).toList(),
+        models.stream().map(ModelSpec::id).toList());
     if (axis(ScenarioKey.PLAN).contains("auto")) {
       // each row runs the plan its tp, pp, dp and zero give; a search per row is simulate's --plan auto
       throw new BadFlagException(ScenarioKey.PLAN.gridFlag() + ": auto is not run by sweep: each row is the plan its"
@@ -98,8 +105,29 @@ final class SweepGrid {
     }
   }
 
+  /**
+   * A value named twice (a model or system also by two of its aliases) would be run twice, its rows or points
+   * repeated: refused, naming it (sweep's axes, sweep-chart's models and systems). {@code given}: the values as
+   * typed; {@code ids}: what each resolved to.
+   */
+  static void refuseRepeats(String flag, List<String> given, List<String> ids) {
+    java.util.Map<String, String> seen = new java.util.HashMap<>();
+    for (int i = 0; i < ids.size(); i++) {
+      String first = seen.putIfAbsent(ids.get(i), given.get(i));
+      if (first != null) {
+        throw new BadFlagException(flag + ": " + (first.equals(given.get(i)) ? given.get(i) + " is given twice"
+            : given.get(i) + " and " + first + " both name " + ids.get(i)) + "; name each once");
+      }
+    }
+  }
+
   private List<Object> axis(ScenarioKey k) {
     return values.get(java.util.Arrays.asList(AXES).indexOf(k));
+  }
+
+  /** Whether any point is inference (the task's default when the grid leaves it out). */
+  boolean hasInference() {
+    return axis(ScenarioKey.TASK).stream().anyMatch(v -> v == null || llmsim.core.task.TaskKind.INFERENCE.key().equals(v));
   }
 
   /** Whether any point has pipeline stages (pp > 1). */

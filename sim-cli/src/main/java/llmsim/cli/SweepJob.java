@@ -28,8 +28,11 @@ record SweepJob(String id, EnumMap<ScenarioKey, ArrayList<String>> axes, ArrayLi
     long points, String kernel) implements ChunkedJob<SweepJob.Chunk> {
   private static final long serialVersionUID = 1L;
 
-  /** One chunk's rows, or with --top its best rows. */
-  record Chunk(String text, List<Ranked> best) implements Serializable {
+  /**
+   * One chunk's rows, or with --top its best rows and the number of its points that have no value of --by to rank
+   * (ttft_s of a training point; cost where the device has no price or the point does not fit).
+   */
+  record Chunk(String text, List<Ranked> best, long unranked) implements Serializable {
     private static final long serialVersionUID = 1L;
   }
 
@@ -109,6 +112,7 @@ record SweepJob(String id, EnumMap<ScenarioKey, ArrayList<String>> axes, ArrayLi
     Estimator est = ESTIMATORS.get();
     StringBuilder b = new StringBuilder(chunkSize * 200);
     List<Ranked> best = new ArrayList<>();
+    long unranked = 0;
     long end = end(c);
     for (long i = start(c); i < end; i++) {
       SweepGrid.Point p = grid.point(i);
@@ -129,10 +133,12 @@ record SweepJob(String id, EnumMap<ScenarioKey, ArrayList<String>> axes, ArrayLi
           if (best.size() > 4 * top) {
             best = keepBest(best);
           }
+        } else {
+          unranked++;
         }
       }
     }
-    return new Chunk(b.toString(), top == null ? List.of() : keepBest(best));
+    return new Chunk(b.toString(), top == null ? List.of() : keepBest(best), unranked);
   }
 
   /** The best --top rows by --by, ties by index: the same rows in the same order however the chunks fell. */

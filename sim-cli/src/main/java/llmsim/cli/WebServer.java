@@ -142,7 +142,7 @@ final class WebServer implements AutoCloseable {
   }
 
   private void options(HttpExchange ex) throws IOException {
-    if (refuseMethod(ex)) {
+    if (refuseMethod(ex) || refuseSubpath(ex, "/api/options")) {
       return;
     }
     Catalog c = Catalog.bundled();
@@ -156,7 +156,7 @@ final class WebServer implements AutoCloseable {
   }
 
   private void run(HttpExchange ex) throws IOException {
-    if (refuseMethod(ex)) {
+    if (refuseMethod(ex) || refuseSubpath(ex, "/api/run")) {
       return;
     }
     Map<String, String> q;
@@ -219,6 +219,15 @@ final class WebServer implements AutoCloseable {
       }
     }
     return out;
+  }
+
+  /** A context matches by prefix: /api/run/anything would be served as /api/run. Answered 404 instead. */
+  private static boolean refuseSubpath(HttpExchange ex, String path) throws IOException {
+    if (ex.getRequestURI().getPath().equals(path)) {
+      return false;
+    }
+    send(ex, 404, "text/plain", "not found: " + ex.getRequestURI().getPath() + " (the API is " + path + ")");
+    return true;
   }
 
   private static boolean refuseMethod(HttpExchange ex) throws IOException {
@@ -285,6 +294,9 @@ final class WebServer implements AutoCloseable {
         return 1;
       }
       try {
+        if (!v.matches("[+-]?([0-9]+\\.?[0-9]*|\\.[0-9]+)([eE][+-]?[0-9]+)?")) { // Java's 2d, 2f, 0x2p0, NaN
+          throw new NumberFormatException(v);
+        }
         return Double.parseDouble(v);
       } catch (NumberFormatException e) {
         throw new BadFlagException(name + ": '" + v + "' is not a number (a factor such as 1.5)");

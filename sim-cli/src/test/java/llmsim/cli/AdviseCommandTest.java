@@ -110,6 +110,11 @@ class AdviseCommandTest {
   void aBudgetTooSmall_saysTheBudgetBinds() throws IOException {
     JsonNode a = advise(SMALL, "--budget", "0.0001usd");
     assertThat(a.get("explanation").asText()).contains("The budget binds");
+    // no deadline was given: the option named is the cheapest, not "the cheapest that meets the deadline"
+    assertThat(a.get("explanation").asText()).contains("The budget binds: the cheapest option, ")
+        .doesNotContain("deadline");
+    JsonNode both = advise(SMALL, "--budget", "0.0001usd", "--deadline", "100y");
+    assertThat(both.get("explanation").asText()).contains("the cheapest option that meets the deadline, ");
   }
 
   @Test
@@ -227,5 +232,98 @@ class AdviseCommandTest {
     assertThat(Files.readString(charts.resolve("advise.svg"))).contains("<svg", "winner: 1x ");
     Path file = Files.writeString(dir.resolve("f"), "x");
     assertBadInput(JobCostCliTest.run(SMALL, "--out", file.toString()), "--out: " + file + " is a file; give a folder");
+  }
+
+  @Test
+  void aSystemThatDoesNotFit_isSaidNotToFit_notToLackAPrice() {
+    // 65B full training needs 16 bytes a parameter, about 1 TB: neither a 24 GB RTX 4090 nor the M2 Ultra's 144 GiB
+    // GPU share holds it; the M2 Ultra has no rental price, and advise told the user to give one
+    CliRunner r = CliRunner.run("advise", "--model", "llama-65b", "--task", "train", "--tokens", "1B", "--hardware",
+        "rtx4090,m2-ultra");
+    assertThat(r.code()).as(r.err()).isZero();
+    assertThat(r.out()).contains("not ranked: m2-ultra x 1: does not fit per-GPU memory")
+        .contains("not ranked: rtx4090 x 1: does not fit per-GPU memory").doesNotContain("no on-demand price");
+    // one that fits and has no price is still told to give one
+    CliRunner fits = CliRunner.run("advise", "--model", "llama-7b", "--task", "inference", "--requests", "1000",
+        "--hardware", "m2-ultra");
+    assertThat(fits.out()).contains("not ranked, no on-demand price in the catalog (give --price DEVICE=AMOUNTCUR/h):"
+        + " m2-ultra x 1");
+  }
+
+  @Test
+  void theFooter_explainsTheBatchColumnOnlyByARowItHas_andCountsRunsInGoodEnglish() throws IOException {
+    // every row here is one micro-batch: "batch 2 x 8: 8 micro-batches of 2 per step" described no row
+    String[] table = java.util.Arrays.stream(SMALL).filter(a -> !a.equals("--format") && !a.equals("json"))
+        .toArray(String[]::new);
+    String[] rtx = table.clone();
+    rtx[java.util.Arrays.asList(table).indexOf("--hardware") + 1] = "rtx4090";
+    CliRunner one = CliRunner.run(rtx);
+    assertThat(one.code()).as(one.err()).isZero();
+    assertThat(one.out()).doesNotContain("micro-batches of").contains(" were simulated, 1 run;");
+    // with 4 micro-batches of 1, the row reads "1 x 4", and the footer says so by its numbers
+    CliRunner four = JobCostCliTest.run(table, "--micro-batches", "4");
+    assertThat(four.out()).contains("  1 x 4  ").contains("batch 1 x 4: 4 micro-batches of 1 per step;")
+        .contains(" were simulated, 2 runs;");
+  }
+
+  @Test
+  void anOptionWhoseOneStepExceedsTheJob_isNamed_asTimedByThatWholeStep() throws IOException {
+    // 8 GPUs at batch 4 of 2,048 tokens: 65,536 tokens a step, against a 50,000-token job
+    String[] args = {"advise", "--model", "gpt3-125m", "--task", "train", "--tokens", "50K", "--hardware",
+        "dgx-a100-8x80gb", "--batch", "4", "--price", "a100-sxm-80gb=2usd/h"};
+    CliRunner r = CliRunner.run(args);
+    assertThat(r.code()).as(r.err()).isZero();
+    int perStepAt8 = 8 * 4 * 2048;
+    assertThat(perStepAt8).isGreaterThan(50_000);
+    assertThat(r.out()).contains("processes more than the job's 50,000 tokens: each is timed and priced as that one"
+        + " whole step");
+    JsonNode j = new ObjectMapper().readTree(CliRunner.run(java.util.stream.Stream.concat(java.util.Arrays.stream(args),
+        java.util.stream.Stream.of("--format", "json")).toArray(String[]::new)).out());
+    for (JsonNode o : j.get("options")) {
+      long perStep = o.get("plan").get("dp").asLong() * 4 * 2048 * o.get("micro_batches").asLong();
+      assertThat(o.get("warnings").toString().contains("timed as one whole step")).as(o.toString())
+          .isEqualTo(perStep > 50_000);
+    }
+  }
+
+  @Test
+  void out_withNoOptionRanked_titlesTheEmptyChartWithWhy_andTheFooterCountsInGoodEnglish() throws IOException {
+    // the M2 Ultra has no rental price: nothing is ranked, and the chart was an empty plot under a legend of options
+    Path out = dir.resolve("charts");
+    CliRunner r = CliRunner.run("advise", "--model", "chatglm-6b", "--task", "finetune-lora", "--tokens", "20M",
+        "--hardware", "m2-ultra", "--out", out.toString());
+    assertThat(r.code()).as(r.err()).isZero();
+    assertThat(Files.readString(out.resolve("advise.svg"))).contains("no option could be ranked (see 'not ranked')");
+    assertThat(r.out()).contains("\n1 candidate (system, GPUs, plan, batch), 1 fits memory;");
+  }
+
+  @Test
+  void gpusOrNodes_areRefused_notDroppedForTheSearchsOwnCounts() throws IOException {
+    // --gpus 4 on an 8-GPU server was ignored: the answer ranked 2 GPUs
+    assertBadInput(CliRunner.run("advise", "--model", "chatglm-6b", "--task", "finetune-lora", "--tokens", "20M",
+        "--hardware", "dgx-a100-8x80gb", "--gpus", "4"), "error: --gpus: cannot be given to advise, which sizes each"
+        + " system to 1, 2, 4, ... --max-gpus GPUs", "give --max-gpus N to cap them");
+    assertBadInput(CliRunner.run("advise", "--model", "chatglm-6b", "--task", "finetune-lora", "--tokens", "20M",
+        "--hardware", "h100-cluster", "--nodes", "2"), "error: --nodes: cannot be given to advise");
+    // --shard hybrid was refused as "needs zero 3, was zero 0", and --zero cannot be given to advise
+    assertBadInput(CliRunner.run("advise", "--model", "llama-13b", "--task", "train", "--tokens", "1B", "--hardware",
+        "h100-cluster", "--shard", "hybrid"), "error: --shard: cannot be given to advise, which chooses each plan's"
+        + " ZeRO stage itself");
+    Path job = dir.resolve("job.yaml");
+    Files.writeString(job, "model: chatglm-6b\ntask: finetune-lora\ntokens: 20M\nhardware: h100-cluster\ngpus: 16\n");
+    assertBadInput(CliRunner.run("advise", job.toString()), job + ":5:", "'gpus' cannot be given to advise");
+  }
+
+  @Test
+  void anOffloadTheSearchDropsForSeveralGpus_isRefused_unlessOnlyOneGpuIsTried() throws IOException {
+    // the options of 2 to 8 GPUs ran without the --offload optimizer given, without a word
+    String[] args = {"advise", "--model", "llama-7b", "--task", "train", "--tokens", "1B", "--hardware",
+        "dgx-a100-8x80gb", "--offload", "optimizer"};
+    assertBadInput(CliRunner.run(args), "error: --offload: optimizer applies to advise's single-GPU options only",
+        "give --max-gpus 1");
+    CliRunner one = CliRunner.run(CatalogOverrideTest.with(args, "--max-gpus", "1"));
+    assertThat(one.code()).as(one.err()).isZero();
+    assertThat(CliRunner.run("advise", "--model", "llama-7b", "--task", "train", "--tokens", "1B", "--hardware",
+        "dgx-a100-8x80gb", "--offload", "none").code()).isZero();
   }
 }

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.List;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -119,6 +120,15 @@ class BadInputTest {
   @Test
   void yamlThatDoesNotParse_givesItsPosition() throws IOException {
     assertBadInput(validate(DEVICE.replace("  fp16: 100", "  fp16: [100")), "gpu.yaml:", "does not parse");
+  }
+
+  @Test
+  void yamlThatDoesNotParse_saysWhatWasExpectedAndFound_notOnlyWhereTheParserWas() throws IOException {
+    // the message was SnakeYAML's first line alone, "while parsing a flow sequence", which says nothing of the problem
+    assertBadInput(validate("kind: device\nid: [1, 2\n"), "gpu.yaml:2:10: does not parse: while parsing a flow"
+        + " sequence: expected ',' or ']', but got the end of the file");
+    assertBadInput(validate("kind: device\nid: \"my-gpu\n"), "does not parse: while scanning a quoted scalar: found"
+        + " unexpected end of stream");
   }
 
   @Test
@@ -272,5 +282,115 @@ class BadInputTest {
     assertThat(b.code()).isEqualTo(2);
     assertThat(b.err()).contains(bad + ":7:12: 'host_link' ib-hdr-200 is of kind infiniband: a host link joins a GPU")
         .contains(bad + ":11:16: 'nic' pcie4-x16 is of kind pcie: a network joins nodes");
+  }
+
+  @Test
+  void theJobsSizeAndPrices_onACommandThatPricesNoJob_areRefused_notIgnored() throws IOException {
+    // memory, roofline, explain and sweep-chart time no job: a --tokens or --price there changed nothing, without a word
+    String out = dir.resolve("charts").toString();
+    List<List<String>> commands = List.of(
+        List.of("memory", "--model", "llama-7b", "--hardware", "m2-ultra", "--task", "inference"),
+        List.of("roofline", "--model", "llama-7b", "--hardware", "m2-ultra", "--task", "inference", "--out", out),
+        List.of("roofline", "--hardware", "m2-ultra", "--out", out),
+        List.of("explain", "decode_tokens_per_s", "--model", "llama-7b", "--hardware", "m2-ultra", "--task", "inference"),
+        List.of("sweep-chart", "--models", "llama-7b", "--hardware", "m2-ultra", "--task", "inference", "--out", out));
+    for (List<String> c : commands) {
+      for (List<String> job : List.of(List.of("--tokens", "20M"), List.of("--requests", "100"),
+          List.of("--price", "m2-ultra-76=1usd/h"), List.of("--pricing", "spot"))) {
+        List<String> args = new java.util.ArrayList<>(c);
+        args.addAll(job);
+        assertBadInput(CliRunner.run(args.toArray(String[]::new)), "error: " + job.get(0) + ": " + c.get(0)
+            + " sizes and prices no job");
+      }
+    }
+    assertThat(Files.exists(dir.resolve("charts"))).as("a refused run draws nothing").isFalse();
+    assertThat(CliRunner.run("memory", "--help").out()).as("nor are they offered").doesNotContain("--tokens");
+    // the commands that size a job still take them
+    assertThat(CliRunner.run("simulate", "--model", "llama-7b", "--hardware", "m2-ultra", "--task", "inference",
+        "--requests", "100", "--price", "m2-ultra-76=1usd/h").code()).isZero();
+  }
+
+  @Test
+  void aSystemNamedTwice_isRefusedAtItsFlagOrLine_notRunTwice() throws IOException {
+    // compare --hardware m2-ultra,m2-ultra printed two identical columns (and --out drew the same files twice)
+    for (String cmd : new String[] {"simulate", "compare", "memory"}) {
+      assertBadInput(CliRunner.run(cmd, "--model", "llama-7b", "--task", "inference", "--hardware",
+          "m2-ultra,rtx4090,m2-ultra"), "error: --hardware: m2-ultra is given twice; name each system once");
+    }
+    // roofline without a model failed with an internal error (exit 1): its chart file was written twice
+    assertBadInput(CliRunner.run("roofline", "--hardware", "m2-ultra,m2-ultra", "--out", dir.resolve("r").toString()),
+        "error: --hardware: m2-ultra is given twice");
+    assertThat(dir.resolve("r")).doesNotExist();
+    Path file = write("s.yaml", "model: llama-7b\nhardware: [m2-ultra, m2-ultra]\n");
+    assertBadInput(CliRunner.run("simulate", file.toString()), file + ":2:11: 'hardware' m2-ultra is given twice");
+  }
+
+  @Test
+  void aFileOfTheWrongKind_isNamedByTheCommandThatReadIt_notByAFlagNeverGiven() throws IOException {
+    // 'models show gpu.yaml' said "--model needs a model file"; no --model was given
+    Path device = write("gpu.yaml", DEVICE);
+    assertBadInput(CliRunner.run("models", "show", device.toString()), device + ":1:7: models show needs a model file,"
+        + " this is a device file");
+    Path model = write("m.yaml", "kind: model\nid: my-7b\nname: My 7B\nfamily: llama\nlayers: 32\nhidden_size: 4096\n"
+        + "heads: 32\nffn_hidden_size: 11008\nffn_kind: swiglu\nvocab_size: 32000\ntied_embeddings: false\n"
+        + "max_context: 2048\nnorm: rmsnorm\npublished_parameters: 6738415616\npublished_source: my count\n");
+    assertBadInput(CliRunner.run("hardware", "show", model.toString()), model + ":1:7: hardware show needs a device or"
+        + " system file, this is a model file");
+    assertBadInput(CliRunner.run("simulate", "--model", device.toString(), "--hardware", "m2-ultra"),
+        "--model needs a model file, this is a device file");
+    assertBadInput(CliRunner.run("sweep", "--models", device.toString(), "--hardware", "m2-ultra"),
+        "--models needs a model file, this is a device file");
+  }
+
+  @Test
+  void aNumberOfTheWrongType_isShownWithTheRule() throws IOException {
+    // "'layers' must be an integer, was a number" did not say which number the file holds
+    String model = "kind: model\nid: my-7b\nname: My 7B\nfamily: llama\nlayers: 32.5\nhidden_size: 4096\nheads: 32\n"
+        + "ffn_hidden_size: 11008\nffn_kind: swiglu\nvocab_size: 32000\ntied_embeddings: false\nmax_context: 2048\n"
+        + "norm: rmsnorm\npublished_parameters: 6738415616\npublished_source: my count\n";
+    Path m = write("m.yaml", model);
+    assertBadInput(CliRunner.run("models", "show", m.toString()), m + ":5:9: 'layers' must be an integer, was a number"
+        + " 32.5");
+    assertBadInput(validate(DEVICE.replace("id: my-gpu", "id: 7")), "gpu.yaml:2:5: 'id' must be a string, was an"
+        + " integer 7");
+  }
+
+  @Test
+  void aFileThatIsAListOrABareValue_isSaidToNeedAMapping_notToMissAField() throws IOException {
+    // a list at the top said "missing required field 'kind'", as if a mapping lacked one key
+    assertBadInput(validate("- kind: device\n- id: my-gpu\n"), "gpu.yaml:1:1: the file must be a mapping of fields"
+        + " (kind: one of device,", "was a list");
+    assertBadInput(validate("42\n"), "gpu.yaml:1:1: the file must be a mapping of fields", "was an integer");
+    assertBadInput(validate("id: my-gpu\n"), "gpu.yaml:1:1: missing required field 'kind'");
+  }
+
+  @Test
+  void aTextShorterThanItsMinimum_isSaidToBeShort_notEmpty() throws IOException {
+    // a prices file's source must be at least 3 characters: 'x' was said to be empty
+    String prices = "kind: prices\nprovider: my-cloud\noffers:\n  - device: a100-sxm-80gb\n    pricing: on-demand\n"
+        + "    amount: 1.89\n    currency: USD\n    date: \"2026-09-25\"\n    source: \"x\"\n";
+    Path p = write("p.yaml", prices);
+    assertBadInput(CliRunner.run("hardware", "validate", p.toString()), p + ":9:13: 'offers[0].source' must be at least 3"
+        + " characters, was 'x'");
+    Path empty = write("e.yaml", prices.replace("\"x\"", "\"\""));
+    assertBadInput(CliRunner.run("hardware", "validate", empty.toString()), "'offers[0].source' must not be empty");
+  }
+
+  @Test
+  void aSystemOfSeveralDevicesWithoutAFabric_isRefused_notTakenAsNvSwitch() throws IOException {
+    // eight cards with no fabric were simulated as if an NVSwitch joined them, without a word
+    String box = "kind: system\nid: my-box\nname: My box\nhost: epyc-7742-2s\ndevice: rtx4090\ndevice_count: 8\n"
+        + "host_link: pcie4-x16\ndevice_link: pcie4-x16\n";
+    Path bad = write("box.yaml", box);
+    assertBadInput(CliRunner.run("hardware", "validate", bad.toString()), bad + ":6:15: 'fabric' is needed with"
+        + " device_count 8: how the node's devices reach each other, switch (NVSwitch), mesh (xGMI) or pcie-host");
+    assertBadInput(CliRunner.run("simulate", "--hardware", bad.toString(), "--model", "llama-7b", "--task", "train",
+        "--tp", "8"), "'fabric' is needed with device_count 8");
+    Path ok = write("ok.yaml", box + "fabric: pcie-host\n");
+    assertThat(CliRunner.run("hardware", "validate", ok.toString()).code()).isZero();
+    // one device has no peers to reach
+    Path one = write("one.yaml", box.replace("device_count: 8", "device_count: 1").replace("device_link: pcie4-x16\n",
+        ""));
+    assertThat(CliRunner.run("hardware", "validate", one.toString()).code()).isZero();
   }
 }

@@ -84,4 +84,74 @@ class CommandsTest {
     String csv = CliRunner.run("memory", "--model", "llama-7b", "--hardware", "m2-ultra,rtx4090", "--format", "csv").out();
     assertThat(csv.lines().findFirst().orElseThrow()).isEqualTo("GiB,m2-ultra,rtx4090");
   }
+
+  @Test
+  void memory_withOffloadNoneGiven_doesNotSayNoOffloadHelps_andNamesTheLargestBatchThatFits() {
+    // LLaMA-65B's 16-bit weights (about 121 GiB) on a 24 GiB card: streaming them (offload=auto) fits it, so "No
+    // offload helps here" was false where the user had asked for none
+    CliRunner none = CliRunner.run("memory", "--model", "llama-65b", "--hardware", "rtx4090", "--task", "inference",
+        "--offload", "none");
+    assertThat(none.code()).as(none.err()).isZero();
+    assertThat(none.out()).doesNotContain("No offload helps").contains("As asked (offload=none), nothing is moved to"
+        + " host memory (offload=auto would try it)");
+    CliRunner auto = CliRunner.run("memory", "--model", "llama-65b", "--hardware", "rtx4090", "--task", "inference");
+    assertThat(auto.out()).contains("With offload=weights it fits");
+    // a batch too large for any offload: the sentence gives the batch the table gives
+    CliRunner big = CliRunner.run("memory", "--model", "llama-7b", "--hardware", "rtx4090", "--task", "inference",
+        "--batch", "100000", "--format", "json");
+    long largest = big.out().lines().filter(l -> l.contains("\"max_batch\"")).map(l -> l.replaceAll("\\D", ""))
+        .mapToLong(Long::parseLong).findFirst().orElseThrow();
+    assertThat(largest).isPositive();
+    CliRunner text = CliRunner.run("memory", "--model", "llama-7b", "--hardware", "rtx4090", "--task", "inference",
+        "--batch", "100000");
+    assertThat(text.out()).contains("No offload helps here; the largest batch that fits is " + largest + ";");
+  }
+
+  @Test
+  void memory_whereNoBatchOrContextFits_saysNone_notZero() {
+    // LLaMA-65B's 16-bit weights alone (2 bytes x 65.3e9, about 122 GiB) exceed a 24 GiB card: "largest batch 0" and
+    // "largest context (tokens) 0" read as sizes
+    double weightsGib = 2 * llmsim.hw.catalog.Catalog.bundled().model("llama-65b", "--model").parameterCount()
+        / (1024.0 * 1024 * 1024);
+    assertThat(weightsGib).isGreaterThan(24);
+    CliRunner r = CliRunner.run("memory", "--model", "llama-65b", "--hardware", "rtx4090", "--task", "inference",
+        "--offload", "none", "--batch", "2");
+    assertThat(r.code()).as(r.err()).isZero();
+    assertThat(r.out()).containsPattern("largest batch +none\\n").containsPattern(
+        "largest context \\(tokens\\) +none at batch 2\\n");
+  }
+
+  @Test
+  void roofline_ofARun_saysWhatSimulateSaysOfIt_aChangedPrecisionAndAShortfall(@org.junit.jupiter.api.io.TempDir
+      java.nio.file.Path dir) {
+    // LLaMA-65B training needs about 1 TB; the M2 Ultra has no bf16: the chart was drawn without a word of either
+    double needGib = 16 * llmsim.hw.catalog.Catalog.bundled().model("llama-65b", "--model").parameterCount()
+        / (1024.0 * 1024 * 1024);
+    assertThat(needGib).isGreaterThan(192);
+    CliRunner r = CliRunner.run("roofline", "--hardware", "m2-ultra", "--model", "llama-65b", "--task", "train",
+        "--out", dir.toString());
+    assertThat(r.code()).as(r.err()).isZero();
+    assertThat(r.err()).contains("m2-ultra: warning: precision fp16: the default bf16 is not native")
+        .contains("m2-ultra: warning: it does not fit (device memory short by ")
+        .contains("its ops are drawn as if the memory were there");
+    CliRunner fits = CliRunner.run("roofline", "--hardware", "h100-sxm", "--model", "llama-7b", "--task", "inference",
+        "--out", dir.toString());
+    assertThat(fits.err()).doesNotContain("warning");
+  }
+
+  @Test
+  void roofline_withoutAModel_refusesTheFlagsOfARun_thatChangeNoCeiling(@org.junit.jupiter.api.io.TempDir
+      java.nio.file.Path dir) {
+    // --task train --batch 8 --gpus 4 without --model drew the device's ceilings, the same as without them
+    java.nio.file.Path out = dir.resolve("r");
+    for (String[] flag : new String[][] {{"--task", "train"}, {"--batch", "8"}, {"--gpus", "4"}, {"--precision", "fp8"}}) {
+      CliRunner r = CliRunner.run("roofline", "--hardware", "h100-sxm", flag[0], flag[1], "--out", out.toString());
+      BadInputTest.assertBadInput(r, "error: " + flag[0] + ": roofline without --model draws each device's ceilings"
+          + " alone");
+    }
+    assertThat(out).doesNotExist();
+    assertThat(CliRunner.run("roofline", "--hardware", "h100-sxm", "--out", out.toString()).code()).isZero();
+    assertThat(CliRunner.run("roofline", "--hardware", "h100-sxm", "--model", "llama-7b", "--task", "train", "--batch",
+        "8", "--out", out.toString()).code()).isZero();
+  }
 }

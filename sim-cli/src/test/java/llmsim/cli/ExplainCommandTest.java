@@ -145,4 +145,45 @@ class ExplainCommandTest {
     assertThat(r.out().lines().filter(l -> l.startsWith("weights W")).findFirst().orElseThrow()).contains(gib)
         .doesNotContain(" GB ");
   }
+
+  @Test
+  void ttft_overALongPrompt_namesTheAttentionTheClosedFormLeavesOut_notALittle() throws IOException {
+    // ChatGLM2-6B over a 32,000-token prompt: the closed form's 2P per token was said to miss "a little" attention, and
+    // its 58% gap was put down to launch overhead, which was the decode steps'
+    JsonNode j = json("explain", "ttft_s", "--model", "chatglm2-6b", "--hardware", "13900ks-rtx4090", "--task",
+        "inference", "--prompt-tokens", "32000", "--generate-tokens", "16", "--format", "json");
+    var m = Catalog.bundled().model("chatglm2-6b", "--model");
+    double twoP = 2 * m.parameterCount();
+    double attention = 4.0 * m.layers() * m.qDim() * 32000 / 2; // QK^T and AV, each query over half the prompt
+    JsonNode row = null;
+    for (JsonNode step : j.get("steps")) {
+      assertThat(step.get("how").asText()).doesNotContain("a little");
+      if (step.get("quantity").asText().equals("attention FLOPs per token")) {
+        row = step;
+      }
+    }
+    assertThat(row).as(j.toString()).isNotNull();
+    assertThat(Double.parseDouble(row.get("value").asText())).isCloseTo(attention, Percentage.withPercentage(0.1));
+    assertThat(row.get("how").asText()).contains(String.format(java.util.Locale.US, "%.1f%% of 2 x P",
+        100 * attention / twoP));
+    assertThat(attention / twoP).isGreaterThan(0.5);
+    assertThat(j.get("difference").asText()).contains("of the whole run, decode included");
+  }
+
+  @Test
+  void aRunWithNoTokensGenerated_hasNoDecodeToExplain_andItsStepTimeIsTheTtft_withoutNaN() throws IOException {
+    String[] run = {"--model", "llama-7b", "--hardware", "m2-ultra", "--task", "inference", "--generate-tokens", "0"};
+    for (String metric : new String[] {"tpot_s", "decode_tokens_per_s"}) {
+      // every row was "NaN kB" and "NaN s"
+      assertBadInput(CliRunner.run(CatalogOverrideTest.with(new String[] {"explain", metric}, run)),
+          metric + ": generate_tokens is 0, so the run has no decode step to explain");
+    }
+    CliRunner table = CliRunner.run(CatalogOverrideTest.with(new String[] {"explain", "step_time_s"}, run));
+    assertThat(table.code()).as(table.err()).isZero();
+    assertThat(table.out()).doesNotContain("NaN").doesNotContain("-1 x");
+    JsonNode j = json(CatalogOverrideTest.with(CatalogOverrideTest.with(new String[] {"explain", "step_time_s"}, run), "--format", "json"));
+    assertThat(j.toString()).doesNotContain("NaN");
+    JsonNode sim = json(CatalogOverrideTest.with(CatalogOverrideTest.with(new String[] {"simulate"}, run), "--format", "json"));
+    assertThat(j.get("closed_form").asDouble()).isEqualTo(sim.get("ttft_s").asDouble());
+  }
 }

@@ -133,7 +133,24 @@ class LeverTest {
         "give the field and its values");
     assertBadInput(CliRunner.run(CatalogOverrideTest.with(base, "m2-ultra.memory.type=2x")), "is not a multiple of a number");
     assertBadInput(CliRunner.run(CatalogOverrideTest.with(base, "m2-ultra.memory.bandwidth_gb_per_s=fast")), "'fast' is not a number");
+    // Java's number suffixes are no numbers here: 2dx ran as 2x
+    assertBadInput(CliRunner.run(CatalogOverrideTest.with(base, "m2-ultra.memory.bandwidth_gb_per_s=2dx")),
+        "'2dx' is not a number; --vary takes numbers");
+    assertBadInput(CliRunner.run(CatalogOverrideTest.with(base, "m2-ultra.memory.bandwidth_gb_per_s=1600f")),
+        "'1600f' is not a number");
     assertBadInput(CliRunner.run(CatalogOverrideTest.with(base, "m2-ultra.memory.bandwith_gb_per_s=1x")),
         "--vary m2-ultra.memory.bandwith_gb_per_s=1x", "unknown field");
+  }
+
+  @Test
+  void vary_aValueGivenTwice_evenAsAMultiple_isRefused_notRunTwice() {
+    // the M2 Ultra's catalog bandwidth is 800 GB/s: 1x and 800 are one value, and the table showed its row twice
+    double catalog = Catalog.bundled().system("m2-ultra", "--hardware").device().memoryBandwidthBytesPerSecond() / 1e9;
+    String same = String.valueOf((long) catalog);
+    String[] base = {"compare", "--model", "llama-7b", "--hardware", "m2-ultra", "--task", "inference", "--vary"};
+    assertBadInput(CliRunner.run(CatalogOverrideTest.with(base, "m2-ultra.memory.bandwidth_gb_per_s=1x," + same)),
+        "'" + same + "' is " + same + " again (as '1x'); give each value once");
+    assertBadInput(CliRunner.run(CatalogOverrideTest.with(base, "m2-ultra.memory.bandwidth_gb_per_s=2x,0.5x,2x")),
+        "'2x' is " + (long) (2 * catalog) + " again (as '2x')");
   }
 }

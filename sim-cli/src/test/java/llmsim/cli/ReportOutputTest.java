@@ -176,7 +176,9 @@ class ReportOutputTest {
   @Test
   void moreSystemsThanAReportDraws_isABadInput_andWritesNothing() {
     Path many = dir.resolve("many");
-    String ids = String.join(",", java.util.Collections.nCopies(ReportOutput.MAX_SYSTEMS + 1, "h100-sxm"));
+    // distinct systems: one named twice is refused as such
+    String ids = String.join(",", llmsim.hw.catalog.Catalog.bundled().systems().stream()
+        .map(llmsim.core.hw.SystemSpec::id).limit(ReportOutput.MAX_SYSTEMS + 1).toList());
     for (String cmd : List.of("compare", "roofline", "sweep-chart")) {
       List<String> args = new java.util.ArrayList<>(List.of(cmd, "--hardware", ids, "--out", many.toString()));
       args.addAll(cmd.equals("sweep-chart") ? List.of("--models", "gpt3-125m") : List.of("--model", "gpt3-125m"));

@@ -159,7 +159,10 @@ class SweepCommandTest {
 
   @Test
   void top_keepsTheBestRowsBestFirst() {
-    CliRunner r = CliRunner.run(with("--top", "3", "--by", "tokens_per_s", "--tasks", "inference"));
+    String[] inference = GRID.clone();
+    inference[java.util.Arrays.asList(GRID).indexOf("--tasks") + 1] = "inference";
+    CliRunner r = CliRunner.run(java.util.stream.Stream.concat(java.util.Arrays.stream(inference),
+        java.util.stream.Stream.of("--top", "3", "--by", "tokens_per_s")).toArray(String[]::new));
     List<String> rows = r.out().lines().skip(1).toList();
     assertThat(rows).hasSize(3);
     int col = List.of(r.out().lines().findFirst().orElseThrow().split(",")).indexOf("tokens_per_s");
@@ -248,12 +251,73 @@ class SweepCommandTest {
   @Test
   void aGridPastALongsRange_isABadInputNamingTheAxes() {
     // five integer axes of 8,192 values each: 2^65 points, before the enumerated axes even multiply in
-    String values = String.join(",", java.util.Collections.nCopies(8192, "1"));
+    String values = String.join(",", java.util.stream.IntStream.rangeClosed(1, 8192).mapToObj(Integer::toString)
+        .toList());
     CliRunner r = CliRunner.run("sweep", "--hardware", "h100-sxm", "--models", "gpt3-125m", "--batch", values,
         "--seq-len", values, "--prompt-tokens", values, "--generate-tokens", values, "--micro-batches", values);
     assertThat(r.code()).as(r.err()).isEqualTo(2);
     assertThat(r.err()).isEqualTo("error: the grid has more than 2^63 - 1 points (batch 8192 x seq_len 8192 x "
         + "prompt_tokens 8192 x generate_tokens 8192 x micro_batches 8192); --max-points allows at most the number given "
         + "(default 20,000,000): narrow it\n");
+  }
+
+  @Test
+  void aValueNamedTwiceInAnAxis_isRefused_notRunTwice() {
+    // the grid's rows are every combination of the values: a repeated one repeated its rows, and took two --top places
+    BadInputTest.assertBadInput(CliRunner.run("sweep", "--hardware", "m2-ultra", "--models", "llama-7b", "--batch",
+        "1,1,8"), "--batch: 1 is given twice; name each once");
+    BadInputTest.assertBadInput(CliRunner.run("sweep", "--hardware", "m2-ultra", "--models", "llama-7b", "--tasks",
+        "inference,INFERENCE"), "--tasks: inference is given twice");
+    BadInputTest.assertBadInput(CliRunner.run("sweep", "--hardware", "m2-ultra", "--models", "llama-7b,llama1-7b"),
+        "--models: llama1-7b and llama-7b both name llama-7b");
+  }
+
+  @Test
+  void anAxisFlagGivenTwice_addsItsValues_asARepeatedSetDoes() {
+    // the second --models replaced the first without a word: llama-7b's rows were missing
+    CliRunner r = CliRunner.run("sweep", "--hardware", "m2-ultra", "--models", "llama-7b", "--models", "llama-13b");
+    assertThat(r.code()).as(r.err()).isZero();
+    assertThat(r.out().lines().skip(1).map(l -> l.split(",")[2]).toList()).containsExactly("llama-7b", "llama-13b");
+  }
+
+  @Test
+  void topByAMetricNoPointHas_isRefused_andPointsWithoutIt_areCounted() {
+    // --by ttft_s over training tasks answered a header and nothing, exit 0
+    BadInputTest.assertBadInput(CliRunner.run("sweep", "--hardware", "m2-ultra", "--models", "llama-7b", "--tasks",
+        "train", "--top", "3", "--by", "ttft_s"), "--by ttft_s: the grid's tasks are all training");
+    // over training and inference, --top 3 answers the 2 inference points and says why not 3
+    CliRunner mixed = CliRunner.run("sweep", "--hardware", "m2-ultra,13900ks-h100", "--models", "llama-7b", "--tasks",
+        "train,inference", "--top", "3", "--by", "ttft_s");
+    assertThat(mixed.code()).as(mixed.err()).isZero();
+    assertThat(mixed.out().lines().skip(1).toList()).hasSize(2).allMatch(l -> l.contains(",inference,"));
+    assertThat(mixed.err()).contains("sweep: 2 points have no ttft_s to rank by and are left out of --top");
+    // no price for the M2 Ultra: its point has no cost
+    CliRunner cost = CliRunner.run("sweep", "--hardware", "m2-ultra,13900ks-h100", "--models", "llama-7b", "--top", "5",
+        "--by", "cost", "--requests", "100");
+    assertThat(cost.code()).as(cost.err()).isZero();
+    assertThat(cost.out().lines().skip(1).toList()).hasSize(1);
+    assertThat(cost.err()).contains("sweep: 1 point has no cost to rank by and is left out of --top");
+  }
+
+  @Test
+  void anOutputNamedForOneFormat_isRefused_whenTheRowsAreTheOther() {
+    // --output grid.jsonl wrote CSV rows into it
+    BadInputTest.assertBadInput(CliRunner.run("sweep", "--hardware", "m2-ultra", "--models", "llama-7b", "--output",
+        dir.resolve("grid.jsonl").toString()), "--output: grid.jsonl names JSON Lines but the rows would be csv (the"
+        + " default); give --format jsonl or a .csv name");
+    BadInputTest.assertBadInput(CliRunner.run("sweep", "--hardware", "m2-ultra", "--models", "llama-7b", "--format",
+        "jsonl", "--output", dir.resolve("grid.csv").toString()), "--output: grid.csv names CSV but the rows would be"
+        + " jsonl; give --format csv or a .jsonl name");
+    assertThat(dir.resolve("grid.jsonl")).doesNotExist();
+    assertThat(dir.resolve("grid.csv")).doesNotExist();
+  }
+
+  @Test
+  void maxPointsBelowOne_isRefusedAsSuch() {
+    // "the grid has 1 points, more than --max-points -1": the flag's value was the problem, not the grid
+    BadInputTest.assertBadInput(CliRunner.run("sweep", "--hardware", "m2-ultra", "--models", "llama-7b",
+        "--max-points", "0"), "--max-points must be >= 1, was 0");
+    BadInputTest.assertBadInput(CliRunner.run("sweep", "--hardware", "m2-ultra", "--models", "llama-7b,llama-13b",
+        "--max-points", "1"), "the grid has 2 points, more than --max-points 1");
   }
 }

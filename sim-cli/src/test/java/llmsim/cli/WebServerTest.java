@@ -90,4 +90,24 @@ class WebServerTest {
     assertThat(x.name()).contains("x2.00 bandwidth");
     assertThat(ScaledHardware.scale(s, 1, 1, 1)).isSameAs(s);
   }
+
+  @Test
+  void anApiPathWithMoreAfterIt_isNotFound_notServedAsTheApi() throws Exception {
+    // the server's contexts match by prefix: /api/run/extra ran a simulation and /api/options/x listed the options
+    HttpResponse<String> run = get("/api/run/extra?hardware=m2-ultra&model=llama-7b");
+    assertThat(run.statusCode()).isEqualTo(404);
+    assertThat(run.body()).isEqualTo("not found: /api/run/extra (the API is /api/run)");
+    assertThat(get("/api/options/x").statusCode()).isEqualTo(404);
+    assertThat(get("/api/options").statusCode()).isEqualTo(200);
+  }
+
+  @Test
+  void aFactorThatOnlyJavasParserReadsAsANumber_isRefused() throws Exception {
+    // bandwidth=2d ran at x2; NaN was refused only by the range check ("must be 0.1 to 10.0, was NaN")
+    for (String v : new String[] {"2d", "2f", "0x2p0", "NaN"}) {
+      HttpResponse<String> r = get("/api/run?hardware=m2-ultra&model=llama-7b&bandwidth=" + v);
+      assertThat(r.statusCode()).as(v).isEqualTo(400);
+      assertThat(r.body()).isEqualTo("bandwidth: '" + v + "' is not a number (a factor such as 1.5)");
+    }
+  }
 }

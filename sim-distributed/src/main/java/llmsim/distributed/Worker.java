@@ -26,6 +26,7 @@ import picocli.CommandLine.Option;
     "Example, two machines: llmsim worker --host 10.0.0.1 --members 10.0.0.1,10.0.0.2 (and the same with --host",
     "10.0.0.2 on the other)."})
 public final class Worker implements Callable<Integer> {
+  @CommandLine.Spec CommandLine.Model.CommandSpec spec; // bad input is reported on this command line's writers
   @Option(names = "--host", defaultValue = "127.0.0.1", paramLabel = "ADDR",
       description = "Address to bind and be reached at (default: ${DEFAULT-VALUE}, this machine only).")
   String host;
@@ -56,11 +57,18 @@ public final class Worker implements Callable<Integer> {
   public Integer call() throws InterruptedException {
     int t = threads == null ? Runtime.getRuntime().availableProcessors() : threads;
     if (t < 1) {
-      throw new CommandLine.ParameterException(new CommandLine(this), "--threads must be >= 1, was " + t);
+      throw new CommandLine.ParameterException(spec.commandLine(), "--threads must be >= 1, was " + t);
+    }
+    if (port < 1 || port > 65535) { // else Hazelcast's IllegalArgumentException, a stack trace and exit 1
+      throw new CommandLine.ParameterException(spec.commandLine(), "--port must be 1 to 65535, was " + port);
     }
     List<String> join = new ArrayList<>(List.of(host + ":" + port)); // itself too: the first one up is found
     if (!members.isEmpty()) {
-      join.addAll(Members.parseAddresses(String.join(",", members), "--members"));
+      try {
+        join.addAll(Members.parseAddresses(String.join(",", members), "--members"));
+      } catch (IllegalArgumentException e) { // bad input: its message and exit 2, as --threads has, not a stack trace
+        throw new CommandLine.ParameterException(spec.commandLine(), e.getMessage());
+      }
     }
     Members.logLevel(Level.WARNING);
     HazelcastInstance hz = Hazelcast.newHazelcastInstance(Members.member(host, port, join, t));

@@ -25,7 +25,13 @@ class EmbeddedSweepTest {
 
   @Test
   void analyticCsvAndTop_areTheLocalBytes() {
-    String[] big = Cli.concat(GRID, "--batch", "1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,16,17,18,19,20,21,22,23,24,25,26,"
+    // the grid with wider batch and seq_len axes (given again, an axis flag would add its values to the grid's)
+    java.util.List<String> grid = new java.util.ArrayList<>(java.util.List.of(GRID));
+    for (String axis : new String[] {"--batch", "--seq-len"}) {
+      int i = grid.indexOf(axis);
+      grid.subList(i, i + 2).clear();
+    }
+    String[] big = Cli.concat(grid.toArray(String[]::new), "--batch", "1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,16,17,18,19,20,21,22,23,24,25,26,"
         + "27,28,29,30,31,32,33,34,35,36,37,38,39,40,41,42,43,44,45,46,47,48,49,50,51,52,53,54,55,56,57,58,59,60,61,62,63,64",
         "--seq-len", "128,256,384,512,640,768,896,1024,1152,1280");
     // 2 x 2 x 2 x 64 x 10 = 5,120 points: three chunks of 2,048, the last one short

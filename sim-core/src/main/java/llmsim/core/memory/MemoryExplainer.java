@@ -10,6 +10,15 @@ public final class MemoryExplainer {
   private MemoryExplainer() {}
 
   public static String explain(SystemSpec s, ModelSpec m, MemoryPlan chosen, MemoryPlan withoutOffload) {
+    return explain(s, m, chosen, withoutOffload, Offload.AUTO);
+  }
+
+  /**
+   * As above, {@code asked} being the task's offload: where it is none, the plan was not left to find an offload,
+   * so none is said to help only where none was tried.
+   */
+  public static String explain(SystemSpec s, ModelSpec m, MemoryPlan chosen, MemoryPlan withoutOffload,
+      Offload asked) {
     StringBuilder sb = new StringBuilder();
     String where = s.unifiedMemory()
         ? String.format(java.util.Locale.US, "the GPU may use %s (%.0f%% of %s unified memory)",
@@ -23,7 +32,9 @@ public final class MemoryExplainer {
       if (chosen.offload() != Offload.NONE && chosen.fits()) {
         sb.append(' ').append(offloadSentence(s, chosen));
       } else if (!chosen.fits()) {
-        sb.append(chosen.offload() == Offload.NONE ? " No offload helps here; results assume the memory were there."
+        sb.append(chosen.offload() == Offload.NONE ? (asked == Offload.NONE ? " As asked (offload=none), nothing is moved"
+            + " to host memory (offload=auto would try it)" : " No offload helps here") + (chosen.maxBatch() > 0
+                ? "; the largest batch that fits is " + chosen.maxBatch() : "") + "; results assume the memory were there."
             : " Even with offload=" + chosen.offload().key() + " it needs " + Units.gib(chosen.totalBytes())
             + " on the device and " + Units.gib(chosen.hostBytes()) + " in host memory ("
             + Units.gib(chosen.hostCapacityBytes()) + " there" + perNode(s, chosen)

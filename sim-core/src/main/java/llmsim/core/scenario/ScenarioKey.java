@@ -401,12 +401,21 @@ public enum ScenarioKey {
     }
     double n;
     try {
+      if (!digits.strip().matches("[+-]?([0-9]+\\.?[0-9]*|\\.[0-9]+)([eE][+-]?[0-9]+)?")) {
+        // Double.parseDouble also takes Java's 20d, 20f and 0x10p0: --tokens 20d was 20 tokens, not a typo refused
+        throw new NumberFormatException(digits);
+      }
       n = Double.parseDouble(digits) * scale;
     } catch (NumberFormatException e) {
       throw new IllegalArgumentException("'" + key + "' must be a whole number such as 1400000000000 or 1.4T, was '"
           + text + "'");
     }
-    if (!(n >= min) || n != Math.rint(n)) {
+    if (n >= min && n != Math.rint(n)) { // 1.23456789K is above the minimum: what it is not is whole
+      throw new IllegalArgumentException(String.format(Locale.US, "'%s' must be a whole number, was %s%s", key, v,
+          scale == 1 ? "" : " (" + new java.math.BigDecimal(digits.strip()).multiply(java.math.BigDecimal.valueOf(
+              (long) scale)).stripTrailingZeros().toPlainString() + ")"));
+    }
+    if (!(n >= min)) {
       throw new IllegalArgumentException("'" + key + "' must be a whole number >= " + min + ", was " + v);
     }
     if (n > max) {

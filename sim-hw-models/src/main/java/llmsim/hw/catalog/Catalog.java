@@ -123,8 +123,10 @@ public final class Catalog {
     Node kind = n.kind() == Node.Kind.OBJECT ? n.get("kind").orElse(null) : null;
     if (kind == null || !SchemaValidator.KINDS.contains(kind.asText())) {
       String allowed = String.join(", ", SchemaValidator.KINDS);
-      throw new InputException(kind == null
-          ? n.problem("missing required field 'kind' (one of " + allowed + ")")
+      throw new InputException(n.kind() != Node.Kind.OBJECT // a list or a bare value has no fields to miss
+          ? n.problem("the file must be a mapping of fields (kind: one of " + allowed + "; then its fields), was "
+              + n.kind().describe())
+          : kind == null ? n.problem("missing required field 'kind' (one of " + allowed + ")")
           : kind.problem("'kind' must be one of " + allowed + ", was '" + kind.asText() + "'"));
     }
     SchemaValidator.forKind(kind.asText()).validate(n);
@@ -219,6 +221,13 @@ public final class Catalog {
         problems));
     net.ifPresent(x -> role(x, "nic", nic, EnumSet.of(LinkKind.PCIE, LinkKind.UNIFIED, LinkKind.INFINITY_FABRIC),
         "a network joins nodes (infiniband, ethernet, nvlink as an NVLink switch network)", problems));
+    if (n.integer("device_count", 1) > 1 && n.get("fabric").isEmpty()) {
+      // it was taken as switch (NVSwitch: every GPU to every other at full speed) without a word, which 8 cards
+      // through the host are not; the catalog's own files write it out (TopologyCatalogTest)
+      problems.add(n.require("device_count").problem("'fabric' is needed with device_count " + n.integer("device_count",
+          1) + ": how the node's devices reach each other, switch (NVSwitch), mesh (xGMI) or pcie-host (no"
+          + " peer-to-peer: through the host)"));
+    }
     if (!problems.isEmpty()) {
       throw new InputException(problems);
     }
@@ -374,7 +383,7 @@ public final class Catalog {
   public synchronized SystemSpec system(String idOrPath, String flag) {
     requireValue(idOrPath, flag, "a hardware id or a .yaml file");
     if (looksLikeFile(idOrPath)) {
-      return userSystem(Path.of(idOrPath));
+      return userSystem(Path.of(idOrPath), flag);
     }
     need(idOrPath);
     String id = canonical(idOrPath);
@@ -392,7 +401,8 @@ public final class Catalog {
         + nearestNote(idOrPath, known) + "; `llmsim hardware list` shows them all, or give a .yaml file"));
   }
 
-  private SystemSpec userSystem(Path path) {
+  /** A device or system file; {@code flag} is what named it ("--hardware", "hardware show"), for a file of another kind. */
+  private SystemSpec userSystem(Path path, String flag) {
     Node n = checked(TreeReader.readFile(path));
     switch (n.str("kind")) {
       case "device": {
@@ -411,7 +421,7 @@ public final class Catalog {
       case "system":
         return resolveSystemNode(n);
       default:
-        throw new InputException(n.require("kind").problem("--hardware needs a device or system file, this is a "
+        throw new InputException(n.require("kind").problem(flag + " needs a device or system file, this is a "
             + n.str("kind") + " file"));
     }
   }
@@ -426,7 +436,7 @@ public final class Catalog {
       }
       Node n = checked(TreeReader.readFile(p));
       if (!n.str("kind").equals("model")) {
-        throw new InputException(n.require("kind").problem("--model needs a model file, this is a " + n.str("kind") + " file"));
+        throw new InputException(n.require("kind").problem(flag + " needs a model file, this is a " + n.str("kind") + " file"));
       }
       return Binder.model(n);
     }
@@ -447,7 +457,7 @@ public final class Catalog {
     Node n = checked(TreeReader.readFile(path));
     switch (n.str("kind")) {
       case "device" -> {
-        userSystem(path);
+        userSystem(path, "--hardware");
         return "device " + n.str("id");
       }
       case "system" -> {

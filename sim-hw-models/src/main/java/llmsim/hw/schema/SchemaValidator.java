@@ -99,7 +99,8 @@ public final class SchemaValidator {
     String where = path.isEmpty() ? "the document" : "'" + path + "'";
     if (s.get("type").isPresent() && !typeMatches(n, s.require("type"))) {
       out.add(n.problem(where + " must be " + describeType(s.require("type")) + ", was " + n.kind().describe()
-          + (n.kind() == Node.Kind.STRING ? " \"" + n.shortText() + "\"" + unitHint(n) : "")));
+          + (n.kind() == Node.Kind.STRING ? " \"" + n.shortText() + "\"" + unitHint(n)
+              : n.kind() == Node.Kind.NUMBER || n.kind() == Node.Kind.INTEGER ? " " + n.asText() : "")));
       return;
     }
     boolean scalar = n.kind() != Node.Kind.ARRAY && n.kind() != Node.Kind.OBJECT;
@@ -124,8 +125,9 @@ public final class SchemaValidator {
     }
     if (n.kind() == Node.Kind.STRING) {
       s.get("minLength").ifPresent(m -> {
-        if (n.asText().length() < m.asLong()) {
-          out.add(n.problem(where + " must not be empty"));
+        if (n.asText().length() < m.asLong()) { // "must not be empty" said of a source "x" read as false
+          out.add(n.problem(where + (n.asText().isEmpty() || m.asLong() <= 1 ? " must not be empty"
+              : " must be at least " + m.asLong() + " characters, was '" + n.shortText() + "'")));
         }
       });
       s.get("pattern").ifPresent(pat -> {

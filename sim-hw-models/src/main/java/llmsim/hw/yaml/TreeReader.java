@@ -18,6 +18,7 @@ import java.util.Map;
 import java.io.StringReader;
 import org.yaml.snakeyaml.LoaderOptions;
 import org.yaml.snakeyaml.Yaml;
+import org.yaml.snakeyaml.error.MarkedYAMLException;
 import org.yaml.snakeyaml.error.YAMLException;
 import org.yaml.snakeyaml.events.AliasEvent;
 import org.yaml.snakeyaml.events.Event;
@@ -105,6 +106,14 @@ public final class TreeReader {
       return "a tab character, which YAML does not allow for indentation or before a value; use spaces";
     }
     String line = firstLine(msg);
+    for (Throwable c = e.getCause(); c != null; c = c.getCause()) {
+      // SnakeYAML's first line is where it was ("while parsing a flow sequence"); what it found comes after
+      if (c instanceof MarkedYAMLException m && m.getProblem() != null) {
+        line = (m.getContext() == null ? "" : m.getContext() + ": ") + m.getProblem().replace("<stream end>",
+            "the end of the file");
+        break;
+      }
+    }
     if (line.startsWith("Expected a field name")) {
       return "expected a key, found " + (line.contains("MappingStart") ? "a mapping" : line.contains("SequenceStart")
           ? "a list" : "something else") + " (keys are plain words; '? ' complex keys are not supported)";
