@@ -24,7 +24,9 @@ final class AdviceText {
     return late && dear ? "over deadline and budget" : late ? "over deadline" : dear ? "over budget" : "yes";
   }
 
-  static String explain(List<Advisor.Option> ranked, Advisor.Result res, AdviseCommand.Constraints c, boolean own) {
+  /** {@code moreGpus}: whether a higher --max-gpus would size some system to more GPUs than were tried. */
+  static String explain(List<Advisor.Option> ranked, Advisor.Result res, AdviseCommand.Constraints c, boolean own,
+      boolean moreGpus) {
     if (ranked.isEmpty()) {
       return "No option could be ranked: none has a price and fits (see 'not ranked' below).";
     }
@@ -53,8 +55,11 @@ final class AdviceText {
     }
     if (fastest.seconds() > c.deadlineSeconds()) {
       return String.format(Locale.US, "Nothing meets %s. The deadline binds: the fastest option, %s, takes %.1fx the"
-          + " deadline of %s; more GPUs (--max-gpus) or a smaller job would be needed.", constraints(c),
-          describe(fastest), fastest.seconds() / c.deadlineSeconds(), Units.duration(c.deadlineSeconds()));
+          + " deadline of %s; %s would be needed.", constraints(c), describe(fastest),
+          fastest.seconds() / c.deadlineSeconds(), Units.duration(c.deadlineSeconds()), moreGpus
+              ? "more GPUs (--max-gpus) or a smaller job"
+              // single-GPU systems come in no larger size: --max-gpus would change nothing
+              : "a system of more or faster GPUs (--hardware), or a smaller job");
     }
     Advisor.Option inTime = res.options().stream().filter(o -> o.seconds() <= c.deadlineSeconds()).findFirst()
         .orElseThrow();

@@ -149,7 +149,9 @@ final class AdviseCommand implements ScenarioOptions.Command, Callable<Integer> 
         TerminalWriter.attached(), "systems");
     Advisor.Result result = Advisor.search(r, m, systems, costing, progress::update);
     progress.done();
-    print(r, m, c, costing, result);
+    boolean moreGpus = Advisor.systems(r.catalog(), r.hardware(), maxGpus > Integer.MAX_VALUE / 2 ? Integer.MAX_VALUE
+        : 2 * maxGpus).size() > systems.size();
+    print(r, m, c, costing, result, moreGpus);
     if (out != null) {
       try (ReportFolder folder = ReportFolder.open(out, "advise")) {
         // an empty plot under a legend of options and a winner read as a drawing gone wrong: its title says why
@@ -201,10 +203,11 @@ final class AdviseCommand implements ScenarioOptions.Command, Callable<Integer> 
     }
   }
 
-  private void print(ScenarioOptions.Resolved r, ModelSpec m, Constraints c, Costing costing, Advisor.Result res) {
+  private void print(ScenarioOptions.Resolved r, ModelSpec m, Constraints c, Costing costing, Advisor.Result res,
+      boolean moreGpus) {
     List<Advisor.Option> ranked = new ArrayList<>(res.options().stream().filter(c::meets).toList());
     res.options().stream().filter(o -> !c.meets(o)).forEach(ranked::add);
-    String explanation = AdviceText.explain(ranked, res, c, costing.basis().owned());
+    String explanation = AdviceText.explain(ranked, res, c, costing.basis().owned(), moreGpus);
     PrintWriter out = spec.commandLine().getOut();
     if (output.format == Format.json) {
       out.print(Json.write(json(r, m, c, costing, res, ranked, explanation)));

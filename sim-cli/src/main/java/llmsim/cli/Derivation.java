@@ -97,9 +97,18 @@ final class Derivation {
     Device d = r.system().device();
     double w = weights();
     double bytes = r.decodeBytesPerToken();
-    formula("bytes per decode step B", "W + KV cache read + activations = " + Units.gb(w) + " + " + Units.gb(bytes - w),
-        Units.gb(bytes));
     var m = r.model();
+    // a decode step reads every matrix but the input embedding table (one row a token): B - W read as "12.5 GB +
+    // -54465.5 kB" where that table outweighed the KV cache and activations
+    double read = w * m.gemmParameterCount() / m.parameterCount();
+    formula("weights read per step", "W x GEMM parameters / P: every matrix but the input embedding table, of which"
+        + " each token reads one row", Units.gb(read));
+    var mem = r.memory();
+    String rest = "KV cache read + activations" + (mem.hostBytes() > 0 ? " + the weights kept in host memory ("
+        + Units.gb(mem.hostBytes()) + ", " + (mem.cpuRunsHostLayers() ? "read by the CPU" : "streamed over the link")
+        + ")" : "");
+    formula("bytes per decode step B", "weights read + " + rest + " = " + Units.gb(read) + " + " + Units.gb(bytes - read),
+        Units.gb(bytes));
     if (r.software().decodeKvPerQueryHead() && m.heads() != m.kvHeads()) {
       double reads = r.software().decodeKvReads(m.heads(), m.kvHeads(), r.task().plan().tp());
       formula("KV cache reads per step", String.format(Locale.US, "software profile %s loads keys and values once per query"

@@ -326,4 +326,17 @@ class AdviseCommandTest {
     assertThat(CliRunner.run("advise", "--model", "llama-7b", "--task", "train", "--tokens", "1B", "--hardware",
         "dgx-a100-8x80gb", "--offload", "none").code()).isZero();
   }
+
+  @Test
+  void aDeadlineNoSingleGpuSystemMeets_pointsToOtherHardware_notToAMaxGpusThatChangesNothing() throws IOException {
+    // rtx4090 and a100 come in one size: "more GPUs (--max-gpus)" would have changed nothing
+    JsonNode single = advise(SMALL, "--deadline", "1s");
+    assertThat(single.get("explanation").asText()).contains("a system of more or faster GPUs (--hardware), or a"
+        + " smaller job would be needed").doesNotContain("--max-gpus");
+    // an 8-GPU server tried at one GPU can grow
+    JsonNode server = advise(new String[] {"advise", "--model", "llama-7b", "--task", "finetune-lora", "--tokens", "10M",
+        "--hardware", "dgx-a100-8x80gb", "--max-gpus", "1", "--price", "a100-sxm-80gb=2usd/h", "--format", "json"},
+        "--deadline", "1s");
+    assertThat(server.get("explanation").asText()).contains("more GPUs (--max-gpus) or a smaller job would be needed");
+  }
 }

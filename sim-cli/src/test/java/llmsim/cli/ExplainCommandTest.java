@@ -186,4 +186,24 @@ class ExplainCommandTest {
     JsonNode sim = json(CatalogOverrideTest.with(CatalogOverrideTest.with(new String[] {"simulate"}, run), "--format", "json"));
     assertThat(j.get("closed_form").asDouble()).isEqualTo(sim.get("ttft_s").asDouble());
   }
+
+  @Test
+  void decode_bytesPerStep_countTheWeightsAStepReads_soTheRestIsNeverNegative() throws IOException {
+    // ChatGLM2-6B's untied 65,024 x 4,096 input embedding table (533 MB in f16) is not read by a decode step (a token
+    // reads one row): "W + KV cache read + activations" showed "12.5 GB + -54465.5 kB"
+    JsonNode j = json("explain", "decode_tokens_per_s", "--model", "chatglm2-6b", "--hardware", "13900ks-rtx4090",
+        "--task", "inference", "--prompt-tokens", "16000", "--generate-tokens", "768", "--format", "json");
+    var m = Catalog.bundled().model("chatglm2-6b", "--model");
+    double read = 2.0 * m.gemmParameterCount(); // f16: every matrix a token multiplies by, the LM head included
+    boolean found = false;
+    for (JsonNode step : j.get("steps")) {
+      assertThat(step.get("how").asText()).doesNotContain("+ -");
+      assertThat(step.get("value").asText()).doesNotStartWith("-");
+      if (step.get("quantity").asText().equals("weights read per step")) {
+        found = true;
+        assertThat(step.get("value").asText()).isEqualTo(llmsim.core.util.Units.gb(read));
+      }
+    }
+    assertThat(found).as(j.toString()).isTrue();
+  }
 }

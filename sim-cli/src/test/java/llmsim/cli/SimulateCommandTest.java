@@ -323,4 +323,19 @@ class SimulateCommandTest {
     assertThat(none.code()).isEqualTo(2);
     assertThat(none.err()).contains("--plan: none of the").contains("fits per-GPU memory");
   }
+
+  @Test
+  void allGpus_onOneGpu_isSaidToDoNothing_andChangesNothing() throws IOException {
+    // --all-gpus on one H100 ran without a word: there are no peers to simulate apart
+    JsonNode all = json("simulate", "--model", "llama-7b", "--hardware", "h100-sxm", "--task", "finetune-lora",
+        "--all-gpus", "--format", "json");
+    JsonNode plain = json("simulate", "--model", "llama-7b", "--hardware", "h100-sxm", "--task", "finetune-lora",
+        "--format", "json");
+    assertThat(all.get("warnings").toString()).contains("all_gpus has no effect on one GPU");
+    assertThat(plain.get("warnings").toString()).doesNotContain("all_gpus");
+    assertThat(all.get("step_time_s").asDouble()).isEqualTo(plain.get("step_time_s").asDouble());
+    JsonNode eight = json("simulate", "--model", "llama-7b", "--hardware", "dgx-a100-8x80gb", "--task", "finetune-lora",
+        "--all-gpus", "--format", "json");
+    assertThat(eight.get("warnings").toString()).doesNotContain("all_gpus");
+  }
 }

@@ -148,6 +148,10 @@ public record ParallelPlan(int tp, int pp, int dp, int zero, boolean overlapGrad
       out.add("overlap_grad_reduce false has no effect at dp 1: it moves the data-parallel gradient reduction after"
           + " the backward pass, and with one replica there is no reduction");
     }
+    if (allGpus() && gpus == 1) {
+      out.add("all_gpus has no effect on one GPU: it simulates each of a plan's GPUs on its own resources instead of"
+          + " one standing for its peers, and there is one GPU, with no peers");
+    }
     if (schedule() == PipelineSchedule.GPIPE && pp() == 1) {
       out.add("schedule gpipe has no effect at pp 1: it orders the micro-batches' passes over pipeline stages, and"
           + " there is one stage (the micro-batches run one after the other, as gradient accumulation)");
