@@ -210,6 +210,11 @@ public final class RooflineSum extends ClosedFormSink {
    */
   private double[] syncedPasses(int[] order, double[] t, int k, boolean[] synced) {
     double[] exposed = new double[phaseSeconds.length];
+    int before = groupNamed(StepContext.HOST_BEFORE_MLP_SYNC);
+    if (before < 0) {
+      return exposed; // no such profile: nothing more to do on the closed form's hot path
+    }
+    int after = groupNamed(StepContext.HOST_MLP_AFTER_SYNC);
     double[] seconds = new double[size];
     for (int j = 0; j < k; j++) {
       seconds[order[j]] = t[j] * weight[order[j]];
@@ -220,41 +225,50 @@ public final class RooflineSum extends ClosedFormSink {
     double b = 0;
     double gMlp = 0;
     int p = 0;
-    for (int i = 0; i <= size; i++) {
-      String g = i < size && hostIssue[i] ? groups.get(group[i]).name() : null;
-      boolean closes = i == size || (g != null && (state == 2 || g.equals(StepContext.HOST_BEFORE_MLP_SYNC)));
-      if (closes && state > 0) {
-        exposed[p] += state == 2 ? Math.max(a, gMlp) + b - gMlp : Math.max(0, a - gAttn);
+    for (int i = 0; i < size; i++) {
+      int g = hostIssue[i] ? group[i] : -1;
+      if (state > 0 && (g == before || (g >= 0 && state == 2))) { // the host's next issue ends the pass
+        exposed[p] += passExposed(state, a, gAttn, b, gMlp);
         state = 0;
       }
-      if (i == size) {
-        break;
-      }
-      if (g != null && g.equals(StepContext.HOST_BEFORE_MLP_SYNC)) {
+      if (g == before) {
         state = 1;
         a = seconds[i];
         gAttn = 0;
         p = phase[i];
-      } else if (g != null && state == 1 && g.equals(StepContext.HOST_MLP_AFTER_SYNC)) {
+      } else if (g == after && state == 1) {
         state = 2;
         b = seconds[i];
         gMlp = 0;
-      } else if (g != null && state == 1) {
+      } else if (g >= 0 && state == 1) {
         a += seconds[i]; // the host's other issue before the sync (the unfused softmax's calls)
-      } else if (g == null && state > 0 && lanes.get(stream[i]) == Lane.COMPUTE) {
-        if (state == 1) {
-          gAttn += seconds[i];
-        } else {
-          gMlp += seconds[i];
-        }
-      } else if (g == null && state > 0) {
-        continue; // a collective or copy: outside the GPU's compute lane, as in the per-phase max
-      } else if (state == 0) {
-        continue;
+      } else if (g < 0 && state > 0 && lanes.get(stream[i]) == Lane.COMPUTE) {
+        gAttn += state == 1 ? seconds[i] : 0;
+        gMlp += state == 2 ? seconds[i] : 0;
+      } else {
+        continue; // outside such a pass, or a collective or copy (off the compute lane, as in the per-phase max)
       }
       synced[i] = true;
     }
+    if (state > 0) {
+      exposed[p] += passExposed(state, a, gAttn, b, gMlp);
+    }
     return exposed;
+  }
+
+  /** A synced pass's host time beyond its GPU compute: max(a, g_mlp) + b - g_mlp (cut before its MLP: a - g_attn). */
+  private static double passExposed(int state, double a, double gAttn, double b, double gMlp) {
+    return state == 2 ? Math.max(a, gMlp) + b - gMlp : Math.max(0, a - gAttn);
+  }
+
+  /** The cost group of that name, or -1. */
+  private int groupNamed(String name) {
+    for (int g = 0; g < groups.size(); g++) {
+      if (groups.get(g).name().equals(name)) {
+        return g;
+      }
+    }
+    return -1;
   }
 
   private static final int OVERHEAD = llmsim.core.engine.Bound.OVERHEAD.ordinal();

@@ -199,7 +199,7 @@ final class StepContext {
         ? sink.addGroup(new CostGroup("host dispatch", 1, -1, 1, -1, 1, sw.hostSecondsPerLayerPass())) : -1;
     hostWait = sw.hostDispatch() ? sink.addGroup(new CostGroup("host wait", 1, -1, 1, -1, 1, 0)) : -1;
     // a forward pass stopped by a host sync before its MLP: its host time in two parts, either side of the wait
-    boolean mlpSync = sw.hostDispatch() && sw.mlpHostSyncShare() > 0;
+    boolean mlpSync = sw.mlpHostSyncShare() > 0; // the profile refuses a share without host dispatch
     hostDispatchBeforeMlp = mlpSync ? sink.addGroup(new CostGroup(HOST_BEFORE_MLP_SYNC, 1, -1, 1, -1, 1,
         sw.hostSecondsPerLayerPass() * sw.mlpHostSyncShare())) : -1;
     hostDispatchMlp = mlpSync ? sink.addGroup(new CostGroup(HOST_MLP_AFTER_SYNC, 1, -1, 1, -1, 1,

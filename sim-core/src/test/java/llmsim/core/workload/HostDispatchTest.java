@@ -139,18 +139,28 @@ class HostDispatchTest {
 
   @Test
   void closedForm_countsTheHostOnlyBeyondTheGpu_asTheSimulationFinds() {
-    Estimator e = new Estimator(llmsim.core.kernel.Kernels.get());
-    var system = Fixtures.discrete();
-    long passes = (3L * llama7b.layers() + OUTSIDE_LAYERS) * MICRO_BATCHES;
-    double gpuPerPass = e.simulated(system, llama7b, training(1, 2048), SimulatorPhysicsTest.IDEAL).stepTimeSeconds()
-        / passes;
+    double gpuPerPass = idealGpuSecondsPerPass();
     // host-bound; the host at half the GPU's time, which a sum of the two would overstate by about half; GPU-bound
-    for (double[] c : new double[][] {{1.0, 16}, {gpuPerPass / 2, 2048}, {1e-6, 2048}}) {
-      SoftwareProfile sw = SimulatorPhysicsTest.IDEAL.withHostDispatch(c[0]);
+    closedFormAgrees(SimulatorPhysicsTest.IDEAL, new double[][] {{1.0, 16}, {gpuPerPass / 2, 2048}, {1e-6, 2048}});
+  }
+
+  final Estimator estimator = new Estimator(llmsim.core.kernel.Kernels.get());
+
+  /** The GPU's time per pass of a 2048-token training step with nothing else charged (the IDEAL profile). */
+  private double idealGpuSecondsPerPass() {
+    long passes = (3L * llama7b.layers() + OUTSIDE_LAYERS) * MICRO_BATCHES;
+    return estimator.simulated(Fixtures.discrete(), llama7b, training(1, 2048), SimulatorPhysicsTest.IDEAL)
+        .stepTimeSeconds() / passes;
+  }
+
+  /** For each {host seconds per pass, tokens}: {@code sw}'s closed form within 2% of its simulation. */
+  private void closedFormAgrees(SoftwareProfile sw, double[][] cases) {
+    for (double[] c : cases) {
+      SoftwareProfile issued = sw.withHostDispatch(c[0]);
       Task t = training(1, (int) c[1]);
-      double closed = e.analytic(system, llama7b, t, sw).stepTimeSeconds();
-      double simulated = e.simulated(system, llama7b, t, sw).stepTimeSeconds();
-      assertThat(closed).as("host %s s per pass", c[0]).isCloseTo(simulated, withPercentage(2));
+      assertThat(estimator.analytic(Fixtures.discrete(), llama7b, t, issued).stepTimeSeconds())
+          .as("host %s s per pass", c[0])
+          .isCloseTo(estimator.simulated(Fixtures.discrete(), llama7b, t, issued).stepTimeSeconds(), withPercentage(2));
     }
   }
 
@@ -201,18 +211,12 @@ class HostDispatchTest {
   void megatronDeepSpeed_closedForm_takesEachSyncedPassAsTheSimulationDoes() {
     // steady state of a forward pass with a sync: max(host to the sync, the previous MLP on the GPU) + the GPU's
     // attention part + the host's issue of the MLP, which the closed form sums pass by pass
-    Estimator e = new Estimator(llmsim.core.kernel.Kernels.get());
+    Estimator e = estimator;
     var system = Fixtures.discrete();
-    long passes = (3L * llama7b.layers() + OUTSIDE_LAYERS) * MICRO_BATCHES;
-    double gpuPerPass = e.simulated(system, llama7b, training(1, 2048), SimulatorPhysicsTest.IDEAL).stepTimeSeconds()
-        / passes;
+    double gpuPerPass = idealGpuSecondsPerPass();
     // host-bound, the host at a quarter of the GPU's time, GPU-bound: as close as megatron-classic's closed form
-    for (double[] c : new double[][] {{1.0, 16}, {gpuPerPass / 4, 2048}, {1e-6, 2048}}) {
-      Task t = training(1, (int) c[1]);
-      SoftwareProfile sw = SoftwareProfiles.MEGATRON_DEEPSPEED.withHostDispatch(c[0]);
-      assertThat(e.analytic(system, llama7b, t, sw).stepTimeSeconds()).as("host %s s per pass", c[0])
-          .isCloseTo(e.simulated(system, llama7b, t, sw).stepTimeSeconds(), withPercentage(2));
-    }
+    closedFormAgrees(SoftwareProfiles.MEGATRON_DEEPSPEED,
+        new double[][] {{1.0, 16}, {gpuPerPass / 4, 2048}, {1e-6, 2048}});
     // host and GPU equal: the syncs cost time that megatron-classic's run-ahead hides, and the closed form finds that
     // cost within 15% (both closed forms leave out the transients at each micro-batch's start, 3% of the step here)
     Task t = training(1, 2048);
