@@ -50,6 +50,7 @@ public record ChartStyle(int width, int height, Font title, Font label, Font tic
       case OVERHEAD -> new Color(0x7f7f7f);
       case INTRA_NODE_LINK -> new Color(0x9467bd);
       case NETWORK -> new Color(0x8c564b);
+      case PIPELINE_BUBBLE -> new Color(0xc7c7c7);
     };
   }
 

@@ -9,6 +9,15 @@ public interface OpSink {
 
   int addStream(String name, Lane lane);
 
+  /**
+   * A stream of the simulated GPU whose stream {@code owner} is, or, with {@code owner} -1, the first stream of a GPU
+   * of its own (its compute queue): a GPU's time is attributed over its own streams ({@link
+   * llmsim.core.engine.Trace#timeByBound()}). A sink that keeps no timeline ignores the owner.
+   */
+  default int addStream(String name, Lane lane, int owner) {
+    return addStream(name, lane);
+  }
+
   int addGroup(CostGroup g);
 
   /** Add an op; returns its id, or -1 when the sink keeps no DAG. */

@@ -68,9 +68,17 @@ public final class ReplicatedSink implements OpSink {
 
   @Override
   public int addStream(String name, Lane lane) {
+    return addStream(name, lane, Integer.MIN_VALUE);
+  }
+
+  /** Each peer's copy on the peer's own GPU: its copy of {@code owner}'s, or one of its own. */
+  @Override
+  public int addStream(String name, Lane lane, int owner) {
     int[] ids = new int[peers];
     for (int j = 0; j < peers; j++) {
-      ids[j] = inner.addStream(peerName(j, name), lane);
+      String n = peerName(j, name);
+      ids[j] = owner == Integer.MIN_VALUE ? inner.addStream(n, lane)
+          : inner.addStream(n, lane, owner < 0 ? -1 : streams.get(owner)[j]);
     }
     checkConsecutive("stream " + name, ids);
     streams.put(ids[0], ids);

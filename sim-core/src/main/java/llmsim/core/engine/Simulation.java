@@ -32,6 +32,10 @@ public final class Simulation implements OpSink {
   private final List<String> poolNames = new ArrayList<>();
   private final List<String> streamNames = new ArrayList<>();
   private final List<Lane> streamLanes = new ArrayList<>();
+  /** Per stream, the simulated GPU it belongs to ({@link OpSink#addStream(String, Lane, int)}). */
+  private final List<Integer> streamGpus = new ArrayList<>();
+  /** How many simulated GPUs the streams belong to. */
+  private int gpus;
   private final List<CostGroup> groups = new ArrayList<>();
   private final RooflineKernel kernel;
   final OpTable ops;
@@ -62,10 +66,20 @@ public final class Simulation implements OpSink {
     return poolNames.size() - 1;
   }
 
+  /** A stream of the first stream's GPU (the first stream's own: a new one). */
   @Override
   public int addStream(String name, Lane lane) {
+    return addStream(name, lane, streamNames.isEmpty() ? -1 : 0);
+  }
+
+  @Override
+  public int addStream(String name, Lane lane, int owner) {
+    if (owner >= streamNames.size()) {
+      throw new IllegalArgumentException("stream " + name + ": its GPU's stream " + owner + " is not added yet");
+    }
     streamNames.add(name);
     streamLanes.add(lane);
+    streamGpus.add(owner < 0 ? gpus++ : streamGpus.get(owner));
     return streamNames.size() - 1;
   }
 
@@ -310,15 +324,17 @@ public final class Simulation implements OpSink {
         }
       }
       holders = any;
+      int[] gpuOf = streamGpus.stream().mapToInt(Integer::intValue).toArray();
       if (packed) {
         // each op's bound worked out once, not at every instant the sweep asks for the interval on top
         Bound[] bounds = ws == null ? new Bound[n] : ws.bounds.length >= n ? ws.bounds : (ws.bounds = new Bound[n]);
         for (int op = 0; op < n; op++) {
           bounds[op] = Trace.opBound(lane[ops.stream(op)], rowBound[op]);
         }
-        sweep = new BoundSweep(phase(n), op -> bounds[op], ws);
+        sweep = new BoundSweep(phase(n), gpuOf, gpus, op -> bounds[op], ws);
       } else {
-        sweep = new BoundSweep(phase(n), op -> Trace.opBound(lane[ops.stream(op)], rowBound[ops.row(op)]), ws);
+        sweep = new BoundSweep(phase(n), gpuOf, gpus, op -> Trace.opBound(lane[ops.stream(op)], rowBound[ops.row(op)]),
+            ws);
       }
     }
 
@@ -423,7 +439,7 @@ public final class Simulation implements OpSink {
         holdSms(op, 1, -1, -1);
       }
       double l = launch[r];
-      sweep.start(op, lane[s], now, now + l);
+      sweep.start(op, s, lane[s], now, now + l);
       if (l > 0) {
         push(now + l, FLOW, (op << 1) | FLOW);
       } else {
@@ -433,7 +449,8 @@ public final class Simulation implements OpSink {
 
     void beginFlow(int op) {
       put(stride * op, LAST, now);
-      sweep.work(op, lane[ops.stream(op)], now, now > start[op]);
+      int s = ops.stream(op);
+      sweep.work(op, s, lane[s], now, now > start[op]);
       long p = pools(op);
       int mp = (int) (p >> 32);
       int lp = (int) p;
@@ -450,7 +467,7 @@ public final class Simulation implements OpSink {
       put(stride * op, REMAINING, 0);
       put(stride * op, DUE, Double.NaN);
       end[op] = now;
-      sweep.end(op, now);
+      sweep.end(op, ops.stream(op), now);
       long p = pools(op);
       int mp = (int) (p >> 32);
       int lp = (int) p;

@@ -29,9 +29,17 @@ public final class Workspace {
   final double[][] groupBuffers = new double[12][0];
   /** Per stream: its ops, in order, of an unreplicated run (a list may be longer than the stream's count). */
   int[][] queues = new int[0][];
-  /** The bound sweep's three stacks' arrays (null until a run has made them). */
-  final int[][] stackNames = new int[3][];
-  final double[][] stackFrom = new double[3][];
+  /** The bound sweep's stacks' arrays, three per GPU (null until a run has made them). */
+  int[][] stackNames = new int[3][];
+  double[][] stackFrom = new double[3][];
+
+  /** Room for at least {@code n} stacks' arrays, those kept so far kept. */
+  void stacks(int n) {
+    if (stackNames.length < n) {
+      stackNames = java.util.Arrays.copyOf(stackNames, n);
+      stackFrom = java.util.Arrays.copyOf(stackFrom, n);
+    }
+  }
 
   /** The op table, emptied, for a new simulation. */
   OpTable table() {

@@ -148,7 +148,7 @@ final class Collectives {
     int i = network ? 1 : 0;
     if (s[i] < 0) {
       s[i] = ctx.sink.addStream(ctx.label + purpose.label + (network ? " (network)" : " (intra-node)"),
-          network ? Lane.NETWORK : Lane.FABRIC);
+          network ? Lane.NETWORK : Lane.FABRIC, ctx.compute);
     }
     return s[i];
   }

@@ -31,6 +31,20 @@ final class Explainer {
         Units.tflops(d.peakFlops(best)));
   }
 
+  /** The step's share a pipeline stage's GPU spends waiting on its neighbours, as simulated. */
+  private static double bubbleShare(StepResult r) {
+    return r.timeByBound().getOrDefault(Bound.PIPELINE_BUBBLE, 0.0) / r.stepTimeSeconds();
+  }
+
+  /** The schedule's own bubble, (p - 1) / v / (m + (p - 1) / v), with what it depends on. */
+  private static String scheduleBubble(StepResult r) {
+    var plan = r.task().plan();
+    int m = r.task().microBatches();
+    double idle = (plan.pp() - 1.0) / plan.virtualStages();
+    return String.format(Locale.US, "the schedule's fill and drain alone: %.0f%% with %d micro-batches%s", 100 * idle
+        / (m + idle), m, plan.virtualStages() > 1 ? ", " + plan.virtualStages() + " chunks per GPU" : "");
+  }
+
   static String explain(StepResult r, MemoryPlan withoutOffload) {
     SystemSpec s = r.system();
     double share = r.timeByBound().get(r.bound()) / r.stepTimeSeconds();
@@ -78,6 +92,12 @@ final class Explainer {
                 + ", larger micro-batches or more gradient accumulation"
                 : "More fabric bandwidth, a smaller tp, larger micro-batches or more gradient accumulation"));
       }
+      case PIPELINE_BUBBLE -> sb.append(String.format(Locale.US, "Bound by the pipeline bubble (%s of the step): the"
+              + " GPUs of the %d stages wait on their neighbours that long on average (%s; the rest is the sends and"
+              + " receives between stages and the host's synchronisation on each). More micro-batches%s or fewer"
+              + " stages would shrink it; more FLOP/s or bandwidth would gain less than their shares suggest.",
+          pct, r.task().plan().pp(), scheduleBubble(r), r.task().plan().virtualStages() > 1 ? ", more chunks"
+              : ", the interleaved schedule (--virtual-stages)"));
       case OVERHEAD -> {
         double perKernel = r.software().llamaCpp() == null ? r.software().launchSeconds()
             : r.software().llamaCpp().launchSeconds(
@@ -124,13 +144,11 @@ final class Explainer {
       }
     }
     var plan = r.task().plan();
-    if (plan.pp() > 1 && r.task().kind().training()) {
-      int m = r.task().microBatches();
-      double bubble = (plan.pp() - 1.0) / plan.virtualStages() / (m + (plan.pp() - 1.0) / plan.virtualStages());
-      sb.append(String.format(Locale.US, " Each of the %d pipeline stages idles about %.0f%% of the step in the bubble"
-              + " (%d micro-batches%s); more micro-batches%s would shrink it.", plan.pp(), bubble * 100, m,
-          plan.virtualStages() > 1 ? ", " + plan.virtualStages() + " chunks per GPU" : "",
-          plan.virtualStages() > 1 ? " or more chunks" : " or the interleaved schedule (--virtual-stages)"));
+    if (plan.pp() > 1 && r.task().kind().training() && r.bound() != Bound.PIPELINE_BUBBLE) {
+      sb.append(String.format(Locale.US, " Each of the %d pipeline stages' GPUs waits on its neighbours %.0f%% of the"
+              + " step (%s); more micro-batches%s would shrink it.", plan.pp(), bubbleShare(r) * 100,
+          scheduleBubble(r), plan.virtualStages() > 1 ? " or more chunks"
+              : " or the interleaved schedule (--virtual-stages)"));
     }
     double overhead = r.timeByBound().getOrDefault(Bound.OVERHEAD, 0.0) / r.stepTimeSeconds();
     if (r.bound() != Bound.OVERHEAD && overhead >= 0.15) {

@@ -128,10 +128,10 @@ final class StepContext {
     hostPool = unified ? devicePool : sink.addPool(label + "host memory");
     int h2dPool = unified ? -1 : sink.addPool(label + "host link H2D");
     int d2hPool = unified ? -1 : sink.addPool(label + "host link D2H");
-    compute = sink.addStream(label + "GPU compute", Lane.COMPUTE);
-    h2d = unified ? -1 : sink.addStream(label + "H2D copy", Lane.H2D);
-    d2h = unified ? -1 : sink.addStream(label + "D2H copy", Lane.D2H);
-    cpu = sink.addStream(label + "CPU", Lane.CPU);
+    compute = sink.addStream(label + "GPU compute", Lane.COMPUTE, -1);
+    h2d = unified ? -1 : sink.addStream(label + "H2D copy", Lane.H2D, compute);
+    d2h = unified ? -1 : sink.addStream(label + "D2H copy", Lane.D2H, compute);
+    cpu = sink.addStream(label + "CPU", Lane.CPU, compute);
     double memBw = d.memoryBandwidthBytesPerSecond() * d.efficiency().memoryStreaming() * sw.streamScale();
     // a workload computes for seconds on end, so at the rate the device sustains at its power limit, not a burst's
     double gemmFraction = d.efficiency().gemmAt(precision.gemmPrecision())

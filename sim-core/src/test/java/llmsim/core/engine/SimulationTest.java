@@ -59,6 +59,34 @@ class SimulationTest {
   }
 
   @Test
+  void twoGpus_eachSpendsTheStepOnItsOwnStreams_andTheTimeByBoundIsTheirMean() {
+    setUp(0);
+    // two GPUs in a pipeline: A computes, sends over its link, then B computes on what it received
+    int a = sim.addStream("A compute", Lane.COMPUTE, -1);
+    int aSend = sim.addStream("A send", Lane.FABRIC, a);
+    int b = sim.addStream("B compute", Lane.COMPUTE, -1);
+    int fabric = sim.addPool("fabric");
+    int sendGroup = sim.addGroup(new CostGroup("send", 1, -1, 1, fabric, LINK_BW, 0));
+    double f = 2e12;   // compute-bound: 20 ms on each GPU
+    double bytes = 1e8; // 10 ms over the link
+    int first = sim.addOp("a", OpKind.MLP, a, gpuGroup, f, 1e6, 0);
+    int send = sim.addOp("send", OpKind.TRANSFER, aSend, sendGroup, 0, 0, bytes, first);
+    sim.addOp("b", OpKind.MLP, b, gpuGroup, f, 1e6, 0, send);
+    Trace t = sim.run();
+    double compute = f / PEAK;
+    double link = bytes / LINK_BW;
+    assertThat(t.makespan()).isCloseTo(2 * compute + link, within(1e-12));
+    // A: computes, sends, then idles while B works; B: idles until the activation arrives, then computes. Each GPU's
+    // own spans add up to the step; the step's figures are their mean
+    assertThat(t.timeByBound().get(Bound.COMPUTE)).isCloseTo(compute, within(1e-12));
+    assertThat(t.timeByBound().get(Bound.INTRA_NODE_LINK)).isCloseTo(link / 2, within(1e-12));
+    assertThat(t.timeByBound().get(Bound.PIPELINE_BUBBLE)).isCloseTo((compute + link) / 2 + compute / 2,
+        within(1e-12));
+    assertThat(t.timeByBound().values().stream().mapToDouble(Double::doubleValue).sum())
+        .isCloseTo(t.makespan(), within(1e-12));
+  }
+
+  @Test
   void aGemmKernelsFloor_isComputeTime_oncePerKernel_underALongerMemoryTime_andOnlyWithSms() {
     double floor = 7e-6;
     sim = new Simulation();

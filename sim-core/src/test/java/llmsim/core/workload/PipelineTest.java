@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.within;
 import static org.assertj.core.data.Percentage.withPercentage;
 
 import java.util.List;
+import llmsim.core.engine.Bound;
 import llmsim.core.engine.Lane;
 import llmsim.core.engine.Trace;
 import llmsim.core.hw.Precision;
@@ -115,6 +116,26 @@ class PipelineTest {
     // (p-1)/(m+p-1), within what the sends add
     assertThat(idleOfSecondGpu(CollectivesTest.step(Fixtures.cluster(1), M, task(p, m))))
         .isCloseTo((double) (p - 1) / (m + p - 1), within(0.02));
+  }
+
+  @Test
+  void timeByBound_isEachStagesOwn_itsWorkAStagesShare_andItsWaitTheBubble() {
+    int p = 4;
+    int m = 8;
+    SystemSpecHolder h = new SystemSpecHolder();
+    StepResult one = Simulator.simulate(h.system, M, task(1, m), SimulatorPhysicsTest.IDEAL);
+    StepResult four = Simulator.simulate(h.system, M, task(p, m), SimulatorPhysicsTest.IDEAL);
+    // each stage runs 1 / p of the layers for the same micro-batches: its GPU computes and streams memory for 1 / p
+    // of one GPU's time without stages (the even model's embedding and head are a small share of it)
+    double work1 = one.timeByBound().get(Bound.COMPUTE) + one.timeByBound().get(Bound.DEVICE_MEMORY);
+    double work4 = four.timeByBound().get(Bound.COMPUTE) + four.timeByBound().get(Bound.DEVICE_MEMORY);
+    assertThat(work4).isCloseTo(work1 / p, withPercentage(3));
+    assertThat(one.timeByBound().get(Bound.PIPELINE_BUBBLE)).isZero();
+    // and waits through the fill and drain, (p - 1) / (m + p - 1) of the pipeline's span, within what the sends add
+    double bubble = four.timeByBound().get(Bound.PIPELINE_BUBBLE) / span(four.trace());
+    assertThat(bubble).isCloseTo((double) (p - 1) / (m + p - 1), within(0.03));
+    assertThat(four.timeByBound().values().stream().mapToDouble(Double::doubleValue).sum())
+        .isCloseTo(four.stepTimeSeconds(), within(1e-9 * four.stepTimeSeconds()));
   }
 
   @Test
@@ -242,7 +263,7 @@ class PipelineTest {
     assertThat(b.stepTimeSeconds()).isCloseTo(a.stepTimeSeconds(), within(1e-12 * a.stepTimeSeconds()));
     assertThat(b.mfu()).isCloseTo(a.mfu(), within(1e-12));
     assertThat(b.linkBytes()).isCloseTo(a.linkBytes(), within(1e-6 * Math.max(1, a.linkBytes())));
-    // the peers act together, so the time by bound (summed as the run goes, over every GPU's ops) is the same too
+    // the peers act together, so the time by bound (each GPU's own, their mean) is the same too
     for (var e : a.timeByBound().entrySet()) {
       assertThat(b.timeByBound().get(e.getKey())).as(e.getKey().key())
           .isCloseTo(e.getValue(), within(1e-12 * a.stepTimeSeconds()));
