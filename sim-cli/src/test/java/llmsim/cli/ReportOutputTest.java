@@ -102,6 +102,37 @@ class ReportOutputTest {
   }
 
   @Test
+  void traceJson_hasOneProcessPerSimulatedGpu_namedByIt() throws IOException {
+    // 8 GPUs as tp 2 x pp 2 x dp 2: one GPU per stage stands for its peers; with all_gpus every one is simulated
+    for (String all : List.of("false", "true")) {
+      ScenarioOptions o = new ScenarioOptions();
+      o.set(llmsim.core.scenario.ScenarioKey.MODEL, "llama-7b");
+      o.set(llmsim.core.scenario.ScenarioKey.HARDWARE, "hgx-h100-8x");
+      o.set(llmsim.core.scenario.ScenarioKey.TASK, "train");
+      o.set(llmsim.core.scenario.ScenarioKey.SEQ_LEN, "512");
+      o.set(llmsim.core.scenario.ScenarioKey.TP, "2");
+      o.set(llmsim.core.scenario.ScenarioKey.PP, "2");
+      o.set(llmsim.core.scenario.ScenarioKey.DP, "2");
+      o.set(llmsim.core.scenario.ScenarioKey.ALL_GPUS, all);
+      var r = SimulateCommand.run(o.resolve(null, true)).get(0);
+      String json = llmsim.report.ChromeTrace.write(List.of(new llmsim.report.ChromeTrace.Process("x", r.trace(), r.memory())));
+      List<String> names = new java.util.ArrayList<>();
+      for (JsonNode e : new ObjectMapper().readTree(json).get("traceEvents")) {
+        if (e.get("name").asText().equals("process_name")) {
+          names.add(e.get("args").get("name").asText());
+        }
+      }
+      if (all.equals("false")) {
+        assertThat(names).containsExactly("x / stage 0 GPU", "x / stage 1 GPU");
+      } else {
+        // tp x dp = 4 peers per stage, peer 0 keeping the stage's own name
+        assertThat(names).hasSize(8).doesNotHaveDuplicates().contains("x / stage 0 GPU", "x / stage 1 GPU",
+            "x / peer 3 stage 1 GPU");
+      }
+    }
+  }
+
+  @Test
   void traceSlices_sumToTheSimulationsBusySeconds() {
     ScenarioOptions o = new ScenarioOptions();
     o.set(llmsim.core.scenario.ScenarioKey.MODEL, "llama-7b");

@@ -28,11 +28,12 @@ public final class ChromeTrace {
       Process p = processes.get(pi);
       int pid = nextPid;
       Trace t = p.trace();
-      int[] gpu = gpuOf(t);
-      int gpus = java.util.Arrays.stream(gpu).max().orElse(0) + 1;
+      int[] gpu = new int[t.streams().size()];
+      java.util.Arrays.setAll(gpu, t::gpuOf);
+      int gpus = t.gpus();
       nextPid += gpus;
       for (int g = 0; g < gpus; g++) {
-        String name = gpus == 1 ? p.name() : p.name() + " / stage " + g + " GPU";
+        String name = gpus == 1 ? p.name() : p.name() + " / " + gpuName(t, g);
         events.add(meta("process_name", pid + g, 0, "{\"name\":" + Escape.json(name) + "}"));
       }
       for (int s = 0; s < t.streams().size(); s++) {
@@ -55,14 +56,15 @@ public final class ChromeTrace {
     return b.toString();
   }
 
-  /** The simulated GPU each stream belongs to: k for "stage k ..." streams, else 0. */
-  static int[] gpuOf(Trace t) {
-    int[] out = new int[t.streams().size()];
-    for (int s = 0; s < out.length; s++) {
-      java.util.regex.Matcher m = java.util.regex.Pattern.compile("^stage (\\d+) ").matcher(t.streams().get(s));
-      out[s] = m.find() ? Integer.parseInt(m.group(1)) : 0;
+  /** GPU {@code g} by its compute stream's prefix ("stage 1 GPU", "peer 3 stage 1 GPU"), or "GPU g" without one. */
+  static String gpuName(Trace t, int g) {
+    for (int s = 0; s < t.streams().size(); s++) {
+      if (t.gpuOf(s) == g && t.lanes().get(s) == llmsim.core.engine.Lane.COMPUTE) {
+        String prefix = t.streams().get(s).replaceFirst("GPU compute$", "").strip();
+        return prefix.isEmpty() ? "GPU " + g : prefix + " GPU";
+      }
     }
-    return out;
+    return "GPU " + g;
   }
 
   private static String meta(String name, int pid, int tid, String args) {

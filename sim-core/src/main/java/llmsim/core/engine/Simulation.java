@@ -169,7 +169,8 @@ public final class Simulation implements OpSink {
     Runner r = new Runner(n, costs);
     r.start();
     double[] byBound = r.sweep.finish(r.now);
-    return new Trace(List.copyOf(streamNames), List.copyOf(streamLanes), List.copyOf(poolNames), ops, costs, n,
+    return new Trace(List.copyOf(streamNames), List.copyOf(streamLanes),
+        streamGpus.stream().mapToInt(Integer::intValue).toArray(), List.copyOf(poolNames), ops, costs, n,
         r.start, r.end, r.now, kernel.name(), r.events, byBound);
   }
 

@@ -25,6 +25,8 @@ public final class Trace {
   private final String kernel;
   private final long events;
   private final double[] byBound;
+  /** Per stream, the simulated GPU it belongs to. */
+  private final int[] streamGpus;
   private final int size;
   private OpTable.Ops ops;
   private Costs costs;
@@ -33,10 +35,11 @@ public final class Trace {
    * @param makespan time from the first op's start (0) to the last op's end
    * @param byBound seconds attributed to each bound (by ordinal), as {@link BoundSweep} summed them during the run
    */
-  Trace(List<String> streams, List<Lane> lanes, List<String> pools, OpTable table, Costs rowCosts, int size,
-      double[] start, double[] end, double makespan, String kernel, long events, double[] byBound) {
+  Trace(List<String> streams, List<Lane> lanes, int[] streamGpus, List<String> pools, OpTable table, Costs rowCosts,
+      int size, double[] start, double[] end, double makespan, String kernel, long events, double[] byBound) {
     this.streams = streams;
     this.lanes = lanes;
+    this.streamGpus = streamGpus;
     this.pools = pools;
     this.table = table;
     this.rowCosts = rowCosts;
@@ -55,6 +58,16 @@ public final class Trace {
 
   public List<Lane> lanes() {
     return lanes;
+  }
+
+  /** The simulated GPU stream {@code stream} belongs to (0 to {@link #gpus()} - 1). */
+  public int gpuOf(int stream) {
+    return streamGpus[stream];
+  }
+
+  /** How many GPUs the run simulated, each with its own streams. */
+  public int gpus() {
+    return java.util.Arrays.stream(streamGpus).max().orElse(0) + 1;
   }
 
   public List<String> pools() {
