@@ -206,8 +206,10 @@ final class Derivation {
     for (Bound b : Bound.values()) {
       double t = r.timeByBound().getOrDefault(b, 0.0);
       if (t > 0) {
-        formula("time bound by " + b.key(), "simulated: the instants at which " + b.key() + " limited the run",
-            seconds(t));
+        formula("time bound by " + b.key(), r.trace().gpus() > 1
+            ? "simulated: the instants at which " + b.key() + " held a GPU, the mean over the " + r.trace().gpus()
+                + " simulated GPUs"
+            : "simulated: the instants at which " + b.key() + " limited the run", seconds(t));
       }
     }
     simulated = r.stepTimeSeconds();
