@@ -78,6 +78,12 @@ final class MemoryCommand implements ScenarioOptions.Command, Callable<Integer> 
 
   record Row(SystemSpec system, MemoryPlan plan, String explanation, Task task, List<String> warnings) {}
 
+  /** How many layers a pipeline stage holds: L / pp, or "a-b" where the stages differ by one (the split's rule). */
+  static String stageLayers(int layers, int pp) {
+    int low = layers / pp;
+    return layers % pp == 0 ? String.valueOf(low) : low + "-" + (low + 1);
+  }
+
   private void print(ModelSpec model, ScenarioOptions.Resolved r, List<Row> rows) {
     PrintWriter out = spec.commandLine().getOut();
     if (output.format == Format.json) {
@@ -132,7 +138,11 @@ final class MemoryCommand implements ScenarioOptions.Command, Callable<Integer> 
           / Units.GIB, 1) + " (" + row.system().deviceCount() + " GPUs)");
       text(t, "host memory per node", rows, row -> num(row.system().host().memoryCapacityBytes() / Units.GIB, 1));
     }
-    text(t, "layers on the GPU", rows, row -> row.plan().gpuLayers() + " of " + row.plan().layers()
+    text(t, "layers on the GPU", rows, row -> row.task().plan().pp() > 1
+        // a pipeline stage holds its share of the layers (their weights and state above are that share)
+        ? stageLayers(row.plan().layers(), row.task().plan().pp()) + " per stage (" + row.plan().layers() + " over "
+            + row.task().plan().pp() + " stages)"
+        : row.plan().gpuLayers() + " of " + row.plan().layers()
         + (row.plan().hostLayers() == 0 ? "" : row.plan().cpuRunsHostLayers() ? " (the rest on the CPU)" : " (the rest streamed)"));
     text(t, "offload", rows, row -> row.plan().offload().key());
     text(t, "fits", rows, row -> row.plan().fits() ? "yes" : "NO");

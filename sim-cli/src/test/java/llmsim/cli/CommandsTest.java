@@ -17,6 +17,17 @@ class CommandsTest {
   }
 
   @Test
+  void memory_underPipelineStages_givesAStagesLayers() {
+    // LLaMA-7B's 32 layers over 4 stages: 8 each; over 3: 10 or 11 (the split differs by one at most)
+    CliRunner r = CliRunner.run("memory", "--model", "llama-7b", "--hardware", "hgx-h100-8x", "--task", "train",
+        "--pp", "4", "--dp", "2");
+    assertThat(r.code()).isZero();
+    assertThat(r.out()).containsPattern("layers on the GPU +8 per stage \\(32 over 4 stages\\)");
+    assertThat(MemoryCommand.stageLayers(32, 3)).isEqualTo("10-11");
+    assertThat(MemoryCommand.stageLayers(32, 4)).isEqualTo("8");
+  }
+
+  @Test
   void version_namesTheKernel() {
     assertThat(CliRunner.run("--version").out()).contains("roofline kernel: ");
   }
