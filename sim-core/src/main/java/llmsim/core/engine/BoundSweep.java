@@ -22,17 +22,39 @@ final class BoundSweep {
   private static final byte STARTED = 1;
   private static final byte WORKING = 2;
   private static final byte ENDED = 3;
+  private static final int OVERHEAD = Bound.OVERHEAD.ordinal();
+  private static final int HOST = Bound.HOST.ordinal();
+  /** A GPU's three stacks: its compute queue's intervals, its transfers', its CPU's. */
+  private static final int GPU = 0;
+  private static final int LINK = 1;
+  private static final int CPU = 2;
 
-  private final Bounds bounds;
+  static {
+    if (Bound.values().length > 8) {
+      throw new IllegalStateException("a stack entry keeps a bound's ordinal in 3 bits");
+    }
+  }
+
   private final double[] sum = new double[Bound.values().length];
   /** Per op: how far it has got. */
   private final byte[] phase;
   /** Per stream: the GPU it belongs to. */
   private final int[] gpuOf;
-  /** Per GPU: its compute queue's, transfers' and CPU's intervals. */
-  private final Stack[] gpu;
-  private final Stack[] link;
-  private final Stack[] cpu;
+  /**
+   * Open intervals by (start, name), ended ones among them until they surface, in stacks: stack {@code 3 g + kind}
+   * of GPU {@code g} holds entries {@code [i cap, i cap + top[i])} of {@code entry} and {@code from}, one array for
+   * every GPU's so that a GPU's are near each other. An entry is {@code name << 3 | bound}: the interval's name
+   * ({@code op << 1 | piece}, piece 0 a GPU op's launch or a whole transfer or CPU op, 1 a GPU op's work) and the
+   * ordinal of the bound it is charged to, so that entries sort as their names do.
+   */
+  private long[] entry;
+  private double[] from;
+  private int cap;
+  private final int[] top;
+  /** Per stack: how many held intervals have ended (or, a launch, given way to the work), dropped when they surface. */
+  private final int[] stale;
+  /** Per stack: whether the intervals that started last are not yet in name order. */
+  private final boolean[] unsorted;
   /** Where the stacks' arrays are kept for the next run; null: none. */
   private final Workspace ws;
   /** Per GPU: the last instant its clock reached. */
@@ -43,32 +65,28 @@ final class BoundSweep {
   /** What a GPU with nothing of its own running is charged to. */
   private final int idle;
 
-  /** The bound of an op's work: its lane's for a transfer or CPU op, its roofline bound for a GPU op. */
-  interface Bounds {
-    Bound bound(int op);
-  }
-
   /**
    * @param phase one entry per op, all 0 (not started)
    * @param gpuOf per stream, the GPU it belongs to (0 to {@code gpus - 1})
    * @param ws where the stacks' arrays are taken from and handed back by {@link #finish}; null: their own
    */
-  BoundSweep(byte[] phase, int[] gpuOf, int gpus, Bounds bounds, Workspace ws) {
-    this.bounds = bounds;
+  BoundSweep(byte[] phase, int[] gpuOf, int gpus, Workspace ws) {
     this.phase = phase;
     this.gpuOf = gpuOf;
     this.ws = ws;
     int n = Math.max(1, gpus);
-    gpu = new Stack[n];
-    link = new Stack[n];
-    cpu = new Stack[n];
-    if (ws != null) {
-      ws.stacks(3 * n);
-    }
-    for (int g = 0; g < n; g++) {
-      gpu[g] = new Stack(true, ws, 3 * g);
-      link[g] = new Stack(false, ws, 3 * g + 1);
-      cpu[g] = new Stack(false, ws, 3 * g + 2);
+    top = new int[3 * n];
+    stale = new int[3 * n];
+    unsorted = new boolean[3 * n];
+    // a GPU's own streams hold a few intervals at a time; the arrays grow where one holds more
+    cap = 4;
+    if (ws != null && ws.stackEntries.length >= 3 * n * cap) {
+      cap = ws.stackEntries.length / (3 * n);
+      entry = ws.stackEntries;
+      from = ws.stackFrom;
+    } else {
+      entry = new long[3 * n * cap];
+      from = new double[3 * n * cap];
     }
     last = new double[n];
     deferred = new boolean[n];
@@ -104,62 +122,70 @@ final class BoundSweep {
   }
 
   private int holding(int g) {
-    int op = gpu[g].top(phase);
-    if (op >= 0) {
-      return (op & 1) == 0 ? Bound.OVERHEAD.ordinal() : bounds.bound(op >>> 1).ordinal();
+    int i = 3 * g;
+    if (top(i + GPU) >= 0) {
+      return topBound(i + GPU);
     }
-    op = link[g].top(phase);
-    if (op >= 0) {
-      return bounds.bound(op >>> 1).ordinal();
+    if (top(i + LINK) >= 0) {
+      return topBound(i + LINK);
     }
-    return cpu[g].top(phase) >= 0 ? Bound.HOST.ordinal() : idle;
+    return top(i + CPU) >= 0 ? HOST : idle;
   }
 
   /**
    * Op {@code op}, on stream {@code stream} of {@code lane}, starts at {@code t}; a GPU op whose work starts later
-   * ({@code workStart > t}) is in its launch.
+   * ({@code workStart > t}) is in its launch (overhead). {@code bound}: the ordinal of the op's bound ({@link
+   * Trace#opBound}), kept with its interval so that what holds a span is read off the stacks' tops.
    */
-  void start(int op, int stream, Lane lane, double t, double workStart) {
+  void start(int op, int stream, Lane lane, double t, double workStart, int bound) {
     int g = gpuOf[stream];
     reach(g, t);
     phase[op] = STARTED;
     if (lane == Lane.CPU) {
-      cpu[g].push(op << 1, t);
+      push(3 * g + CPU, op << 1, t, bound);
     } else if (lane != Lane.COMPUTE) {
-      link[g].push(op << 1, t);
+      push(3 * g + LINK, op << 1, t, bound);
     } else if (workStart > t) {
-      gpu[g].push(op << 1, t);
+      push(3 * g + GPU, op << 1, t, OVERHEAD);
     }
   }
 
   /** Op {@code op}'s work starts at {@code t} (after its launch, or with its start when it has none). */
-  void work(int op, int stream, Lane lane, double t, boolean launched) {
+  void work(int op, int stream, Lane lane, double t, boolean launched, int bound) {
+    phase[op] = WORKING;
     if (lane == Lane.COMPUTE) {
       int g = gpuOf[stream];
       if (launched) {
         reach(g, t);
+        remove(3 * g + GPU, op << 1);
       }
-      gpu[g].push(op << 1 | 1, t);
+      push(3 * g + GPU, op << 1 | 1, t, bound);
     }
-    phase[op] = WORKING;
   }
 
-  void end(int op, int stream, double t) {
-    reach(gpuOf[stream], t);
+  void end(int op, int stream, Lane lane, double t) {
+    int g = gpuOf[stream];
+    reach(g, t);
     phase[op] = ENDED;
+    if (lane == Lane.CPU) {
+      remove(3 * g + CPU, op << 1);
+    } else if (lane != Lane.COMPUTE) {
+      remove(3 * g + LINK, op << 1);
+    } else {
+      remove(3 * g + GPU, op << 1 | 1);
+    }
   }
 
   /** The sums, by bound ordinal, once the run has ended at {@code makespan}: the mean of the GPUs'. */
   double[] finish(double makespan) {
-    int n = gpu.length;
+    int n = last.length;
     for (int g = 0; g < n; g++) {
       reach(g, makespan);
       settle(g);
-      if (ws != null) {
-        gpu[g].keep(ws, 3 * g);
-        link[g].keep(ws, 3 * g + 1);
-        cpu[g].keep(ws, 3 * g + 2);
-      }
+    }
+    if (ws != null) {
+      ws.stackEntries = entry;
+      ws.stackFrom = from;
     }
     if (n > 1) {
       for (int b = 0; b < sum.length; b++) {
@@ -169,74 +195,100 @@ final class BoundSweep {
     return sum;
   }
 
-  /** Open intervals by (start, name), ended ones among them until they surface. */
-  private static final class Stack {
-    /** Whether piece 0 is a GPU op's launch (over when its work starts) rather than a whole op. */
-    private final boolean launches;
-    /** Entries {@code 0..top) are held; those above are not read (a kept array's are an earlier run's). */
-    private int[] name;
-    private double[] from;
-    private int top;
-    /** Whether the intervals that started last are not yet in name order. */
-    private boolean unsorted;
-
-    Stack(boolean launches, Workspace ws, int i) {
-      this.launches = launches;
-      boolean kept = ws != null && ws.stackNames[i] != null;
-      name = kept ? ws.stackNames[i] : new int[64];
-      from = kept ? ws.stackFrom[i] : new double[64];
+  /**
+   * Push onto stack {@code i} an interval starting now, at or after every one held, charged to bound {@code bound}.
+   * Those starting together are ordered by name when the next instant's are pushed or the top is asked for, in one
+   * sort (copies of an op on many streams start together, not always in the order of their names).
+   */
+  private void push(int i, int interval, double t, int bound) {
+    int n = top[i];
+    if (n == cap) {
+      grow();
     }
-
-    /** Hand this stack's arrays, grown as the run needed, to {@code ws} for the next run. */
-    void keep(Workspace ws, int i) {
-      ws.stackNames[i] = name;
-      ws.stackFrom[i] = from;
+    int base = i * cap;
+    if (n > 0 && from[base + n - 1] != t && unsorted[i]) {
+      sortLast(i);
     }
-
-    /**
-     * Push an interval starting now, at or after every one held. Those starting together are ordered by name when
-     * the next instant's are pushed or the top is asked for, in one sort (copies of an op on many GPUs start
-     * together, not always in the order of their names).
-     */
-    void push(int interval, double t) {
-      if (top > 0 && from[top - 1] != t && unsorted) {
-        sortLast();
-      }
-      if (top == name.length) {
-        name = Arrays.copyOf(name, 2 * top);
-        from = Arrays.copyOf(from, 2 * top);
-      }
-      if (top > 0 && from[top - 1] == t && name[top - 1] > interval) {
-        unsorted = true;
-      }
-      name[top] = interval;
-      from[top++] = t;
+    long e = (long) interval << 3 | bound;
+    if (n > 0 && from[base + n - 1] == t && entry[base + n - 1] > e) {
+      unsorted[i] = true;
     }
+    entry[base + n] = e;
+    from[base + n] = t;
+    top[i] = n + 1;
+  }
 
-    /** Sort by name the intervals that started last, together. */
-    private void sortLast() {
-      int i = top - 1;
-      while (i > 0 && from[i - 1] == from[top - 1]) {
-        i--;
-      }
-      Arrays.sort(name, i, top);
-      unsorted = false;
+  /** Twice the room for every stack, each keeping its place. */
+  private void grow() {
+    int stacks = top.length;
+    long[] e = new long[2 * cap * stacks];
+    double[] f = new double[2 * cap * stacks];
+    for (int i = 0; i < stacks; i++) {
+      System.arraycopy(entry, i * cap, e, 2 * i * cap, top[i]);
+      System.arraycopy(from, i * cap, f, 2 * i * cap, top[i]);
     }
+    entry = e;
+    from = f;
+    cap *= 2;
+  }
 
-    /** The latest interval still open, or -1: a GPU op's launch is over once its work started, anything at its end. */
-    int top(byte[] phase) {
-      if (unsorted) {
-        sortLast();
-      }
-      while (top > 0) {
-        int n = name[top - 1];
-        byte p = phase[n >>> 1];
-        if (launches && (n & 1) == 0 ? p == STARTED : p < ENDED) {
-          return n;
-        }
-        top--;
-      }
-      return -1;
+  /** Sort by name the intervals of stack {@code i} that started last, together. */
+  private void sortLast(int i) {
+    int base = i * cap;
+    int hi = base + top[i];
+    int lo = hi - 1;
+    while (lo > base && from[lo - 1] == from[hi - 1]) {
+      lo--;
     }
+    Arrays.sort(entry, lo, hi);
+    unsorted[i] = false;
+  }
+
+  /**
+   * Interval {@code name} of stack {@code i} is over: dropped at once where it is among the latest few held (a GPU's
+   * own streams hold a few at a time), else counted stale and dropped when it surfaces.
+   */
+  private void remove(int i, int name) {
+    int base = i * cap;
+    int n = top[i];
+    for (int j = n - 1; j >= Math.max(0, n - 4); j--) {
+      if ((int) (entry[base + j] >>> 3) == name) {
+        System.arraycopy(entry, base + j + 1, entry, base + j, n - 1 - j);
+        System.arraycopy(from, base + j + 1, from, base + j, n - 1 - j);
+        top[i] = n - 1;
+        return;
+      }
+    }
+    stale[i]++;
+  }
+
+  /**
+   * The latest interval of stack {@code i} still open, or -1: a GPU op's launch is over once its work started,
+   * anything at its end.
+   */
+  private int top(int i) {
+    if (unsorted[i]) {
+      sortLast(i);
+    }
+    int base = i * cap;
+    if (stale[i] == 0) {
+      return top[i] > 0 ? (int) (entry[base + top[i] - 1] >>> 3) : -1;
+    }
+    boolean launches = i % 3 == GPU;
+    while (top[i] > 0) {
+      int n = (int) (entry[base + top[i] - 1] >>> 3);
+      byte p = phase[n >>> 1];
+      if (launches && (n & 1) == 0 ? p == STARTED : p < ENDED) {
+        return n;
+      }
+      top[i]--;
+      stale[i]--;
+    }
+    return -1;
+  }
+
+  /** The bound of the interval {@link #top} last returned for stack {@code i}. */
+  private int topBound(int i) {
+    return (int) (entry[i * cap + top[i] - 1] & 7);
   }
 }

@@ -223,6 +223,8 @@ public final class Simulation implements OpSink {
     final int[] classLength;
     final int[] streamHead;
     final boolean[] streamBusy;
+    /** Per stream: the bound ordinal of the op it runs. */
+    final int[] streamBound;
     final int[][] poolActive;
     final int[] poolSize;
     /** Per pool: SMs its GPU's communication kernels hold now, and the SMs the GPU has (0: none held ever). */
@@ -325,18 +327,9 @@ public final class Simulation implements OpSink {
         }
       }
       holders = any;
-      int[] gpuOf = streamGpus.stream().mapToInt(Integer::intValue).toArray();
-      if (packed) {
-        // each op's bound worked out once, not at every instant the sweep asks for the interval on top
-        Bound[] bounds = ws == null ? new Bound[n] : ws.bounds.length >= n ? ws.bounds : (ws.bounds = new Bound[n]);
-        for (int op = 0; op < n; op++) {
-          bounds[op] = Trace.opBound(lane[ops.stream(op)], rowBound[op]);
-        }
-        sweep = new BoundSweep(phase(n), gpuOf, gpus, op -> bounds[op], ws);
-      } else {
-        sweep = new BoundSweep(phase(n), gpuOf, gpus, op -> Trace.opBound(lane[ops.stream(op)], rowBound[ops.row(op)]),
-            ws);
-      }
+      // each op's bound worked out when it starts, where its row is at hand, and kept with its interval
+      sweep = new BoundSweep(phase(n), streamGpus.stream().mapToInt(Integer::intValue).toArray(), gpus, ws);
+      streamBound = new int[streamNames.size()];
     }
 
     /** The sweep's per-op phases: the workspace's, cleared, or new. */
@@ -440,7 +433,9 @@ public final class Simulation implements OpSink {
         holdSms(op, 1, -1, -1);
       }
       double l = launch[r];
-      sweep.start(op, s, lane[s], now, now + l);
+      int bound = Trace.opBound(lane[s], rowBound[r]).ordinal();
+      streamBound[s] = bound;
+      sweep.start(op, s, lane[s], now, now + l, bound);
       if (l > 0) {
         push(now + l, FLOW, (op << 1) | FLOW);
       } else {
@@ -451,7 +446,7 @@ public final class Simulation implements OpSink {
     void beginFlow(int op) {
       put(stride * op, LAST, now);
       int s = ops.stream(op);
-      sweep.work(op, s, lane[s], now, now > start[op]);
+      sweep.work(op, s, lane[s], now, now > start[op], streamBound[s]);
       long p = pools(op);
       int mp = (int) (p >> 32);
       int lp = (int) p;
@@ -468,7 +463,8 @@ public final class Simulation implements OpSink {
       put(stride * op, REMAINING, 0);
       put(stride * op, DUE, Double.NaN);
       end[op] = now;
-      sweep.end(op, ops.stream(op), now);
+      int s = ops.stream(op);
+      sweep.end(op, s, lane[s], now);
       long p = pools(op);
       int mp = (int) (p >> 32);
       int lp = (int) p;
@@ -478,7 +474,6 @@ public final class Simulation implements OpSink {
       if (lp >= 0) {
         leave(lp, op);
       }
-      int s = ops.stream(op);
       // SMs handed back before the re-share, so that an op on these pools and on the GPU's is re-rated once
       if (holders && lane[s].communication()) {
         holdSms(op, -1, mp, lp);

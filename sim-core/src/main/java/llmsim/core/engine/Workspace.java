@@ -19,7 +19,6 @@ public final class Workspace {
   int[] pendingDeps = new int[0];
   int[] dependentsStart = new int[0];
   int[] dependents = new int[0];
-  Bound[] bounds = new Bound[0];
   byte[] phase = new byte[0];
   /** Costs per row ({@link Costs}), and its group order. */
   final double[][] costDoubles = new double[8][0];
@@ -29,17 +28,9 @@ public final class Workspace {
   final double[][] groupBuffers = new double[12][0];
   /** Per stream: its ops, in order, of an unreplicated run (a list may be longer than the stream's count). */
   int[][] queues = new int[0][];
-  /** The bound sweep's stacks' arrays, three per GPU (null until a run has made them). */
-  int[][] stackNames = new int[3][];
-  double[][] stackFrom = new double[3][];
-
-  /** Room for at least {@code n} stacks' arrays, those kept so far kept. */
-  void stacks(int n) {
-    if (stackNames.length < n) {
-      stackNames = java.util.Arrays.copyOf(stackNames, n);
-      stackFrom = java.util.Arrays.copyOf(stackFrom, n);
-    }
-  }
+  /** The bound sweep's stacks' arrays, every GPU's in one (empty until a run has made them). */
+  long[] stackEntries = new long[0];
+  double[] stackFrom = new double[0];
 
   /** The op table, emptied, for a new simulation. */
   OpTable table() {
