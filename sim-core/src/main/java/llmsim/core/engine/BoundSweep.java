@@ -152,15 +152,16 @@ final class BoundSweep {
 
   /** Op {@code op}'s work starts at {@code t} (after its launch, or with its start when it has none). */
   void work(int op, int stream, Lane lane, double t, boolean launched, int bound) {
-    phase[op] = WORKING;
     if (lane == Lane.COMPUTE) {
       int g = gpuOf[stream];
       if (launched) {
-        reach(g, t);
+        reach(g, t); // the span up to now, with the launch still held
+        phase[op] = WORKING;
         remove(3 * g + GPU, op << 1);
       }
       push(3 * g + GPU, op << 1 | 1, t, bound);
     }
+    phase[op] = WORKING;
   }
 
   void end(int op, int stream, Lane lane, double t) {

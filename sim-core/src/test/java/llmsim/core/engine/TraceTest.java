@@ -16,6 +16,11 @@ class TraceTest {
    * every lane, shared pools and launch overheads: what a run does in every order it can.
    */
   static Trace randomRun(long seed) {
+    return randomRun(seed, 1);
+  }
+
+  /** As above, the streams spread over {@code gpus} simulated GPUs (each GPU's first stream its own). */
+  static Trace randomRun(long seed, int gpus) {
     SplittableRandom rnd = new SplittableRandom(seed);
     Simulation sim = new Simulation();
     int mem = sim.addPool("memory");
@@ -26,10 +31,12 @@ class TraceTest {
     int[] copy = {sim.addGroup(new CostGroup("copy 0", 1, -1, 1, links[0], 1, 0.5)),
         sim.addGroup(new CostGroup("copy 1", 1, -1, 1, links[1], 2, 0))};
     Lane[] lanes = Lane.values();
-    int streams = 3 + rnd.nextInt(8);
+    int streams = 3 + rnd.nextInt(8) + gpus;
     int[] stream = new int[streams];
     for (int s = 0; s < streams; s++) {
-      stream[s] = sim.addStream("s" + s, lanes[rnd.nextInt(lanes.length)]);
+      Lane lane = lanes[rnd.nextInt(lanes.length)];
+      stream[s] = gpus == 1 ? sim.addStream("s" + s, lane)
+          : sim.addStream("s" + s, lane, s < gpus ? -1 : stream[rnd.nextInt(gpus)]);
     }
     int n = 20 + rnd.nextInt(200);
     for (int i = 0; i < n; i++) {
@@ -48,18 +55,41 @@ class TraceTest {
 
   @Test
   void timeByBound_isTheSortingSweepsToTheBit() {
-    for (long seed = 0; seed < 300; seed++) {
+    for (long seed = 0; seed < 1000; seed++) {
       Trace t = randomRun(seed);
       assertThat(t.timeByBound()).as("seed %d", seed).isEqualTo(sortingSweep(t));
     }
   }
 
+  @Test
+  void timeByBound_onSeveralGpus_isTheMeanOfEachGpusSortingSweep() {
+    for (long seed = 0; seed < 1000; seed++) {
+      int gpus = 2 + (int) (seed % 3);
+      Trace t = randomRun(seed, gpus);
+      assertThat(t.gpus()).isEqualTo(gpus);
+      Map<Bound, Double> mean = new EnumMap<>(Bound.class);
+      for (int g = 0; g < gpus; g++) {
+        int gpu = g;
+        sortingSweep(t, s -> t.gpuOf(s) == gpu, Bound.PIPELINE_BUBBLE)
+            .forEach((b, v) -> mean.merge(b, v / gpus, Double::sum));
+      }
+      for (Bound b : Bound.values()) {
+        assertThat(t.timeByBound().get(b)).as("seed %d, %s", seed, b)
+            .isCloseTo(mean.get(b), org.assertj.core.data.Offset.offset(1e-9 * (1 + t.makespan())));
+      }
+    }
+  }
+
+  static Map<Bound, Double> sortingSweep(Trace tr) {
+    return sortingSweep(tr, s -> true, Bound.OVERHEAD);
+  }
+
   /**
-   * The attribution as first written, kept as the reference: every instant where something starts or ends,
-   * sorted; each kind's intervals sorted by start (stably, so in op order at equal starts); at the midpoint of
+   * The attribution as first written, kept as the reference, over the ops on the streams {@code ofGpu} takes (a GPU's,
+   * or all), with nothing running charged to {@code idle}: every instant where something starts or ends, sorted; each kind's intervals sorted by start (stably, so in op order at equal starts); at the midpoint of
    * each pair of consecutive instants, the latest-starting interval covering it.
    */
-  static Map<Bound, Double> sortingSweep(Trace tr) {
+  static Map<Bound, Double> sortingSweep(Trace tr, java.util.function.IntPredicate ofGpu, Bound idle) {
     List<double[]> gpu = new ArrayList<>();
     List<double[]> link = new ArrayList<>();
     List<double[]> cpu = new ArrayList<>();
@@ -68,6 +98,9 @@ class TraceTest {
     double[] cuts = new double[3 * tr.size() + 2];
     int k = 0;
     for (int i = 0; i < tr.size(); i++) {
+      if (!ofGpu.test(tr.ops().streams()[i])) {
+        continue;
+      }
       Lane lane = tr.lanes().get(tr.ops().streams()[i]);
       double[] iv = {start[i], end[i], tr.opBound(i).ordinal()};
       switch (lane) {
@@ -105,7 +138,7 @@ class TraceTest {
       double[] gi = latestCovering(gpu, mid);
       double[] li = gi == null ? latestCovering(link, mid) : null;
       Bound bound = gi != null ? Bound.values()[(int) gi[2]]
-          : li != null ? Bound.values()[(int) li[2]] : latestCovering(cpu, mid) != null ? Bound.HOST : Bound.OVERHEAD;
+          : li != null ? Bound.values()[(int) li[2]] : latestCovering(cpu, mid) != null ? Bound.HOST : idle;
       out.merge(bound, b - a, Double::sum);
     }
     return out;
