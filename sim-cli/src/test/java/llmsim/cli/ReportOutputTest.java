@@ -102,6 +102,37 @@ class ReportOutputTest {
   }
 
   @Test
+  void traceJson_withEveryGpuSimulated_hasOneProcessPerGpu() throws IOException {
+    Path all = dir.resolve("all-gpus");
+    int tp = 2;
+    int pp = 2;
+    int gpus = 8; // dgx-a100-8x80gb: one node of 8 A100s, so dp = 8 / (tp x pp) = 2
+    CliRunner r = CliRunner.run("simulate", "--model", "gpt3-125m", "--task", "train", "--seq-len", "512",
+        "--hardware", "dgx-a100-8x80gb", "--tp", String.valueOf(tp), "--pp", String.valueOf(pp), "--micro-batches", "2",
+        "--all-gpus", "--out", all.toString());
+    assertThat(r.code()).as(r.err()).isZero();
+    JsonNode events = new ObjectMapper().readTree(all.resolve("trace.json").toFile()).get("traceEvents");
+    Map<Integer, String> processes = new HashMap<>();
+    java.util.Set<Integer> slicePids = new java.util.HashSet<>();
+    Map<Integer, java.util.Set<Integer>> computeTracks = new HashMap<>();
+    for (JsonNode e : events) {
+      int pid = e.get("pid").asInt();
+      if (e.get("name").asText().equals("process_name")) {
+        processes.put(pid, e.get("args").get("name").asText());
+      } else if (e.get("name").asText().equals("thread_name") && e.get("args").get("name").asText().endsWith("GPU compute")) {
+        computeTracks.computeIfAbsent(pid, k -> new java.util.HashSet<>()).add(e.get("tid").asInt());
+      } else if (e.get("ph").asText().equals("X")) {
+        slicePids.add(pid);
+      }
+    }
+    assertThat(processes).hasSize(gpus);
+    assertThat(java.util.Set.copyOf(processes.values())).hasSize(gpus);
+    assertThat(processes.keySet()).containsAll(slicePids);
+    assertThat(computeTracks.keySet()).isEqualTo(processes.keySet());
+    assertThat(computeTracks.values()).allSatisfy(t -> assertThat(t).hasSize(1));
+  }
+
+  @Test
   void traceSlices_sumToTheSimulationsBusySeconds() {
     ScenarioOptions o = new ScenarioOptions();
     o.set(llmsim.core.scenario.ScenarioKey.MODEL, "llama-7b");

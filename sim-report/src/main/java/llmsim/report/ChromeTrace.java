@@ -11,7 +11,8 @@ import llmsim.core.memory.MemoryPlan;
  * The step in the Chrome Trace Event format (ui.perfetto.dev and chrome://tracing open it): one
  * track (tid) per stream with a complete ("X") slice per op, and counters ("C") for device memory in
  * use and host-link bandwidth in use. Times in microseconds. Each simulated GPU is a process of its own:
- * a pipeline's stages ("stage k ..." streams) are one process each.
+ * a pipeline's stages ("stage k ..." streams) and, with every GPU simulated, each stage's peers ("peer j ..."
+ * streams) are one process each.
  */
 public final class ChromeTrace {
   private ChromeTrace() {}
@@ -28,11 +29,12 @@ public final class ChromeTrace {
       Process p = processes.get(pi);
       int pid = nextPid;
       Trace t = p.trace();
-      int[] gpu = gpuOf(t);
-      int gpus = java.util.Arrays.stream(gpu).max().orElse(0) + 1;
+      List<String> gpuNames = new ArrayList<>();
+      int[] gpu = gpuOf(t, gpuNames);
+      int gpus = gpuNames.size();
       nextPid += gpus;
       for (int g = 0; g < gpus; g++) {
-        String name = gpus == 1 ? p.name() : p.name() + " / stage " + g + " GPU";
+        String name = gpus == 1 ? p.name() : p.name() + " / " + gpuNames.get(g);
         events.add(meta("process_name", pid + g, 0, "{\"name\":" + Escape.json(name) + "}"));
       }
       for (int s = 0; s < t.streams().size(); s++) {
@@ -55,12 +57,42 @@ public final class ChromeTrace {
     return b.toString();
   }
 
-  /** The simulated GPU each stream belongs to: k for "stage k ..." streams, else 0. */
-  static int[] gpuOf(Trace t) {
-    int[] out = new int[t.streams().size()];
+  private static final java.util.regex.Pattern GPU_PREFIX =
+      java.util.regex.Pattern.compile("^(?:peer (\\d+) )?(?:stage (\\d+) )?");
+
+  /**
+   * The simulated GPU each stream belongs to, numbered by pipeline stage, then by peer: a stream's name starts with
+   * "peer j " for the j-th of a stage's tensor- and data-parallel peers (with every GPU simulated; none for the
+   * first) and "stage k " for pipeline stage k. {@code names} receives each GPU's name, in that order.
+   */
+  static int[] gpuOf(Trace t, List<String> names) {
+    java.util.TreeMap<Long, Integer> index = new java.util.TreeMap<>();
+    long[] key = new long[t.streams().size()];
+    boolean peers = false;
+    boolean stages = false;
+    for (int s = 0; s < key.length; s++) {
+      java.util.regex.Matcher m = GPU_PREFIX.matcher(t.streams().get(s));
+      m.find();
+      int peer = m.group(1) == null ? 0 : Integer.parseInt(m.group(1));
+      int stage = m.group(2) == null ? 0 : Integer.parseInt(m.group(2));
+      peers |= m.group(1) != null;
+      stages |= m.group(2) != null;
+      key[s] = ((long) stage << 32) | peer;
+      index.put(key[s], 0);
+    }
+    int g = 0;
+    for (var e : index.entrySet()) {
+      e.setValue(g++);
+      int stage = (int) (e.getKey() >>> 32);
+      int peer = (int) (long) e.getKey();
+      names.add((stages ? "stage " + stage + " " : "") + (peers ? "peer " + peer + " " : "") + "GPU");
+    }
+    if (names.isEmpty()) {
+      names.add("GPU");
+    }
+    int[] out = new int[key.length];
     for (int s = 0; s < out.length; s++) {
-      java.util.regex.Matcher m = java.util.regex.Pattern.compile("^stage (\\d+) ").matcher(t.streams().get(s));
-      out[s] = m.find() ? Integer.parseInt(m.group(1)) : 0;
+      out[s] = index.get(key[s]);
     }
     return out;
   }
