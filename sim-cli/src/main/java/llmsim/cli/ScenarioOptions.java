@@ -458,8 +458,7 @@ final class ScenarioOptions {
       Task task = v.task();
       // a key the task does not use is refused, not dropped; a file's keys for its own task stay when --task changes it
       v.checkApplies(task, k -> flags.containsKey(k) || !flags.containsKey(ScenarioKey.TASK));
-      long requestTokens = v.requestTokens(task); // checked even beside --tokens: one job size, not two
-      long jobTokens = v.tokens() > 0 ? v.tokens() : requestTokens;
+      long jobTokens = v.jobTokens(task);
       return new Resolved(v.hardware(), v.model(), task, v.software(), base, flags, v.has(ScenarioKey.PRECISION),
           v.nodes(), v.gpus(), jobTokens, v.planAuto(), v.costBasis(), v.priceEntries().files(),
           v.pricesGiven(), catalog());

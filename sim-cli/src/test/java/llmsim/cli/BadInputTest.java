@@ -228,6 +228,27 @@ class BadInputTest {
   }
 
   @Test
+  void epochsAndDatasetTokens_sizeATrainingJob_andAreRefusedForInference() throws IOException {
+    // an inference job is its generated tokens: epochs x dataset_tokens were taken as 150B tokens generated
+    Path out = dir.resolve("epochs-inference");
+    assertBadInput(CliRunner.run("simulate", "--model", "llama-7b", "--hardware", "a100", "--task", "inference",
+        "--epochs", "3", "--dataset-tokens", "50B", "--out", out.toString()),
+        "--epochs: applies to training (passes over the tokens trained on); the job of inference is --requests");
+    assertThat(out).doesNotExist();
+    assertBadInput(CliRunner.run("advise", "--model", "llama-7b", "--hardware", "a100", "--task", "inference",
+        "--dataset-tokens", "5M"), "--dataset-tokens: applies to training");
+    Path f = write("infer-epochs.yaml", "kind: scenario\nhardware: a100\nmodel: llama-7b\ntask: inference\n"
+        + "dataset_tokens: 50B\n");
+    assertBadInput(CliRunner.run("simulate", f.toString()), "infer-epochs.yaml:5:", "'dataset_tokens' applies to training");
+    // a sweep skips the inference points and keeps the training ones
+    CliRunner sweep = CliRunner.run("sweep", "--models", "gpt3-125m", "--tasks", "inference,train", "--hardware", "a100",
+        "--epochs", "2", "--dataset-tokens", "1M", "--seq-len", "512");
+    assertThat(sweep.code()).as(sweep.err()).isZero();
+    assertThat(sweep.err()).contains("skipped 1 row at tasks=inference: --epochs: applies to training");
+    assertThat(sweep.out().lines().skip(1).toList()).singleElement().asString().contains(",train,");
+  }
+
+  @Test
   void unknownOption_suggestsTheNearest() {
     assertBadInput(CliRunner.run("memory", "--model", "llama-7b", "--hardwre", "m2-ultra"), "--hardwre", "--hardware");
   }

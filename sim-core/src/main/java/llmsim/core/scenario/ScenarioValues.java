@@ -301,6 +301,26 @@ public final class ScenarioValues {
   }
 
   /**
+   * Tokens of {@code t}'s job: --tokens, epochs x dataset_tokens, or --requests x its generated tokens; 0 without a
+   * job. epochs and dataset_tokens size a training job (passes over the tokens trained on) and are refused for
+   * inference, whose job is sized by its generated tokens: they were taken as that many tokens generated.
+   */
+  public long jobTokens(Task t) {
+    long requested = requestTokens(t); // checked even beside --tokens: one job size, not two
+    if (!t.kind().training()) {
+      for (ScenarioKey k : List.of(ScenarioKey.EPOCHS, ScenarioKey.DATASET_TOKENS)) {
+        if (has(k)) {
+          throw new ScenarioKeyException(k, "'" + k.key() + "' applies to training (passes over the tokens trained on);"
+              + " the job of " + t.kind().key() + " is --requests (requests x generate_tokens) or --tokens (the tokens"
+              + " generated)");
+        }
+      }
+    }
+    long tokens = tokens();
+    return tokens > 0 ? tokens : requested;
+  }
+
+  /**
    * Generated tokens of the --requests job (requests x the task's generated tokens per request), or 0 without one;
    * refused for training (whose job is --tokens) and beside --tokens (one job size, not two).
    */
