@@ -113,6 +113,21 @@ class SimulateCommandTest {
   }
 
   @Test
+  void loraTargets_aLayerNamedTwice_orAllWithOthers_isRefused() {
+    for (String twice : List.of("q,v,q", "q,q_proj")) {
+      CliRunner r = CliRunner.run("simulate", "--model", "llama-7b", "--hardware", "a100-sxm-80gb", "--task",
+          "finetune-lora", "--lora-targets", twice);
+      assertThat(r.code()).as(twice).isEqualTo(2);
+      assertThat(r.err()).as(twice).isEqualTo("error: --lora-targets: names q twice; name each layer once\n");
+    }
+    CliRunner all = CliRunner.run("simulate", "--model", "llama-7b", "--hardware", "a100-sxm-80gb", "--task",
+        "finetune-lora", "--lora-targets", "all,q");
+    assertThat(all.code()).isEqualTo(2);
+    // it said "'all' is not a LoRA target: give all, ...": the advice was what had been given
+    assertThat(all.err()).contains("--lora-targets: 'all' is every layer and goes alone");
+  }
+
+  @Test
   void scenarioFile_withARenamedKey_namesItsNewName() throws IOException {
     Path f = dir.resolve("r.yaml");
     Files.writeString(f, "kind: scenario\nhardware: m2-ultra\nmodel: llama-7b\ntask: train\nactivation_checkpointing: true\n");
