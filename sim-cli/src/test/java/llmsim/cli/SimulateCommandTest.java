@@ -128,6 +128,32 @@ class SimulateCommandTest {
   }
 
   @Test
+  void loraTargets_gateOnAModelWithoutAGatedMlp_isRefused() throws IOException {
+    // gpt3-125m's MLP is a plain GELU one (fc1 = up, fc2 = down): a gate adapter has no layer to go on, and LoRA on
+    // gate alone trained nothing (0 bytes of gradients and optimizer state) without a word
+    assertThat(llmsim.hw.catalog.Catalog.bundled().model("gpt3-125m", "--model").ffnKind())
+        .isEqualTo(llmsim.core.model.FfnKind.GELU_MLP);
+    for (String targets : List.of("gate", "q,gate")) {
+      CliRunner r = CliRunner.run("memory", "--model", "gpt3-125m", "--hardware", "rtx4090", "--task", "finetune-qlora",
+          "--lora-targets", targets);
+      assertThat(r.code()).as(targets).isEqualTo(2);
+      assertThat(r.err()).as(targets).contains("--lora-targets: names gate, which gpt3-125m does not have: its MLP is"
+          + " gelu-mlp (up and down)");
+    }
+    Path f = dir.resolve("gate.yaml");
+    Files.writeString(f, "kind: scenario\nhardware: rtx4090\nmodel: gpt3-125m\ntask: finetune-lora\nlora_targets: gate\n");
+    CliRunner file = CliRunner.run("simulate", f.toString());
+    assertThat(file.code()).isEqualTo(2);
+    assertThat(file.err()).contains("gate.yaml:5:").contains("'lora_targets' names gate, which gpt3-125m does not have");
+    // all takes the layers a model has; on a SwiGLU model gate is one of them
+    for (String[] ok : new String[][] {{"gpt3-125m", "all"}, {"llama-7b", "gate"}}) {
+      CliRunner r = CliRunner.run("memory", "--model", ok[0], "--hardware", "rtx4090", "--task", "finetune-lora",
+          "--lora-targets", ok[1]);
+      assertThat(r.code()).as(r.err()).isZero();
+    }
+  }
+
+  @Test
   void scenarioFile_withARenamedKey_namesItsNewName() throws IOException {
     Path f = dir.resolve("r.yaml");
     Files.writeString(f, "kind: scenario\nhardware: m2-ultra\nmodel: llama-7b\ntask: train\nactivation_checkpointing: true\n");

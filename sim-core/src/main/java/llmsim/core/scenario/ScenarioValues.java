@@ -382,8 +382,8 @@ public final class ScenarioValues {
   }
 
   /**
-   * Rules between the task and the model: sequences no longer than the model's context window, and at
-   * most as many GPU layers as the model has.
+   * Rules between the task and the model: sequences no longer than the model's context window, LoRA targets the
+   * model has, and at most as many GPU layers as the model has.
    */
   public static void checkAgainstModel(Task t, ModelSpec m) {
     long max = m.maxContext();
@@ -399,6 +399,15 @@ public final class ScenarioValues {
     if (!t.kind().training() && t.context() > max) {
       throw new ScenarioKeyException(ScenarioKey.CONTEXT, "'context' " + t.context() + " exceeds " + m.id()
           + "'s max context of " + max + " tokens");
+    }
+    java.util.Set<llmsim.core.task.LoraTarget> targets = t.loraTargets();
+    boolean lora = t.kind() == TaskKind.FINETUNE_LORA || t.kind() == TaskKind.FINETUNE_QLORA;
+    if (lora && m.ffnKind() != llmsim.core.model.FfnKind.SWIGLU && targets.contains(llmsim.core.task.LoraTarget.GATE)
+        && targets.size() < llmsim.core.task.LoraTarget.values().length) {
+      // all takes the layers the model has; a gate named alone got no adapter, and q,gate trained q only
+      throw new ScenarioKeyException(ScenarioKey.LORA_TARGETS, "'lora_targets' names gate, which " + m.id()
+          + " does not have: its MLP is " + m.ffnKind().key() + " (up and down); only a gated MLP (swiglu) has a gate"
+          + " projection. Leave gate out, or give all");
     }
     if (t.gpuLayers() > m.layers()) {
       throw new ScenarioKeyException(ScenarioKey.GPU_LAYERS, "'gpu_layers' " + t.gpuLayers() + " exceeds the "
