@@ -70,6 +70,26 @@ class SoftwareSupportCliTest {
   }
 
   @Test
+  void unslothMegatronAndBitsandbytesNf4_haveNoKernelsForAppleGpus() {
+    // Unsloth's kernels are Triton's (CUDA, ROCm), Megatron's CUDA, bitsandbytes' CUDA/ROCm: none has a Metal build,
+    // and each was timed on the M2 Ultra as if it ran there
+    for (String sw : new String[] {"unsloth", "megatron", "megatron-classic", "megatron-deepspeed"}) {
+      assertBadInput(CliRunner.run("simulate", "--model", "llama-7b", "--hardware", "m2-ultra", "--task",
+          "finetune-lora", "--software", sw), "--software: " + sw, "does not run on Apple M2 Ultra");
+      assertRuns(CliRunner.run("simulate", "--model", "llama-7b", "--hardware", "rtx4090", "--task", "finetune-lora",
+          "--software", sw));
+    }
+    assertBadInput(CliRunner.run("simulate", "--model", "llama-7b", "--hardware", "m2-ultra", "--task",
+        "finetune-qlora"), "--weights: nf4 is bitsandbytes'", "none for Metal", "does not run on Apple M2 Ultra");
+    // on Apple the reason is the device, whatever the profile (it was told to use pytorch, which fails there too)
+    assertBadInput(simulate("m1-max-32", "--weights", "nf4", "--software", "llama.cpp"), "--weights:",
+        "none for Metal", "or q4_0 (llama.cpp)");
+    assertRuns(CliRunner.run("simulate", "--model", "llama-7b", "--hardware", "rtx4090", "--task", "finetune-qlora"));
+    assertRuns(CliRunner.run("simulate", "--model", "llama-7b", "--hardware", "m2-ultra", "--task", "finetune-lora",
+        "--software", "mlx", "--weights", "int4"));
+  }
+
+  @Test
   void compareOverMixedHardware_namesTheSystemThatCannotRunIt() {
     CliRunner r = CliRunner.run("compare", "--model", "llama-7b", "--hardware", "m2-ultra,h100-sxm", "--software",
         "mlx");
