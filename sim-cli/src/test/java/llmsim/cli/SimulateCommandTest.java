@@ -154,6 +154,21 @@ class SimulateCommandTest {
   }
 
   @Test
+  void inferenceBoundByTensorParallelAllReduces_isNotToldToAccumulateGradients() throws IOException {
+    // eight RTX 4090s without peer-to-peer: tp 8's all-reduces go through the host, and they bound a prefill
+    CliRunner r = CliRunner.run("simulate", "--model", "llama-7b", "--task", "inference", "--hardware", "rtx4090-8x",
+        "--tp", "8", "--generate-tokens", "0", "--format", "json");
+    assertThat(r.code()).as(r.err()).isZero();
+    JsonNode j = new ObjectMapper().readTree(r.out());
+    assertThat(j.get("bound").asText()).isEqualTo("intra_node_link");
+    // inference has no micro-batches (refused there) and no gradients: its lever is the batch, and it is a run
+    assertThat(j.get("explanation").asText()).contains("More fabric bandwidth, a smaller tp or a larger batch would"
+        + " move it").doesNotContain("gradient accumulation").doesNotContain("micro-batches");
+    assertThat(CliRunner.run("simulate", "--model", "llama-7b", "--task", "inference", "--hardware", "rtx4090-8x",
+        "--tp", "8", "--micro-batches", "4").err()).contains("--micro-batches: does not apply to inference");
+  }
+
+  @Test
   void scenarioFile_withARenamedKey_namesItsNewName() throws IOException {
     Path f = dir.resolve("r.yaml");
     Files.writeString(f, "kind: scenario\nhardware: m2-ultra\nmodel: llama-7b\ntask: train\nactivation_checkpointing: true\n");

@@ -60,9 +60,9 @@ final class Explainer {
               s.unifiedMemory() ? "unified-memory" : "device-memory", pct));
         }
       }
-      case COMPUTE -> sb.append(String.format(Locale.US, "Bound by compute (%s of the step): MFU %.0f%% of the %s dense %s peak."
+      case COMPUTE -> sb.append(String.format(Locale.US, "Bound by compute (%s of the %s): MFU %.0f%% of the %s dense %s peak."
               + " More FLOP/s%s would move it; more memory bandwidth would not.",
-          pct, r.mfu() * 100, Units.tflops(PrecisionSupport.resolve(s.device(), r.task().precision(), r.software()).peakFlops()),
+          pct, r.task().kind().training() ? "step" : "run", r.mfu() * 100, Units.tflops(PrecisionSupport.resolve(s.device(), r.task().precision(), r.software()).peakFlops()),
           r.task().precision().key(), fasterPrecision(s.device(), r.task().precision())));
       case INTRA_NODE_LINK, NETWORK -> {
         boolean net = r.bound() == Bound.NETWORK;
@@ -75,8 +75,8 @@ final class Explainer {
             net ? "More network bandwidth per GPU" + (plan.tp() > s.deviceCount() ? ", tensor parallelism kept inside a node" : "")
                 + (plan.zero() >= 3 && !plan.hybridShard() ? ", hybrid shard (--shard hybrid) or a lower ZeRO stage where"
                 + " memory allows" : "")
-                + ", larger micro-batches or more gradient accumulation"
-                : "More fabric bandwidth, a smaller tp, larger micro-batches or more gradient accumulation"));
+                + batchRemedy(r.task().kind().training())
+                : "More fabric bandwidth, a smaller tp" + batchRemedy(r.task().kind().training())));
       }
       case OVERHEAD -> {
         double perKernel = r.software().llamaCpp() == null ? r.software().launchSeconds()
@@ -217,6 +217,14 @@ final class Explainer {
    * (MLX, llama.cpp on Metal). TensorRT-LLM and llama.cpp serve; a training step's remedies are the graphs and
    * compiled, fused kernels (torch.compile) of the framework it trains in.
    */
+  /**
+   * The batch levers that shrink a collective's share of a step: micro-batches and gradient accumulation for training;
+   * inference has neither (micro_batches is refused there), only its batch.
+   */
+  private static String batchRemedy(boolean training) {
+    return training ? ", larger micro-batches or more gradient accumulation" : " or a larger batch";
+  }
+
   static String launchRemedy(String vendor, boolean training) {
     String v = vendor == null ? "" : vendor.toLowerCase(Locale.ROOT);
     if (v.contains("apple")) {
