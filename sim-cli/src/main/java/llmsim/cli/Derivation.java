@@ -247,8 +247,10 @@ final class Derivation {
   private void memory() {
     MemoryPlan p = r.memory();
     weights(true);
-    formula("gradients", "trainable parameters x gradient bytes", Units.gib(p.gradientsBytes()));
-    formula("optimizer state", "AdamW: 12 bytes per trainable parameter (master, m, v)", Units.gib(p.optimizerBytes()));
+    String share = r.system().totalDevices() > 1 ? ", this GPU's share (" + r.task().plan().describe() + ")" : "";
+    formula("gradients", "trainable parameters x gradient bytes" + share, Units.gib(p.gradientsBytes()));
+    formula("optimizer state", optimizerHow() + share + (r.task().kind().training() && p.optimizerBytes() == 0
+        && p.hostBytes() > 0 ? "; in host memory (offload " + p.offload().key() + ")" : ""), Units.gib(p.optimizerBytes()));
     formula("activations", "batch x seq x hidden x layers (Korthikanti et al. 2022)", Units.gib(p.activationsBytes()));
     formula("KV cache", "2 x layers x kv_heads x head_dim x context x batch x bytes", Units.gib(p.kvCacheBytes()));
     formula("workspace", "software profile " + r.software().id(), Units.gib(p.workspaceBytes()));
@@ -260,6 +262,29 @@ final class Derivation {
     formula("usable share", r.system().gpuMemoryShareSource(), fraction(r.system().gpuMemoryShare()));
     formula("usable capacity", "capacity x share", Units.gib(p.capacityBytes()));
     formula("fits", "total <= usable" + (p.fitsHost() ? "" : ", and host memory"), p.fits() ? "yes" : "no");
+  }
+
+  /**
+   * The optimizer state's bytes per trainable parameter, as the memory planner counts them: fp32 master weights (in
+   * mixed precision, unless master_weights is off) and two moments at the master's width, or bitsandbytes' 8-bit
+   * moments; adapters and prefixes train in fp32 without a master copy. It said "AdamW: 12 bytes per trainable
+   * parameter (master, m, v)" whatever the task and optimizer.
+   */
+  private String optimizerHow() {
+    var t = r.task();
+    if (!t.kind().training()) {
+      return "inference keeps no optimizer state";
+    }
+    var o = t.optimizer();
+    boolean adapters = t.kind().frozenBase();
+    double master = adapters ? 0 : o.masterBytesPerParameter(t.precision());
+    double state = adapters ? new llmsim.core.task.TrainingOptimizer(o.kind(), false, false).stateBytesPerParameter(4)
+        : o.stateBytesPerParameter(t.precision().bytes());
+    String moments = o.kind() != llmsim.core.task.TrainingOptimizer.Kind.ADAMW ? "8-bit m, v with their absmax"
+        : (adapters || master > 0 ? "fp32 " : t.precision().key() + " ") + "m, v";
+    return String.format(Locale.US, "%s: %.3g bytes per trainable parameter (%s%s)%s", o.kind().key(), master + state,
+        master > 0 ? "fp32 master, " : "", moments, adapters ? " of the " + (t.kind() == llmsim.core.task.TaskKind.PTUNING_V2
+            ? "prefixes" : "adapters") : "");
   }
 
   private void explainDifference() {

@@ -37,6 +37,36 @@ class ExplainCommandTest {
     assertThat(mem.get("memory").get("total_bytes")).isEqualTo(plain.get("memory").get("total_bytes"));
   }
 
+  /** The optimizer-state row of 'explain memory': its bytes per trainable parameter are the optimizer's and task's. */
+  @Test
+  void memory_optimizerRow_statesTheBytesPerParameterOfItsOptimizer_andItsShare() throws IOException {
+    double p = Catalog.bundled().model("llama-7b", "--model").parameterCount();
+    // mixed-precision AdamW: 4 (fp32 master) + 2 x 4 (m, v); bitsandbytes' 8-bit: 4 + 2 x (1 + 4 / 256);
+    // pure bf16 (no master): 2 x 2; every figure was "12 bytes per trainable parameter" before
+    String[][] cases = {{"adamw", "true", String.valueOf(4 + 2 * 4.0)}, {"adamw-8bit", "true", String.valueOf(4 + 2 * (1
+        + 4.0 / 256))}, {"adamw", "false", String.valueOf(2 * 2.0)}};
+    for (String[] c : cases) {
+      double perParameter = Double.parseDouble(c[2]);
+      JsonNode rows = json("explain", "memory", "--model", "llama-7b", "--hardware", "h100-sxm", "--task", "train",
+          "--optimizer", c[0], "--master-weights", c[1], "--offload", "none", "--format", "json").get("steps");
+      JsonNode row = null;
+      for (JsonNode s : rows) {
+        row = s.get("quantity").asText().equals("optimizer state") ? s : row;
+      }
+      assertThat(row.get("how").asText()).as(c[0] + " " + c[1]).startsWith(c[0] + ": "
+          + String.format(java.util.Locale.US, "%.3g", perParameter) + " bytes per trainable parameter");
+      assertThat(row.get("value").asText()).isEqualTo(llmsim.core.util.Units.gib(p * perParameter));
+    }
+    // LoRA's adapters train in fp32 without a master copy: m and v, 8 bytes; ZeRO's share is said as the weights' is
+    JsonNode lora = json("explain", "memory", "--model", "llama-7b", "--hardware", "rtx4090", "--task", "finetune-lora",
+        "--format", "json").get("steps");
+    assertThat(lora.toString()).contains("adamw: 8.00 bytes per trainable parameter (fp32 m, v) of the adapters");
+    JsonNode zero = json("explain", "memory", "--model", "llama-7b", "--hardware", "dgx-a100-8x80gb", "--task", "train",
+        "--zero", "2", "--format", "json").get("steps");
+    assertThat(zero.toString()).contains("12.0 bytes per trainable parameter (fp32 master, fp32 m, v), this GPU's share"
+        + " (tp 1, pp 1, dp 8, ZeRO-2)").contains("trainable parameters x gradient bytes, this GPU's share");
+  }
+
   @Test
   void scenarioFile_explainsAndSizesTheStepSimulateRuns_flagsOverride_badKeyAtItsLine() throws IOException {
     Path file = dir.resolve("s.yaml");
