@@ -70,7 +70,7 @@ final class MemoryCommand implements ScenarioOptions.Command, Callable<Integer> 
       }
       MemoryPlan chosen = MemoryPlanner.plan(s, model, t, r.software());
       MemoryPlan bare = MemoryPlanner.place(s, model, t.withOffload(Offload.NONE), r.software(), Offload.NONE);
-      rows.add(new Row(s, chosen, MemoryExplainer.explain(s, model, chosen, bare, t.offload()), t, warnings));
+      rows.add(new Row(s, chosen, MemoryExplainer.explain(s, model, chosen, bare, t), t, warnings));
     }
     print(model, r, rows);
     return 0;

@@ -108,6 +108,24 @@ class CommandsTest {
   }
 
   @Test
+  void memory_onSeveralGpusThatDoNotFit_saysHowThePlanWouldSplitTheRest_asSimulateDoes() throws java.io.IOException {
+    // LLaMA-7B's full training at 16 bytes a parameter (about 100 GiB) on each of eight 80 GiB H100s (dp 8, no ZeRO):
+    // no offload helps at ZeRO-0, but a higher ZeRO stage, tp or pp would; memory said only "No offload helps here"
+    String[] flags = {"--model", "llama-7b", "--hardware", "hgx-h100-8x", "--task", "train", "--format", "json"};
+    JsonNode mem = SimulateCommandTest.json(CatalogOverrideTest.with(new String[] {"memory"}, flags)).get(0);
+    JsonNode sim = SimulateCommandTest.json(CatalogOverrideTest.with(new String[] {"simulate"}, flags));
+    assertThat(mem.get("fits").asBoolean()).isFalse();
+    String split = "Each of the 8 GPUs holds its own share (tp 1, pp 1, dp 8): more tensor or pipeline parallelism, a"
+        + " higher ZeRO stage, or --plan auto, would split the rest.";
+    assertThat(mem.get("explanation").asText()).endsWith(split);
+    assertThat(sim.get("explanation").asText()).contains(split);
+    // one GPU has no plan to split it over
+    JsonNode one = SimulateCommandTest.json("memory", "--model", "llama-7b", "--hardware", "h100-sxm", "--task", "train",
+        "--offload", "none", "--format", "json").get(0);
+    assertThat(one.get("explanation").asText()).doesNotContain("holds its own share");
+  }
+
+  @Test
   void memory_whereNoBatchOrContextFits_saysNone_notZero() {
     // LLaMA-65B's 16-bit weights alone (2 bytes x 65.3e9, about 122 GiB) exceed a 24 GiB card: "largest batch 0" and
     // "largest context (tokens) 0" read as sizes

@@ -14,6 +14,30 @@ public final class MemoryExplainer {
   }
 
   /**
+   * As above for {@code t} on {@code s}: where it does not fit several GPUs, also how the plan could split the rest,
+   * as a simulation's explanation says ({@link #splitTheRest}).
+   */
+  public static String explain(SystemSpec s, ModelSpec m, MemoryPlan chosen, MemoryPlan withoutOffload,
+      llmsim.core.task.Task t) {
+    String out = explain(s, m, chosen, withoutOffload, t.offload());
+    return chosen.fits() ? out : out + splitTheRest(s, t);
+  }
+
+  /**
+   * Where a plan on several GPUs does not fit: that each GPU holds its own share, and what would split the rest
+   * (a sentence with a leading space); empty on one GPU.
+   */
+  public static String splitTheRest(SystemSpec s, llmsim.core.task.Task t) {
+    if (s.totalDevices() <= 1) {
+      return "";
+    }
+    return String.format(java.util.Locale.US, " Each of the %d GPUs holds its own share (%s): more tensor or pipeline"
+        + " parallelism%s, or --plan auto, would split the rest.", s.totalDevices(), t.plan().describe(),
+        // a higher stage exists only below ZeRO-3, and shards only over several replicas
+        t.kind().training() && t.plan().zero() < 3 && t.plan().dp() > 1 ? ", a higher ZeRO stage" : "");
+  }
+
+  /**
    * As above, {@code asked} being the task's offload: where it is none, the plan was not left to find an offload,
    * so none is said to help only where none was tried.
    */

@@ -165,13 +165,7 @@ final class Explainer {
         }
       }
       sb.append("; the time assumes the memory were there.");
-      if (s.totalDevices() > 1) {
-        sb.append(String.format(Locale.US, " Each of the %d GPUs holds its own share (%s): more tensor or pipeline"
-            + " parallelism%s, or --plan auto, would split the rest.", s.totalDevices(), r.task().plan().describe(),
-            // a higher stage exists only below ZeRO-3, and shards only over several replicas
-            r.task().kind().training() && r.task().plan().zero() < 3 && r.task().plan().dp() > 1
-                ? ", a higher ZeRO stage" : ""));
-      }
+      sb.append(llmsim.core.memory.MemoryExplainer.splitTheRest(s, r.task()));
       if (p.maxBatch() > 0 && p.maxBatch() < r.task().batch()) {
         sb.append(String.format(Locale.US, " The largest batch that fits with offload=%s is %d.", p.offload().key(),
             p.maxBatch()));
