@@ -132,6 +132,47 @@ class ReportOutputTest {
     assertThat(computeTracks.values()).allSatisfy(t -> assertThat(t).hasSize(1));
   }
 
+  static llmsim.core.workload.StepResult run(String... keyValues) {
+    ScenarioOptions o = new ScenarioOptions();
+    for (int i = 0; i < keyValues.length; i += 2) {
+      o.set(llmsim.core.scenario.ScenarioKey.valueOf(keyValues[i]), keyValues[i + 1]);
+    }
+    return SimulateCommand.run(o.resolve(null, true)).get(0);
+  }
+
+  static java.util.Optional<llmsim.report.roofline.RooflineData.Point> wholeStep(llmsim.core.workload.StepResult r) {
+    return ReportOutput.roofline(r).points().stream().filter(p -> p.kind() == null).findFirst();
+  }
+
+  @Test
+  void rooflinesWholeStepPoint_isOneGpusWork_againstTheHostLinksBytesAlone() {
+    // ZeRO-1 with the optimizer offloaded on eight H100s: fp32 gradients out and weights in over each GPU's PCIe link
+    String[] offloaded = {"MODEL", "llama-7b", "HARDWARE", "hgx-h100-8x", "TASK", "train", "ZERO", "1", "OFFLOAD",
+        "optimizer"};
+    var one = run(offloaded);
+    String[] every = java.util.Arrays.copyOf(offloaded, offloaded.length + 2);
+    every[offloaded.length] = "ALL_GPUS";
+    every[offloaded.length + 1] = "true";
+    var all = run(every);
+    double peak = one.system().device().peakFlops(llmsim.core.hw.Precision.BF16);
+    var t = one.trace();
+    double flops = 0;
+    for (int i = 0; i < t.size(); i++) {
+      flops += t.ops().flops()[i];
+    }
+    var p = wholeStep(one).orElseThrow();
+    // one GPU simulated: its FLOPs over the host link's bytes, and over the step
+    assertThat(p.intensity()).isCloseTo(flops / one.linkBytes(), org.assertj.core.data.Percentage.withPercentage(1e-6));
+    assertThat(p.flopsPerSecond()).isCloseTo(flops / one.stepTimeSeconds(),
+        org.assertj.core.data.Percentage.withPercentage(1e-6)).isLessThan(peak);
+    // every GPU simulated: the same GPU's point, not the eight GPUs' FLOPs over one step (8x, above the roof)
+    var q = wholeStep(all).orElseThrow();
+    assertThat(q.flopsPerSecond()).isCloseTo(p.flopsPerSecond(), org.assertj.core.data.Percentage.withPercentage(1e-6));
+    assertThat(q.intensity()).isCloseTo(p.intensity(), org.assertj.core.data.Percentage.withPercentage(1e-6));
+    // tp 2 without offload: the collectives' bytes cross NVLink, not the host link, which carries almost nothing
+    assertThat(wholeStep(run("MODEL", "llama-7b", "HARDWARE", "hgx-h100-8x", "TASK", "train", "TP", "2"))).isEmpty();
+  }
+
   @Test
   void traceSlices_sumToTheSimulationsBusySeconds() {
     ScenarioOptions o = new ScenarioOptions();
