@@ -126,6 +126,16 @@ class CommandsTest {
   }
 
   @Test
+  void memory_refusesAllGpus_whichChangesNoByte() {
+    // every GPU of a symmetric plan holds the same bytes: --all-gpus (how many GPUs a simulation runs) changed nothing
+    CliRunner all = CliRunner.run("memory", "--model", "llama-7b", "--hardware", "hgx-h100-8x", "--task", "train",
+        "--tp", "2", "--all-gpus");
+    assertThat(all.code()).isEqualTo(2);
+    assertThat(all.err()).startsWith("error: --all-gpus: memory gives one GPU's bytes").doesNotContain("Exception");
+    assertThat(all.out()).isEmpty();
+  }
+
+  @Test
   void memory_whereNoBatchOrContextFits_saysNone_notZero() {
     // LLaMA-65B's 16-bit weights alone (2 bytes x 65.3e9, about 122 GiB) exceed a 24 GiB card: "largest batch 0" and
     // "largest context (tokens) 0" read as sizes
