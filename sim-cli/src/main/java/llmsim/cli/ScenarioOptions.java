@@ -347,7 +347,7 @@ final class ScenarioOptions {
     /** Check the rules between the task and the model; a broken one points at its flag or file line. */
     void checkAgainst(ModelSpec m) {
       located(() -> {
-        ScenarioValues.checkAgainstModel(task, m);
+        ScenarioValues.checkAgainstModel(task, m, k -> flags.containsKey(k) || file != null && file.node(k).isPresent());
         return null;
       });
     }

@@ -249,6 +249,23 @@ class BadInputTest {
   }
 
   @Test
+  void promptAndGeneratedTokensPastTheContext_areRefusedAtTheOneGiven() throws IOException {
+    // llama2-7b's window is 4,096 tokens; 4,000 prompt tokens and the default 128 generated pass it: the refusal named
+    // --generate-tokens, a flag never given (and on the serve page one with no slider)
+    int max = llmsim.hw.catalog.Catalog.bundled().model("llama2-7b", "--model").maxContext();
+    int prompt = max - 96;
+    assertBadInput(CliRunner.run("simulate", "--model", "llama2-7b", "--hardware", "rtx4090", "--prompt-tokens",
+        String.valueOf(prompt)), "error: --prompt-tokens: prompt + generated tokens (" + prompt + " + 128) exceed");
+    Path f = write("long-prompt.yaml", "kind: scenario\nhardware: rtx4090\nmodel: llama2-7b\nprompt_tokens: " + prompt
+        + "\n");
+    assertBadInput(CliRunner.run("simulate", f.toString()), "long-prompt.yaml:4:", "prompt + generated tokens");
+    // the generated tokens given alone, or both given: the generated ones, as before
+    assertBadInput(CliRunner.run("simulate", "--model", "llama2-7b", "--hardware", "rtx4090", "--generate-tokens",
+        String.valueOf(prompt)), "error: --generate-tokens: prompt + generated tokens (512 + " + prompt + ")");
+    assertBadInput(CliRunner.run("simulate", f.toString(), "--generate-tokens", "200"), "error: --generate-tokens:");
+  }
+
+  @Test
   void unknownOption_suggestsTheNearest() {
     assertBadInput(CliRunner.run("memory", "--model", "llama-7b", "--hardwre", "m2-ultra"), "--hardwre", "--hardware");
   }

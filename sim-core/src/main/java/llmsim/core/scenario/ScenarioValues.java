@@ -386,13 +386,25 @@ public final class ScenarioValues {
    * model has, and at most as many GPU layers as the model has.
    */
   public static void checkAgainstModel(Task t, ModelSpec m) {
+    checkAgainstModel(t, m, k -> false);
+  }
+
+  /**
+   * As above; {@code given} says which keys the user set, so that prompt and generated tokens too many together are
+   * refused at the one of them that was given, not at a default never typed.
+   */
+  public static void checkAgainstModel(Task t, ModelSpec m, java.util.function.Predicate<ScenarioKey> given) {
     long max = m.maxContext();
     if (t.kind().training() && t.seqLen() > max) {
       throw new ScenarioKeyException(ScenarioKey.SEQ_LEN, "'seq_len' " + t.seqLen() + " exceeds " + m.id()
           + "'s max context of " + max + " tokens");
     }
     if (!t.kind().training() && (long) t.promptTokens() + t.generateTokens() > max) {
-      throw new ScenarioKeyException(t.promptTokens() > max ? ScenarioKey.PROMPT_TOKENS : ScenarioKey.GENERATE_TOKENS,
+      boolean prompt = given.test(ScenarioKey.PROMPT_TOKENS);
+      boolean generated = given.test(ScenarioKey.GENERATE_TOKENS);
+      // the prompt alone too long, or the prompt the only one of the two given (generate_tokens is its default)
+      throw new ScenarioKeyException(t.promptTokens() > max || prompt && !generated ? ScenarioKey.PROMPT_TOKENS
+          : ScenarioKey.GENERATE_TOKENS,
           "prompt + generated tokens (" + t.promptTokens() + " + " + t.generateTokens() + ") exceed " + m.id()
               + "'s max context of " + max + " tokens");
     }
