@@ -90,6 +90,27 @@ class SoftwareSupportCliTest {
   }
 
   @Test
+  void tensorRtLlmTrainsNothing_andBitsandbytesOptimizersNeedBitsandbytes() {
+    // TensorRT-LLM builds inference engines: LLaMA-7B training under it was timed (559 ms on an H100)
+    for (String task : new String[] {"train", "finetune-lora"}) {
+      assertBadInput(CliRunner.run("simulate", "--model", "llama-7b", "--hardware", "h100-sxm", "--task", task,
+          "--software", "tensorrt-llm"), "--software: tensorrt-llm builds inference engines", "cannot run " + task);
+    }
+    assertRuns(simulate("h100-sxm", "--software", "tensorrt-llm"));
+    // adamw-8bit and paged-adamw-8bit are bitsandbytes': no Metal build, no hook in Megatron or MLX
+    for (String opt : new String[] {"adamw-8bit", "paged-adamw-8bit"}) {
+      assertBadInput(CliRunner.run("simulate", "--model", "llama-7b", "--hardware", "m2-ultra", "--task",
+          "finetune-lora", "--optimizer", opt), "--optimizer: " + opt + " is bitsandbytes'", "none for Metal");
+      assertBadInput(CliRunner.run("simulate", "--model", "llama-7b", "--hardware", "m2-ultra", "--task",
+          "finetune-lora", "--software", "mlx", "--optimizer", opt), "--optimizer: " + opt, "none for Metal");
+      assertBadInput(CliRunner.run("simulate", "--model", "llama-7b", "--hardware", "rtx4090", "--task", "train",
+          "--software", "megatron", "--optimizer", opt), "--optimizer: " + opt, "megatron has no hook for");
+      assertRuns(CliRunner.run("simulate", "--model", "llama-7b", "--hardware", "rtx4090", "--task", "finetune-qlora",
+          "--optimizer", opt));
+    }
+  }
+
+  @Test
   void compareOverMixedHardware_namesTheSystemThatCannotRunIt() {
     CliRunner r = CliRunner.run("compare", "--model", "llama-7b", "--hardware", "m2-ultra,h100-sxm", "--software",
         "mlx");

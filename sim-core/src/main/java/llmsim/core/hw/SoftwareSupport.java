@@ -47,6 +47,12 @@ public final class SoftwareSupport {
           + " Apple silicon only, not on " + d.name() + " (MLX's CUDA backend is not modelled); use pytorch,"
           + " llama.cpp or another profile that runs there");
     }
+    if (tensorRtLlm(sw) && t.kind().training()) {
+      // TensorRT-LLM builds inference engines: it has no backward pass or optimizer to train with
+      throw new ScenarioKeyException(ScenarioKey.SOFTWARE, "'software' " + id + " builds inference engines and has no"
+          + " backward pass or optimizer, so it cannot run " + t.kind().key() + "; use a training profile (pytorch,"
+          + " hf, megatron, torchtune, ...)");
+    }
     boolean apple = vendor.contains("apple");
     if (apple && id.equals(SoftwareProfiles.UNSLOTH.id())) {
       // Unsloth's kernels are Triton's, which compiles for CUDA and ROCm and has no Metal backend; its README of the
@@ -86,6 +92,13 @@ public final class SoftwareSupport {
           + " (QLoRA), which " + id + " has no kernels for; use a PyTorch profile (pytorch, hf, unsloth, torchtune,"
           + " ...)" + (t.kind() == llmsim.core.task.TaskKind.FINETUNE_QLORA ? " for finetune-qlora"
               : ", or weights int4" + (sw.llamaCpp() != null ? " or q4_0" : "") + " for " + id));
+    }
+    llmsim.core.task.TrainingOptimizer.Kind opt = t.optimizer().kind();
+    if (t.kind().training() && opt != llmsim.core.task.TrainingOptimizer.Kind.ADAMW && (apple || !bitsAndBytes(sw))) {
+      // adamw-8bit and paged-adamw-8bit are bitsandbytes' (CUDA and ROCm kernels, the paged one CUDA unified memory)
+      throw new ScenarioKeyException(ScenarioKey.OPTIMIZER, "'optimizer' " + opt.key() + " is bitsandbytes', "
+          + (apple ? "whose kernels are CUDA and ROCm builds with none for Metal, so it does not run on " + d.name()
+              : "which " + id + " has no hook for (it steps its own optimizer)") + "; use optimizer adamw");
     }
     if (t.kind().training()) {
       return; // the KV cache is inference's (Task keeps its default there; ScenarioValues refuses one given)
