@@ -88,7 +88,7 @@ final class PlanSearch {
         first = first == null ? e : first;
       }
     }
-    throw first != null ? first : new BadFlagException("--plan: auto finds no plan for " + m.id() + " on " + s.id());
+    throw first != null ? first : new ScenarioKeyException(ScenarioKey.PLAN, "'plan' auto finds no plan for " + m.id() + " on " + s.id());
   }
 
   static StepResult best(ScenarioOptions.Resolved r, SystemSpec s, ModelSpec m) {
@@ -98,7 +98,7 @@ final class PlanSearch {
     int gpus = s.totalDevices();
     List<ParallelPlan> candidates = candidates(base, s, m);
     if (candidates.size() > MAX_CANDIDATES) {
-      throw new BadFlagException("--plan: auto would try " + candidates.size() + " plans on " + gpus + " GPUs, more than"
+      throw new ScenarioKeyException(ScenarioKey.PLAN, "'plan' auto would try " + candidates.size() + " plans on " + gpus + " GPUs, more than"
           + " " + MAX_CANDIDATES + "; give tp or pp to narrow it");
     }
     boolean microBatchesGiven = microBatchesGiven(r);
@@ -129,7 +129,7 @@ final class PlanSearch {
       throw firstRefusal; // no plan can run at all: the rule, not memory, is the reason
     }
     if (best == null) {
-      throw new BadFlagException("--plan: none of the " + candidates.size() + " plans for " + m.id() + " on " + gpus
+      throw new ScenarioKeyException(ScenarioKey.PLAN, "'plan' auto: none of the " + candidates.size() + " plans for " + m.id() + " on " + gpus
           + " GPUs of " + s.id() + " fits per-GPU memory at this batch; more GPUs, a smaller batch or"
           + " --recompute full would help");
     }

@@ -377,7 +377,15 @@ class SimulateCommandTest {
     CliRunner none = CliRunner.run("simulate", "--model", "llama-65b", "--task", "train", "--hardware", "hgx-h100-8x",
         "--plan", "auto", "--recompute", "full");
     assertThat(none.code()).isEqualTo(2);
-    assertThat(none.err()).contains("--plan: none of the").contains("fits per-GPU memory");
+    assertThat(none.err()).contains("--plan: auto: none of the").contains("fits per-GPU memory");
+    // plan: auto in a scenario file is refused at its line there, not at a --plan flag never given
+    Path f = dir.resolve("auto.yaml");
+    Files.writeString(f, "kind: scenario\nhardware: hgx-h100-8x\nmodel: llama-65b\ntask: train\nplan: auto\n"
+        + "recompute: full\n");
+    CliRunner file = CliRunner.run("simulate", f.toString());
+    assertThat(file.code()).isEqualTo(2);
+    assertThat(file.err()).startsWith("error: " + f + ":5:").contains("'plan' auto: none of the")
+        .doesNotContain("--plan");
   }
 
   @Test
