@@ -41,6 +41,11 @@ final class PlanSearch {
    * (training), ZeRO 0-3 when there is data parallelism (training); not yet checked against memory.
    */
   static List<ParallelPlan> candidates(Task base, SystemSpec s, ModelSpec m) {
+    return candidates(base, s, m, false);
+  }
+
+  /** As above; with {@code hybrid} (shard: hybrid given with plan auto) the ZeRO-3 candidates shard within a node. */
+  static List<ParallelPlan> candidates(Task base, SystemSpec s, ModelSpec m, boolean hybrid) {
     boolean training = base.kind().training();
     int gpus = s.totalDevices();
     List<ParallelPlan> candidates = new ArrayList<>();
@@ -51,7 +56,8 @@ final class PlanSearch {
         }
         int dp = gpus / (tp * pp);
         for (int zero = 0; zero <= (training && dp > 1 ? 3 : 0); zero++) {
-          candidates.add(base.plan().withLayout(tp, pp, dp, zero).withVirtualStages(1));
+          ParallelPlan p = base.plan().withLayout(tp, pp, dp, zero).withVirtualStages(1);
+          candidates.add(hybrid && zero == 3 ? p.withHybridShard() : p);
         }
       }
     }
@@ -81,7 +87,7 @@ final class PlanSearch {
     llmsim.core.hw.SoftwareSupport.checkRuns(s.device(), a.task(), r.software());
     boolean microBatchesGiven = microBatchesGiven(r);
     ScenarioKeyException first = null;
-    for (ParallelPlan p : candidates(a.task(), s, m)) {
+    for (ParallelPlan p : candidates(a.task(), s, m, r.hybridShard())) {
       try {
         return Placement.resolve(s, m, withPlan(a.task().withOffload(Offload.NONE), p, microBatchesGiven));
       } catch (ScenarioKeyException e) {
@@ -96,7 +102,7 @@ final class PlanSearch {
     llmsim.core.hw.SoftwareSupport.check(s.device(), a.task(), r.software());
     Task base = a.task();
     int gpus = s.totalDevices();
-    List<ParallelPlan> candidates = candidates(base, s, m);
+    List<ParallelPlan> candidates = candidates(base, s, m, r.hybridShard());
     if (candidates.size() > MAX_CANDIDATES) {
       throw new ScenarioKeyException(ScenarioKey.PLAN, "'plan' auto would try " + candidates.size() + " plans on " + gpus + " GPUs, more than"
           + " " + MAX_CANDIDATES + "; give tp or pp to narrow it");
@@ -106,15 +112,19 @@ final class PlanSearch {
     int fit = 0;
     int runnable = 0;
     ScenarioKeyException firstRefusal = null;
+    ScenarioKeyException hybridRefusal = null;
+    int hybridRunnable = 0;
     for (ParallelPlan p : candidates) {
       Task t = withPlan(base.withOffload(Offload.NONE), p, microBatchesGiven);
       try {
         t = Placement.resolve(s, m, t);
       } catch (ScenarioKeyException e) {
         firstRefusal = firstRefusal == null ? e : firstRefusal;
+        hybridRefusal = hybridRefusal == null && p.hybridShard() ? e : hybridRefusal;
         continue; // a plan this model cannot run (tp not dividing the heads, ...)
       }
       runnable++;
+      hybridRunnable += p.hybridShard() ? 1 : 0;
       MemoryPlan mem = MemoryPlanner.place(s, m, t, r.software(), Offload.NONE);
       if (!mem.fits()) {
         continue;
@@ -127,6 +137,12 @@ final class PlanSearch {
     }
     if (runnable == 0 && firstRefusal != null) {
       throw firstRefusal; // no plan can run at all: the rule, not memory, is the reason
+    }
+    if (r.hybridShard() && hybridRunnable == 0) {
+      // shard: hybrid asked for and no hybrid plan can run here (one node, ...): the search would drop it unsaid
+      throw hybridRefusal != null ? hybridRefusal : new ScenarioKeyException(ScenarioKey.SHARD, "'shard: hybrid' needs"
+          + " a ZeRO-3 plan with several data-parallel replicas, and plan auto has none for " + m.id() + " on "
+          + s.id());
     }
     if (best == null) {
       throw new ScenarioKeyException(ScenarioKey.PLAN, "'plan' auto: none of the " + candidates.size() + " plans for " + m.id() + " on " + gpus

@@ -253,7 +253,7 @@ final class ScenarioOptions {
   /** A scenario with flags applied over its file: hardware ids, model id, task and software. */
   record Resolved(List<String> hardware, String model, Task task, SoftwareProfile software, Raw file,
       Map<ScenarioKey, String> flags, boolean precisionGiven, int nodes, int gpus, long jobTokens, boolean planAuto,
-      CostBasis cost, List<String> priceFiles, boolean costKeysGiven, Catalog catalog) {
+      CostBasis cost, List<String> priceFiles, boolean costKeysGiven, Catalog catalog, boolean hybridShard) {
 
     /** The --set changes that touch this system or model, one line each (empty when none does). */
     List<String> overrideNotes(SystemSpec s, ModelSpec m) {
@@ -461,7 +461,7 @@ final class ScenarioOptions {
       long jobTokens = v.jobTokens(task);
       return new Resolved(v.hardware(), v.model(), task, v.software(), base, flags, v.has(ScenarioKey.PRECISION),
           v.nodes(), v.gpus(), jobTokens, v.planAuto(), v.costBasis(), v.priceEntries().files(),
-          v.pricesGiven(), catalog());
+          v.pricesGiven(), catalog(), v.hybridShard() && v.planAuto());
     } catch (ScenarioKeyException e) {
       throw locate(e, flags, base);
     }

@@ -157,9 +157,11 @@ public final class ScenarioValues {
     boolean overlap = !values.containsKey(ScenarioKey.OVERLAP_GRAD_REDUCE)
         || (Boolean) values.get(ScenarioKey.OVERLAP_GRAD_REDUCE);
     int virtualStages = integer(ScenarioKey.VIRTUAL_STAGES, 1);
-    boolean hybrid = text(ScenarioKey.SHARD, "full").equals("hybrid");
+    boolean hybrid = hybridShard();
     int zero = integer(ScenarioKey.ZERO, 0);
-    if (hybrid && zero != 3) {
+    if (hybrid && planAuto()) {
+      hybrid = false; // the search makes its ZeRO-3 candidates hybrid (zero is its to choose, refused when given)
+    } else if (hybrid && zero != 3) {
       throw new ScenarioKeyException(ScenarioKey.SHARD, "'shard: hybrid' is ZeRO-3 within a node (FSDP hybrid shard);"
           + " it needs zero 3, was zero " + zero);
     }
@@ -263,6 +265,11 @@ public final class ScenarioValues {
   /** Nodes asked for with --nodes, or 0. */
   public int nodes() {
     return integer(ScenarioKey.NODES, 0);
+  }
+
+  /** Whether shard is hybrid: FSDP's HYBRID_SHARD for a ZeRO-3 plan, or for plan auto's ZeRO-3 candidates. */
+  public boolean hybridShard() {
+    return text(ScenarioKey.SHARD, "full").equals("hybrid");
   }
 
   /** Whether the plan is to be searched (--plan auto). */

@@ -56,6 +56,11 @@ public record ParallelPlan(int tp, int pp, int dp, int zero, boolean overlapGrad
         hybridShard && z == 3);
   }
 
+  /** This ZeRO-3 plan sharding within each node (FSDP's HYBRID_SHARD). */
+  public ParallelPlan withHybridShard() {
+    return new ParallelPlan(tp, pp, dp, zero, overlapGradReduce, sequenceParallel, virtualStages, allGpus, schedule, true);
+  }
+
   /** This plan with {@code dp} fixed. */
   public ParallelPlan withDp(int d) {
     return withLayout(tp, pp, d, zero);
