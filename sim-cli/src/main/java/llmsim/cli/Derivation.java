@@ -301,9 +301,30 @@ final class Derivation {
     // the bounds are the whole run's: for a prefill metric, decode's launch-bound steps are in that share too
     boolean prefill = metric.equals("ttft_s") || metric.equals("prefill_tokens_per_s");
     difference = String.format(Locale.US, "the simulation gives %s, %+.0f%% from the closed form: it also counts"
-        + " launch and dispatch overhead (%.0f%% of the %s), the ops the formula leaves out, and overlap between"
+        + " launch and dispatch overhead (%.0f%% of the %s)%s, the ops the formula leaves out, and overlap between"
         + " them; the %s is bound by %s", value(simulated), 100 * gap, 100 * overhead,
-        prefill ? "whole run, decode included" : "run", prefill ? "whole run" : "run", r.bound().key());
+        prefill ? "whole run, decode included" : "run", collectives(by), prefill ? "whole run" : "run",
+        r.bound().key());
+  }
+
+  /**
+   * The time the run waited on collectives and sends between GPUs, by the link they cross, as a clause (empty where
+   * none): the closed form has no communication in it, so on several GPUs it is often most of the gap.
+   */
+  private String collectives(Map<Bound, Double> by) {
+    List<String> parts = new ArrayList<>();
+    double fabric = by.getOrDefault(Bound.INTRA_NODE_LINK, 0.0);
+    double network = by.getOrDefault(Bound.NETWORK, 0.0);
+    if (fabric > 0.005 * r.stepTimeSeconds()) {
+      parts.add(String.format(Locale.US, "%s %.0f%%", r.system().deviceLink().map(l -> l.name())
+          .orElse("the intra-node link"), 100 * fabric / r.stepTimeSeconds()));
+    }
+    if (network > 0.005 * r.stepTimeSeconds()) {
+      parts.add(String.format(Locale.US, "%s %.0f%%", r.system().network().map(n -> n.nic().name())
+          .orElse("the network"), 100 * network / r.stepTimeSeconds()));
+    }
+    return parts.isEmpty() ? "" : ", the collectives and sends between GPUs it waits on (" + String.join(", ", parts)
+        + " of the run)";
   }
 
   private String value(double v) {

@@ -67,6 +67,30 @@ class ExplainCommandTest {
         + " (tp 1, pp 1, dp 8, ZeRO-2)").contains("trainable parameters x gradient bytes, this GPU's share");
   }
 
+  /**
+   * The closed form of a step has no communication in it: on several nodes the gap names the collectives' time by
+   * the link they cross (it named launch overhead, 6%, and "the ops the formula leaves out" where a third of the step
+   * waited on NVLink and InfiniBand).
+   */
+  @Test
+  void stepTime_onSeveralNodes_namesTheCollectivesTimeByLink() throws IOException {
+    String[] flags = {"--model", "llama-13b", "--task", "train", "--hardware", "a100-40gb-cluster", "--nodes", "2",
+        "--zero", "3", "--format", "json"};
+    JsonNode sim = json(CatalogOverrideTest.with(new String[] {"simulate"}, flags));
+    JsonNode ex = json(CatalogOverrideTest.with(new String[] {"explain", "step_time_s"}, flags));
+    double step = sim.get("step_time_s").asDouble();
+    long fabric = Math.round(100 * sim.get("time_by_bound_s").get("intra_node_link").asDouble() / step);
+    long network = Math.round(100 * sim.get("time_by_bound_s").get("network").asDouble() / step);
+    assertThat(fabric).isPositive();
+    assertThat(network).isPositive();
+    assertThat(ex.get("difference").asText()).contains("the collectives and sends between GPUs it waits on (NVLink 3")
+        .contains(" " + fabric + "%, InfiniBand").contains(" " + network + "% of the run)");
+    // one GPU: no collectives to name
+    JsonNode one = json("explain", "step_time_s", "--model", "llama-7b", "--task", "train", "--hardware",
+        "a100-sxm-80gb", "--format", "json");
+    assertThat(one.get("difference").asText()).doesNotContain("collectives");
+  }
+
   @Test
   void scenarioFile_explainsAndSizesTheStepSimulateRuns_flagsOverride_badKeyAtItsLine() throws IOException {
     Path file = dir.resolve("s.yaml");
