@@ -233,8 +233,10 @@ final class Derivation {
 
   private void mfu() {
     var peak = PrecisionSupport.resolve(r.system().device(), r.task().precision(), r.software());
-    formula("model FLOPs", r.task().kind().training() ? "6 x P x tokens + attention (recomputation not counted)"
-        : "2 x P x tokens + attention", count(r.modelFlops()));
+    // a GPU's share on several (tp and pp split the work, each replica its own tokens): MFU is per GPU's peak
+    formula("model FLOPs", (r.task().kind().training() ? "6 x P x tokens + attention (recomputation not counted)"
+        : "2 x P x tokens + attention") + (r.system().totalDevices() > 1 ? ", this GPU's share ("
+            + r.task().plan().describe() + ")" : ""), count(r.modelFlops()));
     formula("step time", "simulated", seconds(r.stepTimeSeconds()));
     input("peak FLOP/s", r.system().device().id(), "peak_dense_tflops." + peak.precision().key(),
         Units.tflops(peak.peakFlops()), r.system().device().peakSource());

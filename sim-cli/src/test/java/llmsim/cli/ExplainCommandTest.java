@@ -91,6 +91,29 @@ class ExplainCommandTest {
     assertThat(one.get("difference").asText()).doesNotContain("collectives");
   }
 
+  /** MFU on several GPUs: its model FLOPs are one GPU's share of 6 x P x tokens, and the row says so. */
+  @Test
+  void mfu_onSeveralGpus_saysItsModelFlopsAreThisGpusShare() throws IOException {
+    int tp = 4;
+    int pp = 2;
+    int gpus = 16; // two nodes of 8 H100s: dp = 16 / (tp x pp) = 2
+    int dp = gpus / (tp * pp);
+    int microBatches = 4;
+    JsonNode ex = json("explain", "mfu", "--model", "llama-7b", "--task", "train", "--hardware", "h100-cluster",
+        "--nodes", "2", "--tp", String.valueOf(tp), "--pp", String.valueOf(pp), "--micro-batches",
+        String.valueOf(microBatches), "--format", "json");
+    JsonNode row = null;
+    for (JsonNode st : ex.get("steps")) {
+      row = st.get("quantity").asText().equals("model FLOPs") ? st : row;
+    }
+    assertThat(row.get("how").asText()).endsWith(", this GPU's share (tp 4, pp 2, dp 2)");
+    double p = Catalog.bundled().model("llama-7b", "--model").parameterCount();
+    double tokens = 2048.0 * microBatches * dp; // batch 1 of seq_len 2048 per micro-batch, per replica
+    double perGpu = 6 * p * tokens / gpus;
+    // attention adds to 6 x P x tokens, a few percent at 2,048 tokens
+    assertThat(Double.parseDouble(row.get("value").asText())).isBetween(perGpu, 1.1 * perGpu);
+  }
+
   @Test
   void scenarioFile_explainsAndSizesTheStepSimulateRuns_flagsOverride_badKeyAtItsLine() throws IOException {
     Path file = dir.resolve("s.yaml");
