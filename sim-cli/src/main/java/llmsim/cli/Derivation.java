@@ -131,10 +131,13 @@ final class Derivation {
       formula("TPOT (closed form)", "B / (BW x e x s) = " + Units.gb(bytes) + " / " + Units.bandwidth(eff),
           seconds(closedForm));
     } else {
-      closedForm = batch * eff / bytes;
+      // the run's decode tokens/s are its data-parallel replicas' sum, each reading its own copy of the weights
+      int replicas = r.task().replicas();
+      closedForm = replicas * batch * eff / bytes;
       simulated = r.decodeTokensPerSecond();
-      formula("decode tokens/s (closed form)", "batch x BW x e x s / B = " + batch + " x " + Units.bandwidth(eff) + " / "
-          + Units.gb(bytes), num(closedForm));
+      formula("decode tokens/s (closed form)", (replicas > 1 ? "replicas x " : "") + "batch x BW x e x s / B = "
+          + (replicas > 1 ? replicas + " x " : "") + batch + " x " + Units.bandwidth(eff) + " / " + Units.gb(bytes),
+          num(closedForm));
     }
     explainDifference();
   }
@@ -166,18 +169,23 @@ final class Derivation {
     formula("software factor s", "software profile " + r.software().id() + ": " + r.software().source(),
         fraction(r.software().gemmScale()));
     llamaCppBuild(gemm);
-    double rate = peak.peakFlops() * gemm * r.software().gemmScale() / (2 * p);
+    // a replica's tp GPUs each compute 2P / tp per token, and the run's prefill tokens/s are its replicas' sum
+    int tp = r.task().plan().tp();
+    int replicas = r.task().replicas();
+    double rate = tp * peak.peakFlops() * gemm * r.software().gemmScale() / (2 * p);
+    String tpTimes = tp > 1 ? "tp x " : "";
     int tokens = r.task().batch() * r.task().promptTokens();
     if (ttft) {
       closedForm = tokens / rate;
       simulated = r.ttftSeconds();
-      formula("TTFT (closed form)", String.format(Locale.US, "batch x prompt x 2P / (peak x g x s) = %d tokens / %s"
-          + " tokens/s", tokens, num(rate)), seconds(closedForm));
+      formula("TTFT (closed form)", String.format(Locale.US, "batch x prompt x 2P / (%speak x g x s) = %d tokens / %s"
+          + " tokens/s", tpTimes, tokens, num(rate)), seconds(closedForm));
     } else {
-      closedForm = rate;
+      closedForm = replicas * rate;
       simulated = r.prefillTokensPerSecond();
-      formula("prefill tokens/s (closed form)", "peak x g x s / (2 x P) = " + Units.tflops(peak.peakFlops()) + " x "
-          + fraction(gemm * r.software().gemmScale()) + " / " + count(2 * p), num(closedForm));
+      formula("prefill tokens/s (closed form)", (replicas > 1 ? "replicas x " : "") + tpTimes + "peak x g x s / (2 x P)"
+          + " = " + (replicas > 1 ? replicas + " x " : "") + (tp > 1 ? tp + " x " : "") + Units.tflops(peak.peakFlops())
+          + " x " + fraction(gemm * r.software().gemmScale()) + " / " + count(2 * p), num(closedForm));
     }
     explainDifference();
   }

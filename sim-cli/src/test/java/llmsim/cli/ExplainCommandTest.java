@@ -114,6 +114,32 @@ class ExplainCommandTest {
     assertThat(Double.parseDouble(row.get("value").asText())).isBetween(perGpu, 1.1 * perGpu);
   }
 
+  /**
+   * Prefill and decode closed forms on several GPUs: a replica's tp GPUs each compute 2P / tp per token, and the
+   * run's tokens/s are its replicas' sum; they were one GPU computing the whole model (TTFT on 8 RTX 4090s at tp 8
+   * came out 8x too slow, the simulation "-41%" from it) and one replica's rate (decode over eight H100 replicas).
+   */
+  @Test
+  void prefillAndDecodeClosedForms_onSeveralGpus_areTheReplicasTpGpusAndTheirSum() throws IOException {
+    double oneTtft = json("explain", "ttft_s", "--model", "llama-65b", "--task", "inference", "--hardware", "rtx4090",
+        "--offload", "none", "--format", "json").get("closed_form").asDouble();
+    double tp8Ttft = json("explain", "ttft_s", "--model", "llama-65b", "--task", "inference", "--hardware",
+        "rtx4090-8x", "--tp", "8", "--format", "json").get("closed_form").asDouble();
+    assertThat(tp8Ttft).isCloseTo(oneTtft / 8, Percentage.withPercentage(1e-9));
+    // eight H100s at tp 2: four replicas of two GPUs
+    double onePrefill = json("explain", "prefill_tokens_per_s", "--model", "llama-7b", "--task", "inference",
+        "--hardware", "h100-sxm", "--format", "json").get("closed_form").asDouble();
+    double tp2Prefill = json("explain", "prefill_tokens_per_s", "--model", "llama-7b", "--task", "inference",
+        "--hardware", "hgx-h100-8x", "--tp", "2", "--format", "json").get("closed_form").asDouble();
+    assertThat(tp2Prefill).isCloseTo(onePrefill * 4 * 2, Percentage.withPercentage(1e-9));
+    // eight replicas of one GPU each read their own weights: eight times one GPU's decode rate
+    double oneDecode = json("explain", "decode_tokens_per_s", "--model", "llama-7b", "--task", "inference",
+        "--hardware", "h100-sxm", "--format", "json").get("closed_form").asDouble();
+    double dp8Decode = json("explain", "decode_tokens_per_s", "--model", "llama-7b", "--task", "inference",
+        "--hardware", "hgx-h100-8x", "--format", "json").get("closed_form").asDouble();
+    assertThat(dp8Decode).isCloseTo(oneDecode * 8, Percentage.withPercentage(1e-9));
+  }
+
   @Test
   void scenarioFile_explainsAndSizesTheStepSimulateRuns_flagsOverride_badKeyAtItsLine() throws IOException {
     Path file = dir.resolve("s.yaml");
