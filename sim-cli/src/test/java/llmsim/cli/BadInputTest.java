@@ -266,6 +266,16 @@ class BadInputTest {
   }
 
   @Test
+  void oneOptionUnderTwoNames_givenOnceEach_isSaidToBeOneOption() {
+    // --batch and --micro-batch are one option: "--batch 2 --micro-batch 4" was told "option '--micro-batch' (N)
+    // should be specified only once", a flag typed once
+    assertBadInput(CliRunner.run("simulate", "--model", "llama-7b", "--task", "train", "--hardware", "h100-sxm",
+        "--batch", "2", "--micro-batch", "4"), "error: --micro-batch and --batch name one option, given more than once");
+    assertBadInput(CliRunner.run("simulate", "--model", "llama-7b", "--hardware", "h100-sxm", "--tp", "2", "--tp", "4"),
+        "error: option '--tp' (N) should be specified only once");
+  }
+
+  @Test
   void unknownOption_suggestsTheNearest() {
     assertBadInput(CliRunner.run("memory", "--model", "llama-7b", "--hardwre", "m2-ultra"), "--hardwre", "--hardware");
   }
