@@ -276,6 +276,18 @@ class BadInputTest {
   }
 
   @Test
+  void dpNotMatchingTheGpus_pointsToSizingOnlyWhereTheSystemCanBeSized() {
+    // one M2 Ultra has no network: '--dp 2' was told "size it with --gpus or --nodes", both refused there
+    assertBadInput(CliRunner.run("simulate", "--model", "llama-7b", "--task", "train", "--hardware", "m2-ultra", "--dp",
+        "2"), "--dp: tp x pp x dp = 1 x 1 x 2 = 2, but m2-ultra has 1 GPU and no network between nodes");
+    assertThat(CliRunner.run("simulate", "--model", "llama-7b", "--task", "train", "--hardware", "m2-ultra", "--gpus",
+        "2").err()).contains("no network between nodes");
+    // eight GPUs with a network: sizing is the way
+    assertBadInput(CliRunner.run("simulate", "--model", "llama-7b", "--task", "train", "--hardware", "hgx-h100-8x",
+        "--dp", "16"), "but hgx-h100-8x has 8 GPUs (size it with --gpus or --nodes)");
+  }
+
+  @Test
   void unknownOption_suggestsTheNearest() {
     assertBadInput(CliRunner.run("memory", "--model", "llama-7b", "--hardwre", "m2-ultra"), "--hardwre", "--hardware");
   }
