@@ -97,6 +97,22 @@ final class PlanSearch {
     throw first != null ? first : new ScenarioKeyException(ScenarioKey.PLAN, "'plan' auto finds no plan for " + m.id() + " on " + s.id());
   }
 
+  /**
+   * What would let a plan fit, leaving out what the task has already (batch 1, full recomputation): "a smaller batch"
+   * at batch 1 and "--recompute full" beside --recompute full read as levers left.
+   */
+  static String remedies(Task t) {
+    List<String> out = new ArrayList<>(List.of("more GPUs"));
+    if (t.batch() > 1) {
+      out.add("a smaller batch");
+    }
+    if (!t.recompute().recomputesLayers()) {
+      out.add("--recompute full");
+    }
+    return out.size() == 1 ? out.get(0)
+        : String.join(", ", out.subList(0, out.size() - 1)) + " or " + out.get(out.size() - 1);
+  }
+
   static StepResult best(ScenarioOptions.Resolved r, SystemSpec s, ModelSpec m) {
     PrecisionSupport.Adapted a = PrecisionSupport.adapt(r.task(), s.device(), r.software(), r.precisionGiven());
     llmsim.core.hw.SoftwareSupport.check(s.device(), a.task(), r.software());
@@ -145,9 +161,10 @@ final class PlanSearch {
           + s.id());
     }
     if (best == null) {
-      throw new ScenarioKeyException(ScenarioKey.PLAN, "'plan' auto: none of the " + candidates.size() + " plans for " + m.id() + " on " + gpus
-          + " GPUs of " + s.id() + " fits per-GPU memory at this batch; more GPUs, a smaller batch or"
-          + " --recompute full would help");
+      throw new ScenarioKeyException(ScenarioKey.PLAN, "'plan' auto: " + (candidates.size() == 1 ? "the one plan"
+          : "none of the " + candidates.size() + " plans") + " for " + m.id() + " on " + gpus
+          + (gpus == 1 ? " GPU of " : " GPUs of ") + s.id() + (candidates.size() == 1 ? " does not fit" : " fits")
+          + " per-GPU memory at this batch; " + remedies(base) + " would help");
     }
     Task won = best.task();
     String pipelineBatches = won.plan().pp() > 1 && !microBatchesGiven

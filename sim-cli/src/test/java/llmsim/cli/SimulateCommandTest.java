@@ -378,6 +378,12 @@ class SimulateCommandTest {
         "--plan", "auto", "--recompute", "full");
     assertThat(none.code()).isEqualTo(2);
     assertThat(none.err()).contains("--plan: auto: none of the").contains("fits per-GPU memory");
+    // at batch 1 with --recompute full given, neither is a lever left (it said "a smaller batch or --recompute full")
+    assertThat(none.err()).endsWith("at this batch; more GPUs would help\n");
+    CliRunner one = CliRunner.run("simulate", "--model", "llama-7b", "--task", "train", "--hardware", "rtx4090",
+        "--plan", "auto");
+    assertThat(one.err()).contains("--plan: auto: the one plan for llama-7b on 1 GPU of rtx4090 does not fit")
+        .endsWith("more GPUs or --recompute full would help\n");
     // plan: auto in a scenario file is refused at its line there, not at a --plan flag never given
     Path f = dir.resolve("auto.yaml");
     Files.writeString(f, "kind: scenario\nhardware: hgx-h100-8x\nmodel: llama-65b\ntask: train\nplan: auto\n"
