@@ -261,8 +261,10 @@ final class Derivation {
     formula("gradients", "trainable parameters x gradient bytes" + share, Units.gib(p.gradientsBytes()));
     formula("optimizer state", optimizerHow() + share + (r.task().kind().training() && p.optimizerBytes() == 0
         && p.hostBytes() > 0 ? "; in host memory (offload " + p.offload().key() + ")" : ""), Units.gib(p.optimizerBytes()));
-    formula("activations", "batch x seq x hidden x layers (Korthikanti et al. 2022)", Units.gib(p.activationsBytes()));
-    formula("KV cache", "2 x layers x kv_heads x head_dim x context x batch x bytes", Units.gib(p.kvCacheBytes()));
+    formula("activations", "batch x seq x hidden x layers (Korthikanti et al. 2022)" + share,
+        Units.gib(p.activationsBytes()));
+    formula("KV cache", "2 x layers x kv_heads x head_dim x context x batch x bytes" + share,
+        Units.gib(p.kvCacheBytes()));
     formula("workspace", "software profile " + r.software().id(), Units.gib(p.workspaceBytes()));
     simulated = p.totalBytes();
     formula("total on this GPU", "the sum" + (p.offload().key().equals("none") ? "" : ", after offload="

@@ -65,6 +65,17 @@ class ExplainCommandTest {
         "--zero", "2", "--format", "json").get("steps");
     assertThat(zero.toString()).contains("12.0 bytes per trainable parameter (fp32 master, fp32 m, v), this GPU's share"
         + " (tp 1, pp 1, dp 8, ZeRO-2)").contains("trainable parameters x gradient bytes, this GPU's share");
+    // the KV cache of LLaMA-65B at tp 8: each GPU holds the cache of its 64 / 8 KV heads, an eighth of the formula's
+    JsonNode kv = json("explain", "memory", "--model", "llama-65b", "--hardware", "rtx4090-8x", "--task", "inference",
+        "--tp", "8", "--context", "2048", "--format", "json").get("steps");
+    JsonNode kvRow = null;
+    for (JsonNode s : kv) {
+      kvRow = s.get("quantity").asText().equals("KV cache") ? s : kvRow;
+    }
+    var m65 = Catalog.bundled().model("llama-65b", "--model");
+    double whole = 2.0 * m65.layers() * m65.kvHeads() * m65.headDim() * 2048 * 1 * 2;
+    assertThat(kvRow.get("how").asText()).endsWith(", this GPU's share (tp 8, pp 1, dp 1)");
+    assertThat(kvRow.get("value").asText()).isEqualTo(llmsim.core.util.Units.gib(whole / 8));
   }
 
   /**
