@@ -169,6 +169,22 @@ class SimulateCommandTest {
   }
 
   @Test
+  void inferenceReplicas_exchangeNothing_soNoNoteOnHowCollectivesAreCosted() throws IOException {
+    // eight RTX 4090s serving eight replicas: no collective runs, yet the result said "collectives on
+    // pcie4-host-no-p2p are not taken to slow compute"
+    JsonNode dp = json("simulate", "--model", "llama-7b", "--task", "inference", "--hardware", "rtx4090-8x", "--format",
+        "json");
+    assertThat(dp.get("plan").get("dp").asInt()).isEqualTo(8);
+    assertThat(dp.get("time_by_bound_s").get("intra_node_link").asDouble()).isZero();
+    assertThat(dp.get("warnings").toString()).doesNotContain("collectives");
+    // tp 8 all-reduces, and training's gradient reductions over the replicas, do cross it
+    assertThat(json("simulate", "--model", "llama-7b", "--task", "inference", "--hardware", "rtx4090-8x", "--tp", "8",
+        "--format", "json").get("warnings").toString()).contains("collectives on pcie4-host-no-p2p");
+    assertThat(json("simulate", "--model", "gpt3-125m", "--task", "train", "--hardware", "rtx4090-8x", "--format",
+        "json").get("warnings").toString()).contains("collectives on pcie4-host-no-p2p");
+  }
+
+  @Test
   void scenarioFile_withARenamedKey_namesItsNewName() throws IOException {
     Path f = dir.resolve("r.yaml");
     Files.writeString(f, "kind: scenario\nhardware: m2-ultra\nmodel: llama-7b\ntask: train\nactivation_checkpointing: true\n");

@@ -78,9 +78,19 @@ public final class Simulator {
         modelFlops, hardwareFlops, mfu, mbu, linkBytes, bytesPerToken, byBound, bound, why,
         java.util.stream.Stream.concat(java.util.stream.Stream.of(w.ctx.precision.warning(), w.ctx.softwareWarning,
             w.ctx.fp8RecipeWarning), java.util.stream.Stream.concat(w.ctx.planWarnings.stream(),
-            java.util.stream.Stream.of(w.ctx.collectives.warning(), replicasNote(t, tokensPerSecond),
+            java.util.stream.Stream.of(communicates(t) ? w.ctx.collectives.warning() : null,
+            replicasNote(t, tokensPerSecond),
             w.offloadWarning())))
             .filter(java.util.Objects::nonNull).toList(), 0);
+  }
+
+  /**
+   * Whether the plan's GPUs exchange anything: tensor- and pipeline-parallel traffic, and training's gradient
+   * reductions; inference replicas serve their own requests and never do, so a note on how collectives are costed
+   * does not apply to them.
+   */
+  static boolean communicates(Task t) {
+    return t.plan().tp() > 1 || t.plan().pp() > 1 || t.kind().training() && t.replicas() > 1;
   }
 
   /**
