@@ -126,6 +126,21 @@ class CommandsTest {
   }
 
   @Test
+  void inferenceThatDoesNotFitSeveralGpus_isNotToldPipelineParallelismOrZero_whichInferenceRefuses() throws Exception {
+    // LLaMA-65B served by eight 24 GB RTX 4090s as eight replicas: --pp is refused for inference and ZeRO is training's
+    for (String cmd : new String[] {"memory", "simulate"}) {
+      JsonNode r = SimulateCommandTest.json(cmd, "--model", "llama-65b", "--task", "inference", "--hardware",
+          "rtx4090-8x", "--format", "json");
+      String text = (cmd.equals("memory") ? r.get(0) : r).get("explanation").asText();
+      assertThat(text).as(cmd).contains("Each of the 8 GPUs holds its own share (tp 1, pp 1, dp 8): tensor parallelism"
+          + " (--tp), which splits one replica over several GPUs, or --plan auto, would split the rest.")
+          .doesNotContain("pipeline").doesNotContain("ZeRO");
+    }
+    assertThat(CliRunner.run("simulate", "--model", "llama-65b", "--task", "inference", "--hardware", "rtx4090-8x",
+        "--tp", "4", "--pp", "2").err()).contains("pipeline-parallel inference is not simulated");
+  }
+
+  @Test
   void memory_refusesAllGpus_whichChangesNoByte() {
     // every GPU of a symmetric plan holds the same bytes: --all-gpus (how many GPUs a simulation runs) changed nothing
     CliRunner all = CliRunner.run("memory", "--model", "llama-7b", "--hardware", "hgx-h100-8x", "--task", "train",

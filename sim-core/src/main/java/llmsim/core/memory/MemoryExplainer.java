@@ -31,10 +31,16 @@ public final class MemoryExplainer {
     if (s.totalDevices() <= 1) {
       return "";
     }
+    if (!t.kind().training()) {
+      // pipeline-parallel inference is refused, and ZeRO is training's: tensor parallelism is what splits a replica
+      return String.format(java.util.Locale.US, " Each of the %d GPUs holds its own share (%s): %s, or --plan auto,"
+          + " would split the rest.", s.totalDevices(), t.plan().describe(), t.plan().tp() > 1
+              ? "more tensor parallelism" : "tensor parallelism (--tp), which splits one replica over several GPUs");
+    }
     return String.format(java.util.Locale.US, " Each of the %d GPUs holds its own share (%s): more tensor or pipeline"
         + " parallelism%s, or --plan auto, would split the rest.", s.totalDevices(), t.plan().describe(),
         // a higher stage exists only below ZeRO-3, and shards only over several replicas
-        t.kind().training() && t.plan().zero() < 3 && t.plan().dp() > 1 ? ", a higher ZeRO stage" : "");
+        t.plan().zero() < 3 && t.plan().dp() > 1 ? ", a higher ZeRO stage" : "");
   }
 
   /**
