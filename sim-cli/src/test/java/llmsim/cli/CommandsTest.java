@@ -141,6 +141,26 @@ class CommandsTest {
   }
 
   @Test
+  void memory_onSeveralGpus_saysOffloadIsNotTriedThere_insteadOfThatNoneHelps() throws Exception {
+    // LLaMA-13B with ZeRO-1 on eight H100s is 2.7 GiB short; offload=auto tries nothing on several GPUs, and
+    // offload=optimizer (ZeRO-Offload) fits it: "No offload helps here" and "(offload=auto would try it)" were wrong
+    String[] base = {"memory", "--model", "llama-13b", "--task", "train", "--hardware", "hgx-h100-8x", "--zero", "1",
+        "--format", "json"};
+    for (String offload : new String[] {"auto", "none"}) {
+      JsonNode r = SimulateCommandTest.json(CatalogOverrideTest.with(base, "--offload", offload)).get(0);
+      assertThat(r.get("fits").asBoolean()).isFalse();
+      assertThat(r.get("explanation").asText()).as(offload).contains("Offload is not tried on several GPUs unless"
+          + " asked: offload=optimizer runs ZeRO-Offload (with zero 1, 2 or 3)").doesNotContain("No offload helps")
+          .doesNotContain("offload=auto would try it");
+    }
+    assertThat(SimulateCommandTest.json(CatalogOverrideTest.with(base, "--offload", "optimizer")).get(0).get("fits")
+        .asBoolean()).isTrue();
+    JsonNode inference = SimulateCommandTest.json("memory", "--model", "llama-65b", "--task", "inference", "--hardware",
+        "rtx4090-8x", "--format", "json").get(0);
+    assertThat(inference.get("explanation").asText()).contains("Offload is not simulated for inference on several GPUs");
+  }
+
+  @Test
   void memory_refusesAllGpus_whichChangesNoByte() {
     // every GPU of a symmetric plan holds the same bytes: --all-gpus (how many GPUs a simulation runs) changed nothing
     CliRunner all = CliRunner.run("memory", "--model", "llama-7b", "--hardware", "hgx-h100-8x", "--task", "train",

@@ -19,7 +19,7 @@ public final class MemoryExplainer {
    */
   public static String explain(SystemSpec s, ModelSpec m, MemoryPlan chosen, MemoryPlan withoutOffload,
       llmsim.core.task.Task t) {
-    String out = explain(s, m, chosen, withoutOffload, t.offload());
+    String out = explain(s, m, chosen, withoutOffload, t.offload(), t);
     return chosen.fits() ? out : out + splitTheRest(s, t);
   }
 
@@ -49,6 +49,25 @@ public final class MemoryExplainer {
    */
   public static String explain(SystemSpec s, ModelSpec m, MemoryPlan chosen, MemoryPlan withoutOffload,
       Offload asked) {
+    return explain(s, m, chosen, withoutOffload, asked, null);
+  }
+
+  /**
+   * What was and was not tried where nothing was offloaded: offload=auto tries nothing on several GPUs ({@link
+   * MemoryPlanner#candidates}), so there "offload=auto would try it" and "No offload helps here" were not so (eight
+   * H100s short by 2.7 GiB fit with offload=optimizer); {@code t} null: one GPU's sentences.
+   */
+  private static String notOffloaded(SystemSpec s, Offload asked, llmsim.core.task.Task t) {
+    if (t != null && s.totalDevices() > 1) {
+      return t.kind().training() ? " Offload is not tried on several GPUs unless asked: offload=optimizer runs"
+          + " ZeRO-Offload (with zero 1, 2 or 3)" : " Offload is not simulated for inference on several GPUs";
+    }
+    return asked == Offload.NONE ? " As asked (offload=none), nothing is moved to host memory (offload=auto would try"
+        + " it)" : " No offload helps here";
+  }
+
+  private static String explain(SystemSpec s, ModelSpec m, MemoryPlan chosen, MemoryPlan withoutOffload,
+      Offload asked, llmsim.core.task.Task t) {
     StringBuilder sb = new StringBuilder();
     String where = s.unifiedMemory()
         ? String.format(java.util.Locale.US, "the GPU may use %s (%.0f%% of %s unified memory)",
@@ -62,8 +81,7 @@ public final class MemoryExplainer {
       if (chosen.offload() != Offload.NONE && chosen.fits()) {
         sb.append(' ').append(offloadSentence(s, chosen));
       } else if (!chosen.fits()) {
-        sb.append(chosen.offload() == Offload.NONE ? (asked == Offload.NONE ? " As asked (offload=none), nothing is moved"
-            + " to host memory (offload=auto would try it)" : " No offload helps here") + (chosen.maxBatch() > 0
+        sb.append(chosen.offload() == Offload.NONE ? notOffloaded(s, asked, t) + (chosen.maxBatch() > 0
                 ? "; the largest batch that fits is " + chosen.maxBatch() : "") + "; results assume the memory were there."
             : " Even with offload=" + chosen.offload().key() + " it needs " + Units.gib(chosen.totalBytes())
             + " on the device and " + Units.gib(chosen.hostBytes()) + " in host memory ("
