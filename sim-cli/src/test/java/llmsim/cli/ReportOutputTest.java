@@ -214,6 +214,27 @@ class ReportOutputTest {
   }
 
   @Test
+  void reportHtml_carriesTheResultsWarnings_asTheTerminalPrintsThem() throws IOException {
+    // on an M2 Ultra the default bf16 runs as fp16, and ZeRO-3 at tp 8 on eight A100s shards nothing: the terminal
+    // says both; report.html said neither
+    Path apple = dir.resolve("warn-apple");
+    CliRunner a = CliRunner.run("simulate", "--model", "gpt3-125m", "--task", "train", "--hardware", "m2-ultra", "--out",
+        apple.toString(), "--format", "json");
+    assertThat(a.code()).as(a.err()).isZero();
+    JsonNode warnings = new ObjectMapper().readTree(a.out()).get("warnings");
+    assertThat(warnings.size()).isPositive();
+    String html = Files.readString(apple.resolve("report.html"));
+    for (JsonNode w : warnings) {
+      assertThat(html).contains("m2-ultra: warning</b>: " + llmsim.report.Escape.html(w.asText()));
+    }
+    Path zero = dir.resolve("warn-zero");
+    CliRunner z = CliRunner.run("simulate", "--model", "gpt3-125m", "--task", "train", "--hardware", "dgx-a100-8x80gb",
+        "--tp", "4", "--dp", "1", "--gpus", "4", "--zero", "3", "--out", zero.toString());
+    assertThat(z.code()).as(z.err()).isZero();
+    assertThat(Files.readString(zero.resolve("report.html"))).contains("zero 3 has no effect at dp 1");
+  }
+
+  @Test
   void outThatCannotBeCreated_isABadInput() throws IOException {
     Path file = dir.resolve("plain-file");
     Files.writeString(file, "x");
