@@ -313,9 +313,9 @@ final class Derivation {
     // the bounds are the whole run's: for a prefill metric, decode's launch-bound steps are in that share too
     boolean prefill = metric.equals("ttft_s") || metric.equals("prefill_tokens_per_s");
     difference = String.format(Locale.US, "the simulation gives %s, %+.0f%% from the closed form: it also counts"
-        + " launch and dispatch overhead (%.0f%% of the %s)%s, the ops the formula leaves out, and overlap between"
+        + " launch and dispatch overhead (%.0f%% of the %s)%s%s, the ops the formula leaves out, and overlap between"
         + " them; the %s is bound by %s", value(simulated), 100 * gap, 100 * overhead,
-        prefill ? "whole run, decode included" : "run", collectives(by), prefill ? "whole run" : "run",
+        prefill ? "whole run, decode included" : "run", collectives(by), bubble(), prefill ? "whole run" : "run",
         r.bound().key());
   }
 
@@ -337,6 +337,21 @@ final class Derivation {
     }
     return parts.isEmpty() ? "" : ", the collectives and sends between GPUs it waits on (" + String.join(", ", parts)
         + " of the run)";
+  }
+
+  /**
+   * A pipeline's bubble, as a clause (empty without stages): each stage idles (p - 1) / v of m + (p - 1) / v
+   * micro-batch slots, which the closed form, one GPU's FLOPs over its peak, has no room for.
+   */
+  private String bubble() {
+    var plan = r.task().plan();
+    if (plan.pp() <= 1 || !r.task().kind().training()) {
+      return "";
+    }
+    double idle = (plan.pp() - 1.0) / plan.virtualStages();
+    return String.format(Locale.US, ", the pipeline bubble (each of the %d stages idles about %.0f%% of the step with"
+        + " %d micro-batch%s)", plan.pp(), 100 * idle / (r.task().microBatches() + idle), r.task().microBatches(),
+        r.task().microBatches() == 1 ? "" : "es");
   }
 
   private String value(double v) {

@@ -151,6 +151,18 @@ class ExplainCommandTest {
     assertThat(dp8Decode).isCloseTo(oneDecode * 8, Percentage.withPercentage(1e-9));
   }
 
+  /** A pipeline's bubble is in the step and not in the closed form: the gap names it, (p - 1) / (m + p - 1). */
+  @Test
+  void stepTime_withPipelineStages_namesTheBubbleInTheGap() throws IOException {
+    int pp = 2;
+    int m = 1;
+    JsonNode ex = json("explain", "step_time_s", "--model", "llama-7b", "--task", "train", "--hardware", "hgx-h100-8x",
+        "--pp", String.valueOf(pp), "--micro-batches", String.valueOf(m), "--format", "json");
+    long idle = Math.round(100.0 * (pp - 1) / (m + pp - 1));
+    assertThat(ex.get("difference").asText()).contains("the pipeline bubble (each of the 2 stages idles about " + idle
+        + "% of the step with 1 micro-batch)");
+  }
+
   @Test
   void scenarioFile_explainsAndSizesTheStepSimulateRuns_flagsOverride_badKeyAtItsLine() throws IOException {
     Path file = dir.resolve("s.yaml");
