@@ -161,6 +161,10 @@ class ExplainCommandTest {
     long idle = Math.round(100.0 * (pp - 1) / (m + pp - 1));
     assertThat(ex.get("difference").asText()).contains("the pipeline bubble (each of the 2 stages idles about " + idle
         + "% of the step with 1 micro-batch)");
+    // and simulate's explanation says it of one micro-batch, not "1 micro-batches"
+    assertThat(json("simulate", "--model", "llama-7b", "--task", "train", "--hardware", "hgx-h100-8x", "--pp", "2",
+        "--micro-batches", "1", "--format", "json").get("explanation").asText())
+        .contains("idles about " + idle + "% of the step in the bubble (1 micro-batch);");
   }
 
   @Test

@@ -128,7 +128,8 @@ final class Explainer {
       int m = r.task().microBatches();
       double bubble = (plan.pp() - 1.0) / plan.virtualStages() / (m + (plan.pp() - 1.0) / plan.virtualStages());
       sb.append(String.format(Locale.US, " Each of the %d pipeline stages idles about %.0f%% of the step in the bubble"
-              + " (%d micro-batches%s); more micro-batches%s would shrink it.", plan.pp(), bubble * 100, m,
+              + " (%d micro-batch%s%s); more micro-batches%s would shrink it.", plan.pp(), bubble * 100, m,
+          m == 1 ? "" : "es",
           plan.virtualStages() > 1 ? ", " + plan.virtualStages() + " chunks per GPU" : "",
           plan.virtualStages() > 1 ? " or more chunks" : " or the interleaved schedule (--virtual-stages)"));
     }
