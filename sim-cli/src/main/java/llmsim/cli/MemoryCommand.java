@@ -71,7 +71,7 @@ final class MemoryCommand implements ScenarioOptions.Command, Callable<Integer> 
         if (t.kind().training()) {
           // the plan's settings that shard or order nothing here, as simulate says them
           warnings = java.util.stream.Stream.concat(warnings.stream(),
-              t.plan().noEffectNotes(s.totalDevices()).stream()).toList();
+              llmsim.core.workload.Simulator.noEffectNotes(t, r.software(), s.totalDevices()).stream()).toList();
         }
       }
       MemoryPlan chosen = MemoryPlanner.plan(s, model, t, r.software());

@@ -185,6 +185,26 @@ class SimulateCommandTest {
   }
 
   @Test
+  void recomputeSelective_underFlashAttention_isSaidToDoNothing_whereItChangesNothing() throws IOException {
+    // selective recomputation drops the attention scores, which flash attention never keeps: under pytorch the step
+    // and the bytes are those without it, and it was taken without a word; under megatron-classic (no flash) it acts
+    for (String sw : new String[] {"pytorch", "megatron-classic"}) {
+      String[] base = {"simulate", "--model", "llama-7b", "--task", "train", "--hardware", "h100-sxm", "--offload",
+          "none", "--software", sw, "--format", "json"};
+      JsonNode none = json(base);
+      JsonNode selective = json(CatalogOverrideTest.with(base, "--recompute", "selective"));
+      boolean same = none.get("step_time_s").asDouble() == selective.get("step_time_s").asDouble()
+          && none.get("memory").get("total_bytes").asDouble() == selective.get("memory").get("total_bytes").asDouble();
+      assertThat(same).as(sw).isEqualTo(sw.equals("pytorch"));
+      assertThat(selective.get("warnings").toString().contains("recompute selective has no effect under " + sw))
+          .as(sw).isEqualTo(same);
+    }
+    JsonNode mem = json("memory", "--model", "llama-7b", "--task", "train", "--hardware", "h100-sxm", "--recompute",
+        "selective", "--format", "json").get(0);
+    assertThat(mem.get("warnings").toString()).contains("recompute selective has no effect under pytorch");
+  }
+
+  @Test
   void scenarioFile_withARenamedKey_namesItsNewName() throws IOException {
     Path f = dir.resolve("r.yaml");
     Files.writeString(f, "kind: scenario\nhardware: m2-ultra\nmodel: llama-7b\ntask: train\nactivation_checkpointing: true\n");

@@ -85,6 +85,22 @@ public final class Simulator {
   }
 
   /**
+   * The settings of {@code t} that change nothing under {@code sw} on {@code gpus} GPUs, each said in a sentence: the
+   * plan's ({@link llmsim.core.task.ParallelPlan#noEffectNotes}), and selective recomputation under a profile whose
+   * FlashAttention never keeps the attention scores it would drop (the step and the bytes are those without it).
+   */
+  public static List<String> noEffectNotes(Task t, SoftwareProfile sw, int gpus) {
+    List<String> out = new java.util.ArrayList<>(t.plan().noEffectNotes(gpus));
+    SoftwareProfile run = sw.forTask(t.kind().training());
+    if (t.kind().training() && t.recompute() == llmsim.core.task.Recompute.SELECTIVE && run.flashAttention()) {
+      out.add("recompute selective has no effect under " + run.id() + ": it recomputes the attention core so as not"
+          + " to keep its s^2 scores, and " + run.id() + "'s flash attention never keeps them (recompute full"
+          + " recomputes whole layers)");
+    }
+    return List.copyOf(out);
+  }
+
+  /**
    * Whether the plan's GPUs exchange anything: tensor- and pipeline-parallel traffic, and training's gradient
    * reductions; inference replicas serve their own requests and never do, so a note on how collectives are costed
    * does not apply to them.
