@@ -42,7 +42,9 @@ public final class Simulator {
         linkBytes += trace.linkBytes(i);
       }
     }
-    linkBytes /= peers; // one GPU's: with every GPU simulated, each peer's copies are in the trace
+    // one GPU's: with every GPU simulated each peer's copies are in the trace, and a pipeline's stages are one GPU
+    // each (their mean; it summed the stages, twice a GPU's bytes at pp 2)
+    linkBytes /= (double) peers * t.plan().pp();
     double ttft = Double.NaN;
     double tpot = Double.NaN;
     double prefillRate = Double.NaN;
