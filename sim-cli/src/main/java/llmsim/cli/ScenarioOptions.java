@@ -469,6 +469,13 @@ final class ScenarioOptions {
 
   /** A rule broken by a key: reported at its flag when given as one, else at its line in the file. */
   static RuntimeException locate(ScenarioKeyException e, Map<ScenarioKey, String> flags, Raw file) {
+    boolean fileHas = file != null && file.node(e.key()).isPresent();
+    if (e.key() == ScenarioKey.WEIGHTS && !flags.containsKey(e.key()) && !fileHas
+        && (flags.containsKey(ScenarioKey.TASK) || file != null && file.node(ScenarioKey.TASK).isPresent())) {
+      // weights not given take the task's format (finetune-qlora's nf4): the task is what was typed; '--weights' was
+      // named for a format the user never chose
+      return locate(new ScenarioKeyException(ScenarioKey.TASK, e.getMessage()), flags, file);
+    }
     if (flags.containsKey(e.key()) || file == null || file.node(e.key()).isEmpty()) {
       return new BadFlagException(e.key().flag() + ": " + e.getMessage().replaceFirst("^'" + e.key().key() + "' ", ""));
     }

@@ -57,7 +57,7 @@ class SoftwareSupportCliTest {
         "llama.cpp has no kernels for");
     assertBadInput(simulate("h100-sxm", "--weights", "nf4", "--software", "tensorrt-llm"), "--weights:");
     assertBadInput(CliRunner.run("simulate", "--model", "llama-7b", "--hardware", "h100-sxm", "--task",
-        "finetune-qlora", "--software", "megatron"), "--weights:", "megatron has no kernels for");
+        "finetune-qlora", "--software", "megatron"), "--task: 'weights' nf4", "megatron has no kernels for");
     assertRuns(simulate("rtx4090", "--weights", "nf4", "--software", "hf"));
   }
 
@@ -80,7 +80,18 @@ class SoftwareSupportCliTest {
           "--software", sw));
     }
     assertBadInput(CliRunner.run("simulate", "--model", "llama-7b", "--hardware", "m2-ultra", "--task",
-        "finetune-qlora"), "--weights: nf4 is bitsandbytes'", "none for Metal", "does not run on Apple M2 Ultra");
+        "finetune-qlora"), "--task: 'weights' nf4 is bitsandbytes'", "none for Metal", "does not run on Apple M2 Ultra");
+    // nf4 is finetune-qlora's base: the task was typed, --weights was not (it was named); given, it is named
+    assertBadInput(CliRunner.run("simulate", "--model", "llama-7b", "--hardware", "m2-ultra", "--task",
+        "finetune-qlora", "--weights", "nf4"), "--weights: nf4 is bitsandbytes'");
+    java.nio.file.Path f;
+    try {
+      f = java.nio.file.Files.createTempFile("qlora", ".yaml");
+      java.nio.file.Files.writeString(f, "kind: scenario\nhardware: m2-ultra\nmodel: llama-7b\ntask: finetune-qlora\n");
+    } catch (java.io.IOException e) {
+      throw new java.io.UncheckedIOException(e);
+    }
+    assertBadInput(CliRunner.run("simulate", f.toString()), f + ":4:", "'weights' nf4 is bitsandbytes'");
     // on Apple the reason is the device, whatever the profile (it was told to use pytorch, which fails there too)
     assertBadInput(simulate("m1-max-32", "--weights", "nf4", "--software", "llama.cpp"), "--weights:",
         "none for Metal", "or q4_0 (llama.cpp)");
