@@ -131,10 +131,13 @@ final class Derivation {
       formula("TPOT (closed form)", "B / (BW x e x s) = " + Units.gb(bytes) + " / " + Units.bandwidth(eff),
           seconds(closedForm));
     } else {
-      closedForm = batch * eff / bytes;
+      // the run's decode tokens/s are its data-parallel replicas' sum, each reading its own copy of the weights
+      int replicas = r.task().replicas();
+      closedForm = replicas * batch * eff / bytes;
       simulated = r.decodeTokensPerSecond();
-      formula("decode tokens/s (closed form)", "batch x BW x e x s / B = " + batch + " x " + Units.bandwidth(eff) + " / "
-          + Units.gb(bytes), num(closedForm));
+      formula("decode tokens/s (closed form)", (replicas > 1 ? "replicas x " : "") + "batch x BW x e x s / B = "
+          + (replicas > 1 ? replicas + " x " : "") + batch + " x " + Units.bandwidth(eff) + " / " + Units.gb(bytes),
+          num(closedForm));
     }
     explainDifference();
   }
@@ -166,18 +169,23 @@ final class Derivation {
     formula("software factor s", "software profile " + r.software().id() + ": " + r.software().source(),
         fraction(r.software().gemmScale()));
     llamaCppBuild(gemm);
-    double rate = peak.peakFlops() * gemm * r.software().gemmScale() / (2 * p);
+    // a replica's tp GPUs each compute 2P / tp per token, and the run's prefill tokens/s are its replicas' sum
+    int tp = r.task().plan().tp();
+    int replicas = r.task().replicas();
+    double rate = tp * peak.peakFlops() * gemm * r.software().gemmScale() / (2 * p);
+    String tpTimes = tp > 1 ? "tp x " : "";
     int tokens = r.task().batch() * r.task().promptTokens();
     if (ttft) {
       closedForm = tokens / rate;
       simulated = r.ttftSeconds();
-      formula("TTFT (closed form)", String.format(Locale.US, "batch x prompt x 2P / (peak x g x s) = %d tokens / %s"
-          + " tokens/s", tokens, num(rate)), seconds(closedForm));
+      formula("TTFT (closed form)", String.format(Locale.US, "batch x prompt x 2P / (%speak x g x s) = %d tokens / %s"
+          + " tokens/s", tpTimes, tokens, num(rate)), seconds(closedForm));
     } else {
-      closedForm = rate;
+      closedForm = replicas * rate;
       simulated = r.prefillTokensPerSecond();
-      formula("prefill tokens/s (closed form)", "peak x g x s / (2 x P) = " + Units.tflops(peak.peakFlops()) + " x "
-          + fraction(gemm * r.software().gemmScale()) + " / " + count(2 * p), num(closedForm));
+      formula("prefill tokens/s (closed form)", (replicas > 1 ? "replicas x " : "") + tpTimes + "peak x g x s / (2 x P)"
+          + " = " + (replicas > 1 ? replicas + " x " : "") + (tp > 1 ? tp + " x " : "") + Units.tflops(peak.peakFlops())
+          + " x " + fraction(gemm * r.software().gemmScale()) + " / " + count(2 * p), num(closedForm));
     }
     explainDifference();
   }
@@ -235,8 +243,10 @@ final class Derivation {
 
   private void mfu() {
     var peak = PrecisionSupport.resolve(r.system().device(), r.task().precision(), r.software());
-    formula("model FLOPs", r.task().kind().training() ? "6 x P x tokens + attention (recomputation not counted)"
-        : "2 x P x tokens + attention", count(r.modelFlops()));
+    // a GPU's share on several (tp and pp split the work, each replica its own tokens): MFU is per GPU's peak
+    formula("model FLOPs", (r.task().kind().training() ? "6 x P x tokens + attention (recomputation not counted)"
+        : "2 x P x tokens + attention") + (r.system().totalDevices() > 1 ? ", this GPU's share ("
+            + r.task().plan().describe() + ")" : ""), count(r.modelFlops()));
     formula("step time", "simulated", seconds(r.stepTimeSeconds()));
     input("peak FLOP/s", r.system().device().id(), "peak_dense_tflops." + peak.precision().key(),
         Units.tflops(peak.peakFlops()), r.system().device().peakSource());
@@ -249,10 +259,14 @@ final class Derivation {
   private void memory() {
     MemoryPlan p = r.memory();
     weights(true);
-    formula("gradients", "trainable parameters x gradient bytes", Units.gib(p.gradientsBytes()));
-    formula("optimizer state", "AdamW: 12 bytes per trainable parameter (master, m, v)", Units.gib(p.optimizerBytes()));
-    formula("activations", "batch x seq x hidden x layers (Korthikanti et al. 2022)", Units.gib(p.activationsBytes()));
-    formula("KV cache", "2 x layers x kv_heads x head_dim x context x batch x bytes", Units.gib(p.kvCacheBytes()));
+    String share = r.system().totalDevices() > 1 ? ", this GPU's share (" + r.task().plan().describe() + ")" : "";
+    formula("gradients", "trainable parameters x gradient bytes" + share, Units.gib(p.gradientsBytes()));
+    formula("optimizer state", optimizerHow() + share + (r.task().kind().training() && p.optimizerBytes() == 0
+        && p.hostBytes() > 0 ? "; in host memory (offload " + p.offload().key() + ")" : ""), Units.gib(p.optimizerBytes()));
+    formula("activations", "batch x seq x hidden x layers (Korthikanti et al. 2022)" + share,
+        Units.gib(p.activationsBytes()));
+    formula("KV cache", "2 x layers x kv_heads x head_dim x context x batch x bytes" + share,
+        Units.gib(p.kvCacheBytes()));
     formula("workspace", "software profile " + r.software().id(), Units.gib(p.workspaceBytes()));
     simulated = p.totalBytes();
     formula("total on this GPU", "the sum" + (p.offload().key().equals("none") ? "" : ", after offload="
@@ -262,6 +276,29 @@ final class Derivation {
     formula("usable share", r.system().gpuMemoryShareSource(), fraction(r.system().gpuMemoryShare()));
     formula("usable capacity", "capacity x share", Units.gib(p.capacityBytes()));
     formula("fits", "total <= usable" + (p.fitsHost() ? "" : ", and host memory"), p.fits() ? "yes" : "no");
+  }
+
+  /**
+   * The optimizer state's bytes per trainable parameter, as the memory planner counts them: fp32 master weights (in
+   * mixed precision, unless master_weights is off) and two moments at the master's width, or bitsandbytes' 8-bit
+   * moments; adapters and prefixes train in fp32 without a master copy. It said "AdamW: 12 bytes per trainable
+   * parameter (master, m, v)" whatever the task and optimizer.
+   */
+  private String optimizerHow() {
+    var t = r.task();
+    if (!t.kind().training()) {
+      return "inference keeps no optimizer state";
+    }
+    var o = t.optimizer();
+    boolean adapters = t.kind().frozenBase();
+    double master = adapters ? 0 : o.masterBytesPerParameter(t.precision());
+    double state = adapters ? new llmsim.core.task.TrainingOptimizer(o.kind(), false, false).stateBytesPerParameter(4)
+        : o.stateBytesPerParameter(t.precision().bytes());
+    String moments = o.kind() != llmsim.core.task.TrainingOptimizer.Kind.ADAMW ? "8-bit m, v with their absmax"
+        : (adapters || master > 0 ? "fp32 " : t.precision().key() + " ") + "m, v";
+    return String.format(Locale.US, "%s: %.3g bytes per trainable parameter (%s%s)%s", o.kind().key(), master + state,
+        master > 0 ? "fp32 master, " : "", moments, adapters ? " of the " + (t.kind() == llmsim.core.task.TaskKind.PTUNING_V2
+            ? "prefixes" : "adapters") : "");
   }
 
   private void explainDifference() {
@@ -278,9 +315,48 @@ final class Derivation {
     // the bounds are the whole run's: for a prefill metric, decode's launch-bound steps are in that share too
     boolean prefill = metric.equals("ttft_s") || metric.equals("prefill_tokens_per_s");
     difference = String.format(Locale.US, "the simulation gives %s, %+.0f%% from the closed form: it also counts"
-        + " launch and dispatch overhead (%.0f%% of the %s), the ops the formula leaves out, and overlap between"
+        + " launch and dispatch overhead (%.0f%% of the %s)%s%s, the ops the formula leaves out, and overlap between"
         + " them; the %s is bound by %s", value(simulated), 100 * gap, 100 * overhead,
-        prefill ? "whole run, decode included" : "run", prefill ? "whole run" : "run", r.bound().key());
+        prefill ? "whole run, decode included" : "run", collectives(by), bubble(by), prefill ? "whole run" : "run",
+        r.bound().key());
+  }
+
+  /**
+   * The time the run waited on collectives and sends between GPUs, by the link they cross, as a clause (empty where
+   * none): the closed form has no communication in it, so on several GPUs it is often most of the gap.
+   */
+  private String collectives(Map<Bound, Double> by) {
+    List<String> parts = new ArrayList<>();
+    double fabric = by.getOrDefault(Bound.INTRA_NODE_LINK, 0.0);
+    double network = by.getOrDefault(Bound.NETWORK, 0.0);
+    if (fabric > 0.005 * r.stepTimeSeconds()) {
+      parts.add(String.format(Locale.US, "%s %.0f%%", r.system().deviceLink().map(l -> l.name())
+          .orElse("the intra-node link"), 100 * fabric / r.stepTimeSeconds()));
+    }
+    if (network > 0.005 * r.stepTimeSeconds()) {
+      parts.add(String.format(Locale.US, "%s %.0f%%", r.system().network().map(n -> n.nic().name())
+          .orElse("the network"), 100 * network / r.stepTimeSeconds()));
+    }
+    return parts.isEmpty() ? "" : ", the collectives and sends between GPUs it waits on (" + String.join(", ", parts)
+        + " of the run)";
+  }
+
+  /**
+   * A pipeline's bubble, as a clause (empty without stages): the time a stage's GPU waited on its neighbours, as
+   * simulated, beside the schedule's own (p - 1) / v of m + (p - 1) / v micro-batch slots; the closed form, one GPU's
+   * FLOPs over its peak, has no room for either.
+   */
+  private String bubble(Map<Bound, Double> by) {
+    var plan = r.task().plan();
+    if (plan.pp() <= 1 || !r.task().kind().training()) {
+      return "";
+    }
+    double idle = (plan.pp() - 1.0) / plan.virtualStages();
+    int m = r.task().microBatches();
+    return String.format(Locale.US, ", the pipeline bubble (each of the %d stages' GPUs waits on its neighbours %.0f%%"
+        + " of the step; the schedule's fill and drain alone: %.0f%% with %d micro-batch%s)", plan.pp(),
+        100 * by.getOrDefault(Bound.PIPELINE_BUBBLE, 0.0) / r.stepTimeSeconds(), 100 * idle / (m + idle), m,
+        m == 1 ? "" : "es");
   }
 
   private String value(double v) {

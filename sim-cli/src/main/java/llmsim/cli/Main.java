@@ -140,7 +140,15 @@ public final class Main implements Runnable {
     });
     cl.setParameterExceptionHandler((ex, args) -> {
       PrintWriter e = ex.getCommandLine().getErr();
-      e.println("error: " + ex.getMessage());
+      if (ex instanceof CommandLine.OverwrittenOptionException o && o.getOverwritten() instanceof OptionSpec opt
+          && opt.names().length > 1) {
+        // '--batch 2 --micro-batch 4' was told "option '--micro-batch' (N) should be specified only once", a flag
+        // typed once: the two names are one option
+        e.println("error: " + String.join(" and ", opt.names()) + " name one option, given more than once; give it"
+            + " one value");
+      } else {
+        e.println("error: " + ex.getMessage());
+      }
       CommandLine.UnmatchedArgumentException.printSuggestions(ex, e);
       e.println("Try '" + ex.getCommandLine().getCommandSpec().qualifiedName() + " --help' for usage.");
       return EXIT_BAD_INPUT;

@@ -14,6 +14,7 @@ import llmsim.core.memory.MemoryExplainer;
 import llmsim.core.memory.MemoryPlan;
 import llmsim.core.memory.MemoryPlanner;
 import llmsim.core.model.ModelSpec;
+import llmsim.core.scenario.ScenarioKey;
 import llmsim.core.task.Offload;
 import llmsim.core.task.Task;
 import llmsim.core.util.Units;
@@ -45,6 +46,11 @@ final class MemoryCommand implements ScenarioOptions.Command, Callable<Integer> 
 
   @Override
   public Integer call() {
+    if (scenario.given(ScenarioKey.ALL_GPUS) != null) {
+      // the bytes are one GPU's and the same on each of a plan's GPUs; all_gpus only says how many a simulation runs
+      throw new BadFlagException("--all-gpus: memory gives one GPU's bytes, the same on every GPU of the plan, and"
+          + " simulates nothing; all_gpus changes how many GPUs simulate, explain and compare run; leave it out");
+    }
     ScenarioOptions.Resolved r = scenario.resolve(scenarioFile.read(), true);
     ModelSpec model = r.modelSpec(); // an unknown id in --scenario's file is reported at its line there
     r.checkAgainst(model);
@@ -65,12 +71,12 @@ final class MemoryCommand implements ScenarioOptions.Command, Callable<Integer> 
         if (t.kind().training()) {
           // the plan's settings that shard or order nothing here, as simulate says them
           warnings = java.util.stream.Stream.concat(warnings.stream(),
-              t.plan().noEffectNotes(s.totalDevices()).stream()).toList();
+              llmsim.core.workload.Simulator.noEffectNotes(t, r.software(), s.totalDevices()).stream()).toList();
         }
       }
       MemoryPlan chosen = MemoryPlanner.plan(s, model, t, r.software());
       MemoryPlan bare = MemoryPlanner.place(s, model, t.withOffload(Offload.NONE), r.software(), Offload.NONE);
-      rows.add(new Row(s, chosen, MemoryExplainer.explain(s, model, chosen, bare, t.offload()), t, warnings));
+      rows.add(new Row(s, chosen, MemoryExplainer.explain(s, model, chosen, bare, t), t, warnings));
     }
     print(model, r, rows);
     return 0;

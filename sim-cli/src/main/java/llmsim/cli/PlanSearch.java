@@ -41,6 +41,11 @@ final class PlanSearch {
    * (training), ZeRO 0-3 when there is data parallelism (training); not yet checked against memory.
    */
   static List<ParallelPlan> candidates(Task base, SystemSpec s, ModelSpec m) {
+    return candidates(base, s, m, false);
+  }
+
+  /** As above; with {@code hybrid} (shard: hybrid given with plan auto) the ZeRO-3 candidates shard within a node. */
+  static List<ParallelPlan> candidates(Task base, SystemSpec s, ModelSpec m, boolean hybrid) {
     boolean training = base.kind().training();
     int gpus = s.totalDevices();
     List<ParallelPlan> candidates = new ArrayList<>();
@@ -51,7 +56,8 @@ final class PlanSearch {
         }
         int dp = gpus / (tp * pp);
         for (int zero = 0; zero <= (training && dp > 1 ? 3 : 0); zero++) {
-          candidates.add(base.plan().withLayout(tp, pp, dp, zero).withVirtualStages(1));
+          ParallelPlan p = base.plan().withLayout(tp, pp, dp, zero).withVirtualStages(1);
+          candidates.add(hybrid && zero == 3 ? p.withHybridShard() : p);
         }
       }
     }
@@ -81,14 +87,30 @@ final class PlanSearch {
     llmsim.core.hw.SoftwareSupport.checkRuns(s.device(), a.task(), r.software());
     boolean microBatchesGiven = microBatchesGiven(r);
     ScenarioKeyException first = null;
-    for (ParallelPlan p : candidates(a.task(), s, m)) {
+    for (ParallelPlan p : candidates(a.task(), s, m, r.hybridShard())) {
       try {
         return Placement.resolve(s, m, withPlan(a.task().withOffload(Offload.NONE), p, microBatchesGiven));
       } catch (ScenarioKeyException e) {
         first = first == null ? e : first;
       }
     }
-    throw first != null ? first : new BadFlagException("--plan: auto finds no plan for " + m.id() + " on " + s.id());
+    throw first != null ? first : new ScenarioKeyException(ScenarioKey.PLAN, "'plan' auto finds no plan for " + m.id() + " on " + s.id());
+  }
+
+  /**
+   * What would let a plan fit, leaving out what the task has already (batch 1, full recomputation): "a smaller batch"
+   * at batch 1 and "--recompute full" beside --recompute full read as levers left.
+   */
+  static String remedies(Task t) {
+    List<String> out = new ArrayList<>(List.of("more GPUs"));
+    if (t.batch() > 1) {
+      out.add("a smaller batch");
+    }
+    if (!t.recompute().recomputesLayers()) {
+      out.add("--recompute full");
+    }
+    return out.size() == 1 ? out.get(0)
+        : String.join(", ", out.subList(0, out.size() - 1)) + " or " + out.get(out.size() - 1);
   }
 
   static StepResult best(ScenarioOptions.Resolved r, SystemSpec s, ModelSpec m) {
@@ -96,9 +118,9 @@ final class PlanSearch {
     llmsim.core.hw.SoftwareSupport.check(s.device(), a.task(), r.software());
     Task base = a.task();
     int gpus = s.totalDevices();
-    List<ParallelPlan> candidates = candidates(base, s, m);
+    List<ParallelPlan> candidates = candidates(base, s, m, r.hybridShard());
     if (candidates.size() > MAX_CANDIDATES) {
-      throw new BadFlagException("--plan: auto would try " + candidates.size() + " plans on " + gpus + " GPUs, more than"
+      throw new ScenarioKeyException(ScenarioKey.PLAN, "'plan' auto would try " + candidates.size() + " plans on " + gpus + " GPUs, more than"
           + " " + MAX_CANDIDATES + "; give tp or pp to narrow it");
     }
     boolean microBatchesGiven = microBatchesGiven(r);
@@ -106,15 +128,19 @@ final class PlanSearch {
     int fit = 0;
     int runnable = 0;
     ScenarioKeyException firstRefusal = null;
+    ScenarioKeyException hybridRefusal = null;
+    int hybridRunnable = 0;
     for (ParallelPlan p : candidates) {
       Task t = withPlan(base.withOffload(Offload.NONE), p, microBatchesGiven);
       try {
         t = Placement.resolve(s, m, t);
       } catch (ScenarioKeyException e) {
         firstRefusal = firstRefusal == null ? e : firstRefusal;
+        hybridRefusal = hybridRefusal == null && p.hybridShard() ? e : hybridRefusal;
         continue; // a plan this model cannot run (tp not dividing the heads, ...)
       }
       runnable++;
+      hybridRunnable += p.hybridShard() ? 1 : 0;
       MemoryPlan mem = MemoryPlanner.place(s, m, t, r.software(), Offload.NONE);
       if (!mem.fits()) {
         continue;
@@ -128,10 +154,17 @@ final class PlanSearch {
     if (runnable == 0 && firstRefusal != null) {
       throw firstRefusal; // no plan can run at all: the rule, not memory, is the reason
     }
+    if (r.hybridShard() && hybridRunnable == 0) {
+      // shard: hybrid asked for and no hybrid plan can run here (one node, ...): the search would drop it unsaid
+      throw hybridRefusal != null ? hybridRefusal : new ScenarioKeyException(ScenarioKey.SHARD, "'shard: hybrid' needs"
+          + " a ZeRO-3 plan with several data-parallel replicas, and plan auto has none for " + m.id() + " on "
+          + s.id());
+    }
     if (best == null) {
-      throw new BadFlagException("--plan: none of the " + candidates.size() + " plans for " + m.id() + " on " + gpus
-          + " GPUs of " + s.id() + " fits per-GPU memory at this batch; more GPUs, a smaller batch or"
-          + " --recompute full would help");
+      throw new ScenarioKeyException(ScenarioKey.PLAN, "'plan' auto: " + (candidates.size() == 1 ? "the one plan"
+          : "none of the " + candidates.size() + " plans") + " for " + m.id() + " on " + gpus
+          + (gpus == 1 ? " GPU of " : " GPUs of ") + s.id() + (candidates.size() == 1 ? " does not fit" : " fits")
+          + " per-GPU memory at this batch; " + remedies(base) + " would help");
     }
     Task won = best.task();
     String pipelineBatches = won.plan().pp() > 1 && !microBatchesGiven

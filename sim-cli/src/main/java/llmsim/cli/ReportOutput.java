@@ -118,7 +118,11 @@ final class ReportOutput {
       }
       written.add(folder.writeString("trace.json", ChromeTrace.write(results.stream()
           .map(r -> new ChromeTrace.Process(r.system().id() + ": " + what, r.trace(), r.memory())).toList())));
-      List<String[]> why = results.stream().map(r -> new String[] {r.system().id(), r.explanation()}).toList();
+      // each system's explanation, then its warnings as the terminal prints them (a changed default precision, replicas
+      // summed, a plan setting that does nothing, a --set override): the page had the numbers without them
+      List<String[]> why = results.stream().flatMap(r -> java.util.stream.Stream.concat(
+          java.util.stream.Stream.<String[]>of(new String[] {r.system().id(), r.explanation()}),
+          r.warnings().stream().map(w -> new String[] {r.system().id() + ": warning", w}))).toList();
       List<List<String>> rows = new ArrayList<>(scenarioRows(first));
       results.forEach(r -> rows.add(List.of("hardware " + r.system().id(), r.system().name())));
       HtmlReport.Table scenario = new HtmlReport.Table("Scenario", List.of("key", "value"), rows);

@@ -253,7 +253,7 @@ final class ScenarioOptions {
   /** A scenario with flags applied over its file: hardware ids, model id, task and software. */
   record Resolved(List<String> hardware, String model, Task task, SoftwareProfile software, Raw file,
       Map<ScenarioKey, String> flags, boolean precisionGiven, int nodes, int gpus, long jobTokens, boolean planAuto,
-      CostBasis cost, List<String> priceFiles, boolean costKeysGiven, Catalog catalog) {
+      CostBasis cost, List<String> priceFiles, boolean costKeysGiven, Catalog catalog, boolean hybridShard) {
 
     /** The --set changes that touch this system or model, one line each (empty when none does). */
     List<String> overrideNotes(SystemSpec s, ModelSpec m) {
@@ -347,7 +347,7 @@ final class ScenarioOptions {
     /** Check the rules between the task and the model; a broken one points at its flag or file line. */
     void checkAgainst(ModelSpec m) {
       located(() -> {
-        ScenarioValues.checkAgainstModel(task, m);
+        ScenarioValues.checkAgainstModel(task, m, k -> flags.containsKey(k) || file != null && file.node(k).isPresent());
         return null;
       });
     }
@@ -458,11 +458,10 @@ final class ScenarioOptions {
       Task task = v.task();
       // a key the task does not use is refused, not dropped; a file's keys for its own task stay when --task changes it
       v.checkApplies(task, k -> flags.containsKey(k) || !flags.containsKey(ScenarioKey.TASK));
-      long requestTokens = v.requestTokens(task); // checked even beside --tokens: one job size, not two
-      long jobTokens = v.tokens() > 0 ? v.tokens() : requestTokens;
+      long jobTokens = v.jobTokens(task);
       return new Resolved(v.hardware(), v.model(), task, v.software(), base, flags, v.has(ScenarioKey.PRECISION),
           v.nodes(), v.gpus(), jobTokens, v.planAuto(), v.costBasis(), v.priceEntries().files(),
-          v.pricesGiven(), catalog());
+          v.pricesGiven(), catalog(), v.hybridShard() && v.planAuto());
     } catch (ScenarioKeyException e) {
       throw locate(e, flags, base);
     }
@@ -470,6 +469,13 @@ final class ScenarioOptions {
 
   /** A rule broken by a key: reported at its flag when given as one, else at its line in the file. */
   static RuntimeException locate(ScenarioKeyException e, Map<ScenarioKey, String> flags, Raw file) {
+    boolean fileHas = file != null && file.node(e.key()).isPresent();
+    if (e.key() == ScenarioKey.WEIGHTS && !flags.containsKey(e.key()) && !fileHas
+        && (flags.containsKey(ScenarioKey.TASK) || file != null && file.node(ScenarioKey.TASK).isPresent())) {
+      // weights not given take the task's format (finetune-qlora's nf4): the task is what was typed; '--weights' was
+      // named for a format the user never chose
+      return locate(new ScenarioKeyException(ScenarioKey.TASK, e.getMessage()), flags, file);
+    }
     if (flags.containsKey(e.key()) || file == null || file.node(e.key()).isEmpty()) {
       return new BadFlagException(e.key().flag() + ": " + e.getMessage().replaceFirst("^'" + e.key().key() + "' ", ""));
     }

@@ -129,6 +129,11 @@ final class SweepCommand implements ScenarioOptions.GridCommand, Callable<Intege
         throw new BadFlagException("--pp: the closed form (--mode analytic) sums ops as if nothing overlapped, which a"
             + " pipeline's stages do by design: sweep pp > 1 with --mode simulate");
       }
+      if (mode.equals("analytic") && grid.simulatesEveryGpu()) {
+        // the closed form simulates no GPU: all_gpus true gave the rows all_gpus false gives, as if it had acted
+        throw new BadFlagException("--all-gpus: the closed form (--mode analytic) simulates no GPU, so all_gpus changes"
+            + " none of its rows: sweep all_gpus with --mode simulate");
+      }
       for (SweepGrid.Refusal refusal : grid.refusals()) {
         spec.commandLine().getErr().println(refusal.line()); // in grid order, once every flag is checked
       }

@@ -17,13 +17,11 @@ import llmsim.core.workload.Estimate;
  */
 final class SweepCosts {
   private final ScenarioValues values;
-  private final long tokens;
   private final Costing costing;
   private final Map<String, HourlyCost> prices = new ConcurrentHashMap<>();
 
-  private SweepCosts(ScenarioValues values, long tokens, Costing costing) {
+  private SweepCosts(ScenarioValues values, Costing costing) {
     this.values = values;
-    this.tokens = tokens;
     this.costing = costing;
   }
 
@@ -34,15 +32,18 @@ final class SweepCosts {
       long tokens = v.tokens();
       Costing c = Costing.of(tokens > 0 || v.has(llmsim.core.scenario.ScenarioKey.REQUESTS), v.pricesGiven(),
           v.costBasis(), v.priceEntries().files());
-      return c == null ? null : new SweepCosts(v, tokens, c);
+      return c == null ? null : new SweepCosts(v, c);
     } catch (ScenarioKeyException e) {
       throw ScenarioOptions.locate(e, flags.flags(), null);
     }
   }
 
-  /** The job's tokens for a point's task: --tokens, or --requests x its generated tokens (inference only). */
+  /**
+   * The job's tokens for a point's task: --tokens, epochs x dataset_tokens (training only), or --requests x its
+   * generated tokens (inference only).
+   */
   long tokens(Task t) {
-    return tokens > 0 ? tokens : values.requestTokens(t);
+    return values.jobTokens(t);
   }
 
   /** The job at one point, or null where its configuration does not fit memory (it cannot run). */

@@ -135,6 +135,11 @@ final class SweepGrid {
     return axis(ScenarioKey.PP).stream().anyMatch(v -> v != null && (Integer) v > 1);
   }
 
+  /** Whether any point asks for every GPU to be simulated (all_gpus true). */
+  boolean simulatesEveryGpu() {
+    return axis(ScenarioKey.ALL_GPUS).stream().anyMatch(Boolean.TRUE::equals);
+  }
+
   /** The number of points; a grid past 2^63 - 1 points is bad input, named by its axis sizes. */
   long points() {
     long p = 1;

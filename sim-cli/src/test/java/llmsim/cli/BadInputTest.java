@@ -228,6 +228,66 @@ class BadInputTest {
   }
 
   @Test
+  void epochsAndDatasetTokens_sizeATrainingJob_andAreRefusedForInference() throws IOException {
+    // an inference job is its generated tokens: epochs x dataset_tokens were taken as 150B tokens generated
+    Path out = dir.resolve("epochs-inference");
+    assertBadInput(CliRunner.run("simulate", "--model", "llama-7b", "--hardware", "a100", "--task", "inference",
+        "--epochs", "3", "--dataset-tokens", "50B", "--out", out.toString()),
+        "--epochs: applies to training (passes over the tokens trained on); the job of inference is --requests");
+    assertThat(out).doesNotExist();
+    assertBadInput(CliRunner.run("advise", "--model", "llama-7b", "--hardware", "a100", "--task", "inference",
+        "--dataset-tokens", "5M"), "--dataset-tokens: applies to training");
+    Path f = write("infer-epochs.yaml", "kind: scenario\nhardware: a100\nmodel: llama-7b\ntask: inference\n"
+        + "dataset_tokens: 50B\n");
+    assertBadInput(CliRunner.run("simulate", f.toString()), "infer-epochs.yaml:5:", "'dataset_tokens' applies to training");
+    // a sweep skips the inference points and keeps the training ones
+    CliRunner sweep = CliRunner.run("sweep", "--models", "gpt3-125m", "--tasks", "inference,train", "--hardware", "a100",
+        "--epochs", "2", "--dataset-tokens", "1M", "--seq-len", "512");
+    assertThat(sweep.code()).as(sweep.err()).isZero();
+    assertThat(sweep.err()).contains("skipped 1 row at tasks=inference: --epochs: applies to training");
+    assertThat(sweep.out().lines().skip(1).toList()).singleElement().asString().contains(",train,");
+  }
+
+  @Test
+  void promptAndGeneratedTokensPastTheContext_areRefusedAtTheOneGiven() throws IOException {
+    // llama2-7b's window is 4,096 tokens; 4,000 prompt tokens and the default 128 generated pass it: the refusal named
+    // --generate-tokens, a flag never given (and on the serve page one with no slider)
+    int max = llmsim.hw.catalog.Catalog.bundled().model("llama2-7b", "--model").maxContext();
+    int prompt = max - 96;
+    assertBadInput(CliRunner.run("simulate", "--model", "llama2-7b", "--hardware", "rtx4090", "--prompt-tokens",
+        String.valueOf(prompt)), "error: --prompt-tokens: prompt + generated tokens (" + prompt + " + 128) exceed");
+    Path f = write("long-prompt.yaml", "kind: scenario\nhardware: rtx4090\nmodel: llama2-7b\nprompt_tokens: " + prompt
+        + "\n");
+    assertBadInput(CliRunner.run("simulate", f.toString()), "long-prompt.yaml:4:", "prompt + generated tokens");
+    // the generated tokens given alone, or both given: the generated ones, as before
+    assertBadInput(CliRunner.run("simulate", "--model", "llama2-7b", "--hardware", "rtx4090", "--generate-tokens",
+        String.valueOf(prompt)), "error: --generate-tokens: prompt + generated tokens (512 + " + prompt + ")");
+    assertBadInput(CliRunner.run("simulate", f.toString(), "--generate-tokens", "200"), "error: --generate-tokens:");
+  }
+
+  @Test
+  void oneOptionUnderTwoNames_givenOnceEach_isSaidToBeOneOption() {
+    // --batch and --micro-batch are one option: "--batch 2 --micro-batch 4" was told "option '--micro-batch' (N)
+    // should be specified only once", a flag typed once
+    assertBadInput(CliRunner.run("simulate", "--model", "llama-7b", "--task", "train", "--hardware", "h100-sxm",
+        "--batch", "2", "--micro-batch", "4"), "error: --micro-batch and --batch name one option, given more than once");
+    assertBadInput(CliRunner.run("simulate", "--model", "llama-7b", "--hardware", "h100-sxm", "--tp", "2", "--tp", "4"),
+        "error: option '--tp' (N) should be specified only once");
+  }
+
+  @Test
+  void dpNotMatchingTheGpus_pointsToSizingOnlyWhereTheSystemCanBeSized() {
+    // one M2 Ultra has no network: '--dp 2' was told "size it with --gpus or --nodes", both refused there
+    assertBadInput(CliRunner.run("simulate", "--model", "llama-7b", "--task", "train", "--hardware", "m2-ultra", "--dp",
+        "2"), "--dp: tp x pp x dp = 1 x 1 x 2 = 2, but m2-ultra has 1 GPU and no network between nodes");
+    assertThat(CliRunner.run("simulate", "--model", "llama-7b", "--task", "train", "--hardware", "m2-ultra", "--gpus",
+        "2").err()).contains("no network between nodes");
+    // eight GPUs with a network: sizing is the way
+    assertBadInput(CliRunner.run("simulate", "--model", "llama-7b", "--task", "train", "--hardware", "hgx-h100-8x",
+        "--dp", "16"), "but hgx-h100-8x has 8 GPUs (size it with --gpus or --nodes)");
+  }
+
+  @Test
   void unknownOption_suggestsTheNearest() {
     assertBadInput(CliRunner.run("memory", "--model", "llama-7b", "--hardwre", "m2-ultra"), "--hardwre", "--hardware");
   }

@@ -119,6 +119,69 @@ class CommandsTest {
   }
 
   @Test
+  void memory_onSeveralGpusThatDoNotFit_saysHowThePlanWouldSplitTheRest_asSimulateDoes() throws java.io.IOException {
+    // LLaMA-7B's full training at 16 bytes a parameter (about 100 GiB) on each of eight 80 GiB H100s (dp 8, no ZeRO):
+    // no offload helps at ZeRO-0, but a higher ZeRO stage, tp or pp would; memory said only "No offload helps here"
+    String[] flags = {"--model", "llama-7b", "--hardware", "hgx-h100-8x", "--task", "train", "--format", "json"};
+    JsonNode mem = SimulateCommandTest.json(CatalogOverrideTest.with(new String[] {"memory"}, flags)).get(0);
+    JsonNode sim = SimulateCommandTest.json(CatalogOverrideTest.with(new String[] {"simulate"}, flags));
+    assertThat(mem.get("fits").asBoolean()).isFalse();
+    String split = "Each of the 8 GPUs holds its own share (tp 1, pp 1, dp 8): more tensor or pipeline parallelism, a"
+        + " higher ZeRO stage, or --plan auto, would split the rest.";
+    assertThat(mem.get("explanation").asText()).endsWith(split);
+    assertThat(sim.get("explanation").asText()).contains(split);
+    // one GPU has no plan to split it over
+    JsonNode one = SimulateCommandTest.json("memory", "--model", "llama-7b", "--hardware", "h100-sxm", "--task", "train",
+        "--offload", "none", "--format", "json").get(0);
+    assertThat(one.get("explanation").asText()).doesNotContain("holds its own share");
+  }
+
+  @Test
+  void inferenceThatDoesNotFitSeveralGpus_isNotToldPipelineParallelismOrZero_whichInferenceRefuses() throws Exception {
+    // LLaMA-65B served by eight 24 GB RTX 4090s as eight replicas: --pp is refused for inference and ZeRO is training's
+    for (String cmd : new String[] {"memory", "simulate"}) {
+      JsonNode r = SimulateCommandTest.json(cmd, "--model", "llama-65b", "--task", "inference", "--hardware",
+          "rtx4090-8x", "--format", "json");
+      String text = (cmd.equals("memory") ? r.get(0) : r).get("explanation").asText();
+      assertThat(text).as(cmd).contains("Each of the 8 GPUs holds its own share (tp 1, pp 1, dp 8): tensor parallelism"
+          + " (--tp), which splits one replica over several GPUs, or --plan auto, would split the rest.")
+          .doesNotContain("pipeline").doesNotContain("ZeRO");
+    }
+    assertThat(CliRunner.run("simulate", "--model", "llama-65b", "--task", "inference", "--hardware", "rtx4090-8x",
+        "--tp", "4", "--pp", "2").err()).contains("pipeline-parallel inference is not simulated");
+  }
+
+  @Test
+  void memory_onSeveralGpus_saysOffloadIsNotTriedThere_insteadOfThatNoneHelps() throws Exception {
+    // LLaMA-13B with ZeRO-1 on eight H100s is 2.7 GiB short; offload=auto tries nothing on several GPUs, and
+    // offload=optimizer (ZeRO-Offload) fits it: "No offload helps here" and "(offload=auto would try it)" were wrong
+    String[] base = {"memory", "--model", "llama-13b", "--task", "train", "--hardware", "hgx-h100-8x", "--zero", "1",
+        "--format", "json"};
+    for (String offload : new String[] {"auto", "none"}) {
+      JsonNode r = SimulateCommandTest.json(CatalogOverrideTest.with(base, "--offload", offload)).get(0);
+      assertThat(r.get("fits").asBoolean()).isFalse();
+      assertThat(r.get("explanation").asText()).as(offload).contains("Offload is not tried on several GPUs unless"
+          + " asked: offload=optimizer runs ZeRO-Offload (with zero 1, 2 or 3)").doesNotContain("No offload helps")
+          .doesNotContain("offload=auto would try it");
+    }
+    assertThat(SimulateCommandTest.json(CatalogOverrideTest.with(base, "--offload", "optimizer")).get(0).get("fits")
+        .asBoolean()).isTrue();
+    JsonNode inference = SimulateCommandTest.json("memory", "--model", "llama-65b", "--task", "inference", "--hardware",
+        "rtx4090-8x", "--format", "json").get(0);
+    assertThat(inference.get("explanation").asText()).contains("Offload is not simulated for inference on several GPUs");
+  }
+
+  @Test
+  void memory_refusesAllGpus_whichChangesNoByte() {
+    // every GPU of a symmetric plan holds the same bytes: --all-gpus (how many GPUs a simulation runs) changed nothing
+    CliRunner all = CliRunner.run("memory", "--model", "llama-7b", "--hardware", "hgx-h100-8x", "--task", "train",
+        "--tp", "2", "--all-gpus");
+    assertThat(all.code()).isEqualTo(2);
+    assertThat(all.err()).startsWith("error: --all-gpus: memory gives one GPU's bytes").doesNotContain("Exception");
+    assertThat(all.out()).isEmpty();
+  }
+
+  @Test
   void memory_whereNoBatchOrContextFits_saysNone_notZero() {
     // LLaMA-65B's 16-bit weights alone (2 bytes x 65.3e9, about 122 GiB) exceed a 24 GiB card: "largest batch 0" and
     // "largest context (tokens) 0" read as sizes

@@ -37,6 +37,139 @@ class ExplainCommandTest {
     assertThat(mem.get("memory").get("total_bytes")).isEqualTo(plain.get("memory").get("total_bytes"));
   }
 
+  /** The optimizer-state row of 'explain memory': its bytes per trainable parameter are the optimizer's and task's. */
+  @Test
+  void memory_optimizerRow_statesTheBytesPerParameterOfItsOptimizer_andItsShare() throws IOException {
+    double p = Catalog.bundled().model("llama-7b", "--model").parameterCount();
+    // mixed-precision AdamW: 4 (fp32 master) + 2 x 4 (m, v); bitsandbytes' 8-bit: 4 + 2 x (1 + 4 / 256);
+    // pure bf16 (no master): 2 x 2; every figure was "12 bytes per trainable parameter" before
+    String[][] cases = {{"adamw", "true", String.valueOf(4 + 2 * 4.0)}, {"adamw-8bit", "true", String.valueOf(4 + 2 * (1
+        + 4.0 / 256))}, {"adamw", "false", String.valueOf(2 * 2.0)}};
+    for (String[] c : cases) {
+      double perParameter = Double.parseDouble(c[2]);
+      JsonNode rows = json("explain", "memory", "--model", "llama-7b", "--hardware", "h100-sxm", "--task", "train",
+          "--optimizer", c[0], "--master-weights", c[1], "--offload", "none", "--format", "json").get("steps");
+      JsonNode row = null;
+      for (JsonNode s : rows) {
+        row = s.get("quantity").asText().equals("optimizer state") ? s : row;
+      }
+      assertThat(row.get("how").asText()).as(c[0] + " " + c[1]).startsWith(c[0] + ": "
+          + String.format(java.util.Locale.US, "%.3g", perParameter) + " bytes per trainable parameter");
+      assertThat(row.get("value").asText()).isEqualTo(llmsim.core.util.Units.gib(p * perParameter));
+    }
+    // LoRA's adapters train in fp32 without a master copy: m and v, 8 bytes; ZeRO's share is said as the weights' is
+    JsonNode lora = json("explain", "memory", "--model", "llama-7b", "--hardware", "rtx4090", "--task", "finetune-lora",
+        "--format", "json").get("steps");
+    assertThat(lora.toString()).contains("adamw: 8.00 bytes per trainable parameter (fp32 m, v) of the adapters");
+    JsonNode zero = json("explain", "memory", "--model", "llama-7b", "--hardware", "dgx-a100-8x80gb", "--task", "train",
+        "--zero", "2", "--format", "json").get("steps");
+    assertThat(zero.toString()).contains("12.0 bytes per trainable parameter (fp32 master, fp32 m, v), this GPU's share"
+        + " (tp 1, pp 1, dp 8, ZeRO-2)").contains("trainable parameters x gradient bytes, this GPU's share");
+    // the KV cache of LLaMA-65B at tp 8: each GPU holds the cache of its 64 / 8 KV heads, an eighth of the formula's
+    JsonNode kv = json("explain", "memory", "--model", "llama-65b", "--hardware", "rtx4090-8x", "--task", "inference",
+        "--tp", "8", "--context", "2048", "--format", "json").get("steps");
+    JsonNode kvRow = null;
+    for (JsonNode s : kv) {
+      kvRow = s.get("quantity").asText().equals("KV cache") ? s : kvRow;
+    }
+    var m65 = Catalog.bundled().model("llama-65b", "--model");
+    double whole = 2.0 * m65.layers() * m65.kvHeads() * m65.headDim() * 2048 * 1 * 2;
+    assertThat(kvRow.get("how").asText()).endsWith(", this GPU's share (tp 8, pp 1, dp 1)");
+    assertThat(kvRow.get("value").asText()).isEqualTo(llmsim.core.util.Units.gib(whole / 8));
+  }
+
+  /**
+   * The closed form of a step has no communication in it: on several nodes the gap names the collectives' time by
+   * the link they cross (it named launch overhead, 6%, and "the ops the formula leaves out" where a third of the step
+   * waited on NVLink and InfiniBand).
+   */
+  @Test
+  void stepTime_onSeveralNodes_namesTheCollectivesTimeByLink() throws IOException {
+    String[] flags = {"--model", "llama-13b", "--task", "train", "--hardware", "a100-40gb-cluster", "--nodes", "2",
+        "--zero", "3", "--format", "json"};
+    JsonNode sim = json(CatalogOverrideTest.with(new String[] {"simulate"}, flags));
+    JsonNode ex = json(CatalogOverrideTest.with(new String[] {"explain", "step_time_s"}, flags));
+    double step = sim.get("step_time_s").asDouble();
+    long fabric = Math.round(100 * sim.get("time_by_bound_s").get("intra_node_link").asDouble() / step);
+    long network = Math.round(100 * sim.get("time_by_bound_s").get("network").asDouble() / step);
+    assertThat(fabric).isPositive();
+    assertThat(network).isPositive();
+    assertThat(ex.get("difference").asText()).contains("the collectives and sends between GPUs it waits on (NVLink 3")
+        .contains(" " + fabric + "%, InfiniBand").contains(" " + network + "% of the run)");
+    // one GPU: no collectives to name
+    JsonNode one = json("explain", "step_time_s", "--model", "llama-7b", "--task", "train", "--hardware",
+        "a100-sxm-80gb", "--format", "json");
+    assertThat(one.get("difference").asText()).doesNotContain("collectives");
+  }
+
+  /** MFU on several GPUs: its model FLOPs are one GPU's share of 6 x P x tokens, and the row says so. */
+  @Test
+  void mfu_onSeveralGpus_saysItsModelFlopsAreThisGpusShare() throws IOException {
+    int tp = 4;
+    int pp = 2;
+    int gpus = 16; // two nodes of 8 H100s: dp = 16 / (tp x pp) = 2
+    int dp = gpus / (tp * pp);
+    int microBatches = 4;
+    JsonNode ex = json("explain", "mfu", "--model", "llama-7b", "--task", "train", "--hardware", "h100-cluster",
+        "--nodes", "2", "--tp", String.valueOf(tp), "--pp", String.valueOf(pp), "--micro-batches",
+        String.valueOf(microBatches), "--format", "json");
+    JsonNode row = null;
+    for (JsonNode st : ex.get("steps")) {
+      row = st.get("quantity").asText().equals("model FLOPs") ? st : row;
+    }
+    assertThat(row.get("how").asText()).endsWith(", this GPU's share (tp 4, pp 2, dp 2)");
+    double p = Catalog.bundled().model("llama-7b", "--model").parameterCount();
+    double tokens = 2048.0 * microBatches * dp; // batch 1 of seq_len 2048 per micro-batch, per replica
+    double perGpu = 6 * p * tokens / gpus;
+    // attention adds to 6 x P x tokens, a few percent at 2,048 tokens
+    assertThat(Double.parseDouble(row.get("value").asText())).isBetween(perGpu, 1.1 * perGpu);
+  }
+
+  /**
+   * Prefill and decode closed forms on several GPUs: a replica's tp GPUs each compute 2P / tp per token, and the
+   * run's tokens/s are its replicas' sum; they were one GPU computing the whole model (TTFT on 8 RTX 4090s at tp 8
+   * came out 8x too slow, the simulation "-41%" from it) and one replica's rate (decode over eight H100 replicas).
+   */
+  @Test
+  void prefillAndDecodeClosedForms_onSeveralGpus_areTheReplicasTpGpusAndTheirSum() throws IOException {
+    double oneTtft = json("explain", "ttft_s", "--model", "llama-65b", "--task", "inference", "--hardware", "rtx4090",
+        "--offload", "none", "--format", "json").get("closed_form").asDouble();
+    double tp8Ttft = json("explain", "ttft_s", "--model", "llama-65b", "--task", "inference", "--hardware",
+        "rtx4090-8x", "--tp", "8", "--format", "json").get("closed_form").asDouble();
+    assertThat(tp8Ttft).isCloseTo(oneTtft / 8, Percentage.withPercentage(1e-9));
+    // eight H100s at tp 2: four replicas of two GPUs
+    double onePrefill = json("explain", "prefill_tokens_per_s", "--model", "llama-7b", "--task", "inference",
+        "--hardware", "h100-sxm", "--format", "json").get("closed_form").asDouble();
+    double tp2Prefill = json("explain", "prefill_tokens_per_s", "--model", "llama-7b", "--task", "inference",
+        "--hardware", "hgx-h100-8x", "--tp", "2", "--format", "json").get("closed_form").asDouble();
+    assertThat(tp2Prefill).isCloseTo(onePrefill * 4 * 2, Percentage.withPercentage(1e-9));
+    // eight replicas of one GPU each read their own weights: eight times one GPU's decode rate
+    double oneDecode = json("explain", "decode_tokens_per_s", "--model", "llama-7b", "--task", "inference",
+        "--hardware", "h100-sxm", "--format", "json").get("closed_form").asDouble();
+    double dp8Decode = json("explain", "decode_tokens_per_s", "--model", "llama-7b", "--task", "inference",
+        "--hardware", "hgx-h100-8x", "--format", "json").get("closed_form").asDouble();
+    assertThat(dp8Decode).isCloseTo(oneDecode * 8, Percentage.withPercentage(1e-9));
+  }
+
+  /** A pipeline's bubble is in the step and not in the closed form: the gap names it, (p - 1) / (m + p - 1). */
+  @Test
+  void stepTime_withPipelineStages_namesTheBubbleInTheGap() throws IOException {
+    int pp = 2;
+    int m = 1;
+    JsonNode ex = json("explain", "step_time_s", "--model", "llama-7b", "--task", "train", "--hardware", "hgx-h100-8x",
+        "--pp", String.valueOf(pp), "--micro-batches", String.valueOf(m), "--format", "json");
+    long idle = Math.round(100.0 * (pp - 1) / (m + pp - 1));
+    assertThat(ex.get("difference").asText()).contains("the pipeline bubble (each of the 2 stages' GPUs waits on its"
+        + " neighbours ").contains("; the schedule's fill and drain alone: " + idle + "% with 1 micro-batch)");
+    // and simulate's explanation says it of one micro-batch, not "1 micro-batches"; time_by_bound_s carries the wait
+    // (PipelineTest checks its size against the schedule over the pipeline's span, the optimizer step left out)
+    JsonNode sim = json("simulate", "--model", "llama-7b", "--task", "train", "--hardware", "hgx-h100-8x", "--pp", "2",
+        "--micro-batches", "1", "--format", "json");
+    assertThat(sim.get("explanation").asText()).contains("the schedule's fill and drain alone: " + idle
+        + "% with 1 micro-batch");
+    assertThat(sim.at("/time_by_bound_s/pipeline_bubble").asDouble()).isPositive();
+  }
+
   @Test
   void scenarioFile_explainsAndSizesTheStepSimulateRuns_flagsOverride_badKeyAtItsLine() throws IOException {
     Path file = dir.resolve("s.yaml");

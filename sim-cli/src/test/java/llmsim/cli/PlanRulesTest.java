@@ -19,6 +19,32 @@ class PlanRulesTest {
   @TempDir Path dir;
 
   @Test
+  void planAutoWithHybridShard_searchesHybridZero3Plans_asReadmeAndAdviseSay() throws Exception {
+    // it was refused as "'shard: hybrid' ... needs zero 3, was zero 0", and --zero is refused with plan auto: the
+    // documented way to search hybrid ZeRO-3 plans (advise points to it) could not be run
+    CliRunner r = CliRunner.run("simulate", "--model", "llama-7b", "--task", "train", "--hardware", "h100-cluster",
+        "--nodes", "2", "--plan", "auto", "--shard", "hybrid", "--format", "json");
+    assertThat(r.code()).as(r.err()).isZero();
+    // the search's ZeRO-3 candidates are hybrid; its others are as without shard
+    var s = llmsim.hw.catalog.Catalog.bundled().system("h100-cluster", "--hardware");
+    var sized = llmsim.core.parallel.Placement.size(s, 2, 0);
+    var m = llmsim.hw.catalog.Catalog.bundled().model("llama-7b", "--model");
+    var base = new llmsim.core.task.Task(llmsim.core.task.TaskKind.TRAIN, llmsim.core.hw.Precision.BF16,
+        llmsim.core.task.WeightFormat.F16, 1, 2048, 512, 128, 1, false, 8, 128, llmsim.core.task.Offload.NONE);
+    var hybrid = PlanSearch.candidates(base, sized, m, true);
+    var full = PlanSearch.candidates(base, sized, m, false);
+    assertThat(hybrid).hasSameSizeAs(full);
+    for (int i = 0; i < full.size(); i++) {
+      assertThat(hybrid.get(i).hybridShard()).isEqualTo(full.get(i).zero() == 3);
+      assertThat(hybrid.get(i).withLayout(full.get(i).tp(), full.get(i).pp(), full.get(i).dp(), 0))
+          .isEqualTo(full.get(i).withLayout(full.get(i).tp(), full.get(i).pp(), full.get(i).dp(), 0));
+    }
+    // where no hybrid plan can run (one node) it is refused, not dropped
+    assertBadInput(CliRunner.run("simulate", "--model", "llama-7b", "--task", "train", "--hardware", "hgx-h100-8x",
+        "--plan", "auto", "--shard", "hybrid"), "--shard: 'shard: hybrid' shards within a node", "is one node");
+  }
+
+  @Test
   void optimizerInBackward_isRefused_whenDpOrMicroBatchesAreDerived() {
     // eight GPUs and no --dp: dp is 8 once the plan is resolved, which the rule (one GPU) forbids
     assertBadInput(CliRunner.run("simulate", "--model", "llama-7b", "--task", "train", "--hardware", "hgx-h100-8x",

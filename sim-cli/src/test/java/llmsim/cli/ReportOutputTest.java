@@ -133,6 +133,78 @@ class ReportOutputTest {
   }
 
   @Test
+  void traceJson_withEveryGpuSimulated_hasOneProcessPerGpu() throws IOException {
+    Path all = dir.resolve("all-gpus");
+    int tp = 2;
+    int pp = 2;
+    int gpus = 8; // dgx-a100-8x80gb: one node of 8 A100s, so dp = 8 / (tp x pp) = 2
+    CliRunner r = CliRunner.run("simulate", "--model", "gpt3-125m", "--task", "train", "--seq-len", "512",
+        "--hardware", "dgx-a100-8x80gb", "--tp", String.valueOf(tp), "--pp", String.valueOf(pp), "--micro-batches", "2",
+        "--all-gpus", "--out", all.toString());
+    assertThat(r.code()).as(r.err()).isZero();
+    JsonNode events = new ObjectMapper().readTree(all.resolve("trace.json").toFile()).get("traceEvents");
+    Map<Integer, String> processes = new HashMap<>();
+    java.util.Set<Integer> slicePids = new java.util.HashSet<>();
+    Map<Integer, java.util.Set<Integer>> computeTracks = new HashMap<>();
+    for (JsonNode e : events) {
+      int pid = e.get("pid").asInt();
+      if (e.get("name").asText().equals("process_name")) {
+        processes.put(pid, e.get("args").get("name").asText());
+      } else if (e.get("name").asText().equals("thread_name") && e.get("args").get("name").asText().endsWith("GPU compute")) {
+        computeTracks.computeIfAbsent(pid, k -> new java.util.HashSet<>()).add(e.get("tid").asInt());
+      } else if (e.get("ph").asText().equals("X")) {
+        slicePids.add(pid);
+      }
+    }
+    assertThat(processes).hasSize(gpus);
+    assertThat(java.util.Set.copyOf(processes.values())).hasSize(gpus);
+    assertThat(processes.keySet()).containsAll(slicePids);
+    assertThat(computeTracks.keySet()).isEqualTo(processes.keySet());
+    assertThat(computeTracks.values()).allSatisfy(t -> assertThat(t).hasSize(1));
+  }
+
+  static llmsim.core.workload.StepResult run(String... keyValues) {
+    ScenarioOptions o = new ScenarioOptions();
+    for (int i = 0; i < keyValues.length; i += 2) {
+      o.set(llmsim.core.scenario.ScenarioKey.valueOf(keyValues[i]), keyValues[i + 1]);
+    }
+    return SimulateCommand.run(o.resolve(null, true)).get(0);
+  }
+
+  static java.util.Optional<llmsim.report.roofline.RooflineData.Point> wholeStep(llmsim.core.workload.StepResult r) {
+    return ReportOutput.roofline(r).points().stream().filter(p -> p.kind() == null).findFirst();
+  }
+
+  @Test
+  void rooflinesWholeStepPoint_isOneGpusWork_againstTheHostLinksBytesAlone() {
+    // ZeRO-1 with the optimizer offloaded on eight H100s: fp32 gradients out and weights in over each GPU's PCIe link
+    String[] offloaded = {"MODEL", "llama-7b", "HARDWARE", "hgx-h100-8x", "TASK", "train", "ZERO", "1", "OFFLOAD",
+        "optimizer"};
+    var one = run(offloaded);
+    String[] every = java.util.Arrays.copyOf(offloaded, offloaded.length + 2);
+    every[offloaded.length] = "ALL_GPUS";
+    every[offloaded.length + 1] = "true";
+    var all = run(every);
+    double peak = one.system().device().peakFlops(llmsim.core.hw.Precision.BF16);
+    var t = one.trace();
+    double flops = 0;
+    for (int i = 0; i < t.size(); i++) {
+      flops += t.ops().flops()[i];
+    }
+    var p = wholeStep(one).orElseThrow();
+    // one GPU simulated: its FLOPs over the host link's bytes, and over the step
+    assertThat(p.intensity()).isCloseTo(flops / one.linkBytes(), org.assertj.core.data.Percentage.withPercentage(1e-6));
+    assertThat(p.flopsPerSecond()).isCloseTo(flops / one.stepTimeSeconds(),
+        org.assertj.core.data.Percentage.withPercentage(1e-6)).isLessThan(peak);
+    // every GPU simulated: the same GPU's point, not the eight GPUs' FLOPs over one step (8x, above the roof)
+    var q = wholeStep(all).orElseThrow();
+    assertThat(q.flopsPerSecond()).isCloseTo(p.flopsPerSecond(), org.assertj.core.data.Percentage.withPercentage(1e-6));
+    assertThat(q.intensity()).isCloseTo(p.intensity(), org.assertj.core.data.Percentage.withPercentage(1e-6));
+    // tp 2 without offload: the collectives' bytes cross NVLink, not the host link, which carries almost nothing
+    assertThat(wholeStep(run("MODEL", "llama-7b", "HARDWARE", "hgx-h100-8x", "TASK", "train", "TP", "2"))).isEmpty();
+  }
+
+  @Test
   void traceSlices_sumToTheSimulationsBusySeconds() {
     ScenarioOptions o = new ScenarioOptions();
     o.set(llmsim.core.scenario.ScenarioKey.MODEL, "llama-7b");
@@ -170,6 +242,27 @@ class ReportOutputTest {
     assertThat(html.contains("&lt;script&gt;alert(1)&lt;/script&gt;")).as("escaped name in report.html").isTrue();
     assertThat(html.contains("data:image/png;base64,")).isTrue();
     assertThat(html.contains("src=\"http")).isFalse();
+  }
+
+  @Test
+  void reportHtml_carriesTheResultsWarnings_asTheTerminalPrintsThem() throws IOException {
+    // on an M2 Ultra the default bf16 runs as fp16, and ZeRO-3 at tp 8 on eight A100s shards nothing: the terminal
+    // says both; report.html said neither
+    Path apple = dir.resolve("warn-apple");
+    CliRunner a = CliRunner.run("simulate", "--model", "gpt3-125m", "--task", "train", "--hardware", "m2-ultra", "--out",
+        apple.toString(), "--format", "json");
+    assertThat(a.code()).as(a.err()).isZero();
+    JsonNode warnings = new ObjectMapper().readTree(a.out()).get("warnings");
+    assertThat(warnings.size()).isPositive();
+    String html = Files.readString(apple.resolve("report.html"));
+    for (JsonNode w : warnings) {
+      assertThat(html).contains("m2-ultra: warning</b>: " + llmsim.report.Escape.html(w.asText()));
+    }
+    Path zero = dir.resolve("warn-zero");
+    CliRunner z = CliRunner.run("simulate", "--model", "gpt3-125m", "--task", "train", "--hardware", "dgx-a100-8x80gb",
+        "--tp", "4", "--dp", "1", "--gpus", "4", "--zero", "3", "--out", zero.toString());
+    assertThat(z.code()).as(z.err()).isZero();
+    assertThat(Files.readString(zero.resolve("report.html"))).contains("zero 3 has no effect at dp 1");
   }
 
   @Test

@@ -113,6 +113,111 @@ class SimulateCommandTest {
   }
 
   @Test
+  void loraTargets_aLayerNamedTwice_orAllWithOthers_isRefused() {
+    for (String twice : List.of("q,v,q", "q,q_proj")) {
+      CliRunner r = CliRunner.run("simulate", "--model", "llama-7b", "--hardware", "a100-sxm-80gb", "--task",
+          "finetune-lora", "--lora-targets", twice);
+      assertThat(r.code()).as(twice).isEqualTo(2);
+      assertThat(r.err()).as(twice).isEqualTo("error: --lora-targets: names q twice; name each layer once\n");
+    }
+    CliRunner all = CliRunner.run("simulate", "--model", "llama-7b", "--hardware", "a100-sxm-80gb", "--task",
+        "finetune-lora", "--lora-targets", "all,q");
+    assertThat(all.code()).isEqualTo(2);
+    // it said "'all' is not a LoRA target: give all, ...": the advice was what had been given
+    assertThat(all.err()).contains("--lora-targets: 'all' is every layer and goes alone");
+  }
+
+  @Test
+  void loraTargets_gateOnAModelWithoutAGatedMlp_isRefused() throws IOException {
+    // gpt3-125m's MLP is a plain GELU one (fc1 = up, fc2 = down): a gate adapter has no layer to go on, and LoRA on
+    // gate alone trained nothing (0 bytes of gradients and optimizer state) without a word
+    assertThat(llmsim.hw.catalog.Catalog.bundled().model("gpt3-125m", "--model").ffnKind())
+        .isEqualTo(llmsim.core.model.FfnKind.GELU_MLP);
+    for (String targets : List.of("gate", "q,gate")) {
+      CliRunner r = CliRunner.run("memory", "--model", "gpt3-125m", "--hardware", "rtx4090", "--task", "finetune-qlora",
+          "--lora-targets", targets);
+      assertThat(r.code()).as(targets).isEqualTo(2);
+      assertThat(r.err()).as(targets).contains("--lora-targets: names gate, which gpt3-125m does not have: its MLP is"
+          + " gelu-mlp (up and down)");
+    }
+    Path f = dir.resolve("gate.yaml");
+    Files.writeString(f, "kind: scenario\nhardware: rtx4090\nmodel: gpt3-125m\ntask: finetune-lora\nlora_targets: gate\n");
+    CliRunner file = CliRunner.run("simulate", f.toString());
+    assertThat(file.code()).isEqualTo(2);
+    assertThat(file.err()).contains("gate.yaml:5:").contains("'lora_targets' names gate, which gpt3-125m does not have");
+    // all takes the layers a model has; on a SwiGLU model gate is one of them
+    for (String[] ok : new String[][] {{"gpt3-125m", "all"}, {"llama-7b", "gate"}}) {
+      CliRunner r = CliRunner.run("memory", "--model", ok[0], "--hardware", "rtx4090", "--task", "finetune-lora",
+          "--lora-targets", ok[1]);
+      assertThat(r.code()).as(r.err()).isZero();
+    }
+  }
+
+  @Test
+  void inferenceBoundByTensorParallelAllReduces_isNotToldToAccumulateGradients() throws IOException {
+    // eight RTX 4090s without peer-to-peer: tp 8's all-reduces go through the host, and they bound a prefill
+    CliRunner r = CliRunner.run("simulate", "--model", "llama-7b", "--task", "inference", "--hardware", "rtx4090-8x",
+        "--tp", "8", "--generate-tokens", "0", "--format", "json");
+    assertThat(r.code()).as(r.err()).isZero();
+    JsonNode j = new ObjectMapper().readTree(r.out());
+    assertThat(j.get("bound").asText()).isEqualTo("intra_node_link");
+    // inference has no micro-batches (refused there) and no gradients: its lever is the batch, and it is a run
+    assertThat(j.get("explanation").asText()).contains("More fabric bandwidth, a smaller tp or a larger batch would"
+        + " move it").doesNotContain("gradient accumulation").doesNotContain("micro-batches");
+    assertThat(CliRunner.run("simulate", "--model", "llama-7b", "--task", "inference", "--hardware", "rtx4090-8x",
+        "--tp", "8", "--micro-batches", "4").err()).contains("--micro-batches: does not apply to inference");
+  }
+
+  @Test
+  void inferenceReplicas_exchangeNothing_soNoNoteOnHowCollectivesAreCosted() throws IOException {
+    // eight RTX 4090s serving eight replicas: no collective runs, yet the result said "collectives on
+    // pcie4-host-no-p2p are not taken to slow compute"
+    JsonNode dp = json("simulate", "--model", "llama-7b", "--task", "inference", "--hardware", "rtx4090-8x", "--format",
+        "json");
+    assertThat(dp.get("plan").get("dp").asInt()).isEqualTo(8);
+    assertThat(dp.get("time_by_bound_s").get("intra_node_link").asDouble()).isZero();
+    assertThat(dp.get("warnings").toString()).doesNotContain("collectives");
+    // tp 8 all-reduces, and training's gradient reductions over the replicas, do cross it
+    assertThat(json("simulate", "--model", "llama-7b", "--task", "inference", "--hardware", "rtx4090-8x", "--tp", "8",
+        "--format", "json").get("warnings").toString()).contains("collectives on pcie4-host-no-p2p");
+    assertThat(json("simulate", "--model", "gpt3-125m", "--task", "train", "--hardware", "rtx4090-8x", "--format",
+        "json").get("warnings").toString()).contains("collectives on pcie4-host-no-p2p");
+  }
+
+  @Test
+  void recomputeSelective_underFlashAttention_isSaidToDoNothing_whereItChangesNothing() throws IOException {
+    // selective recomputation drops the attention scores, which flash attention never keeps: under pytorch the step
+    // and the bytes are those without it, and it was taken without a word; under megatron-classic (no flash) it acts
+    for (String sw : new String[] {"pytorch", "megatron-classic"}) {
+      String[] base = {"simulate", "--model", "llama-7b", "--task", "train", "--hardware", "h100-sxm", "--offload",
+          "none", "--software", sw, "--format", "json"};
+      JsonNode none = json(base);
+      JsonNode selective = json(CatalogOverrideTest.with(base, "--recompute", "selective"));
+      boolean same = none.get("step_time_s").asDouble() == selective.get("step_time_s").asDouble()
+          && none.get("memory").get("total_bytes").asDouble() == selective.get("memory").get("total_bytes").asDouble();
+      assertThat(same).as(sw).isEqualTo(sw.equals("pytorch"));
+      assertThat(selective.get("warnings").toString().contains("recompute selective has no effect under " + sw))
+          .as(sw).isEqualTo(same);
+    }
+    JsonNode mem = json("memory", "--model", "llama-7b", "--task", "train", "--hardware", "h100-sxm", "--recompute",
+        "selective", "--format", "json").get(0);
+    assertThat(mem.get("warnings").toString()).contains("recompute selective has no effect under pytorch");
+  }
+
+  @Test
+  void bytesOverTheHostLink_areOneGpus_withPipelineStagesToo() throws IOException {
+    // ZeRO-Offload on eight H100s: each GPU moves its shard of P / (pp x dp) parameters over its own PCIe link, the
+    // same shard at pp 1 x dp 8 as at pp 2 x dp 4; with two stages the result gave the two stages' bytes summed
+    String[] base = {"simulate", "--model", "llama-7b", "--task", "train", "--hardware", "hgx-h100-8x", "--zero", "1",
+        "--offload", "optimizer", "--micro-batches", "4", "--format", "json"};
+    double flat = json(CatalogOverrideTest.with(base, "--pp", "1")).get("link_bytes").asDouble();
+    double piped = json(CatalogOverrideTest.with(base, "--pp", "2")).get("link_bytes").asDouble();
+    assertThat(flat).isPositive();
+    // the stages differ by the embedding and head only, a few of the 6.7B parameters
+    assertThat(piped).isCloseTo(flat, org.assertj.core.data.Percentage.withPercentage(2));
+  }
+
+  @Test
   void scenarioFile_withARenamedKey_namesItsNewName() throws IOException {
     Path f = dir.resolve("r.yaml");
     Files.writeString(f, "kind: scenario\nhardware: m2-ultra\nmodel: llama-7b\ntask: train\nactivation_checkpointing: true\n");
@@ -321,7 +426,21 @@ class SimulateCommandTest {
     CliRunner none = CliRunner.run("simulate", "--model", "llama-65b", "--task", "train", "--hardware", "hgx-h100-8x",
         "--plan", "auto", "--recompute", "full");
     assertThat(none.code()).isEqualTo(2);
-    assertThat(none.err()).contains("--plan: none of the").contains("fits per-GPU memory");
+    assertThat(none.err()).contains("--plan: auto: none of the").contains("fits per-GPU memory");
+    // at batch 1 with --recompute full given, neither is a lever left (it said "a smaller batch or --recompute full")
+    assertThat(none.err()).endsWith("at this batch; more GPUs would help\n");
+    CliRunner one = CliRunner.run("simulate", "--model", "llama-7b", "--task", "train", "--hardware", "rtx4090",
+        "--plan", "auto");
+    assertThat(one.err()).contains("--plan: auto: the one plan for llama-7b on 1 GPU of rtx4090 does not fit")
+        .endsWith("more GPUs or --recompute full would help\n");
+    // plan: auto in a scenario file is refused at its line there, not at a --plan flag never given
+    Path f = dir.resolve("auto.yaml");
+    Files.writeString(f, "kind: scenario\nhardware: hgx-h100-8x\nmodel: llama-65b\ntask: train\nplan: auto\n"
+        + "recompute: full\n");
+    CliRunner file = CliRunner.run("simulate", f.toString());
+    assertThat(file.code()).isEqualTo(2);
+    assertThat(file.err()).startsWith("error: " + f + ":5:").contains("'plan' auto: none of the")
+        .doesNotContain("--plan");
   }
 
   @Test

@@ -57,7 +57,7 @@ class SoftwareSupportCliTest {
         "llama.cpp has no kernels for");
     assertBadInput(simulate("h100-sxm", "--weights", "nf4", "--software", "tensorrt-llm"), "--weights:");
     assertBadInput(CliRunner.run("simulate", "--model", "llama-7b", "--hardware", "h100-sxm", "--task",
-        "finetune-qlora", "--software", "megatron"), "--weights:", "megatron has no kernels for");
+        "finetune-qlora", "--software", "megatron"), "--task: 'weights' nf4", "megatron has no kernels for");
     assertRuns(simulate("rtx4090", "--weights", "nf4", "--software", "hf"));
   }
 
@@ -67,6 +67,58 @@ class SoftwareSupportCliTest {
     assertBadInput(simulate("mi300x", "--software", "tensorrt-llm-0.6"), "--software:", "NVIDIA GPUs only");
     assertBadInput(simulate("h100-sxm", "--software", "mlx"), "--software:", "Apple silicon only");
     assertRuns(simulate("m2-ultra", "--software", "mlx"));
+  }
+
+  @Test
+  void unslothMegatronAndBitsandbytesNf4_haveNoKernelsForAppleGpus() {
+    // Unsloth's kernels are Triton's (CUDA, ROCm), Megatron's CUDA, bitsandbytes' CUDA/ROCm: none has a Metal build,
+    // and each was timed on the M2 Ultra as if it ran there
+    for (String sw : new String[] {"unsloth", "megatron", "megatron-classic", "megatron-deepspeed"}) {
+      assertBadInput(CliRunner.run("simulate", "--model", "llama-7b", "--hardware", "m2-ultra", "--task",
+          "finetune-lora", "--software", sw), "--software: " + sw, "does not run on Apple M2 Ultra");
+      assertRuns(CliRunner.run("simulate", "--model", "llama-7b", "--hardware", "rtx4090", "--task", "finetune-lora",
+          "--software", sw));
+    }
+    assertBadInput(CliRunner.run("simulate", "--model", "llama-7b", "--hardware", "m2-ultra", "--task",
+        "finetune-qlora"), "--task: 'weights' nf4 is bitsandbytes'", "none for Metal", "does not run on Apple M2 Ultra");
+    // nf4 is finetune-qlora's base: the task was typed, --weights was not (it was named); given, it is named
+    assertBadInput(CliRunner.run("simulate", "--model", "llama-7b", "--hardware", "m2-ultra", "--task",
+        "finetune-qlora", "--weights", "nf4"), "--weights: nf4 is bitsandbytes'");
+    java.nio.file.Path f;
+    try {
+      f = java.nio.file.Files.createTempFile("qlora", ".yaml");
+      java.nio.file.Files.writeString(f, "kind: scenario\nhardware: m2-ultra\nmodel: llama-7b\ntask: finetune-qlora\n");
+    } catch (java.io.IOException e) {
+      throw new java.io.UncheckedIOException(e);
+    }
+    assertBadInput(CliRunner.run("simulate", f.toString()), f + ":4:", "'weights' nf4 is bitsandbytes'");
+    // on Apple the reason is the device, whatever the profile (it was told to use pytorch, which fails there too)
+    assertBadInput(simulate("m1-max-32", "--weights", "nf4", "--software", "llama.cpp"), "--weights:",
+        "none for Metal", "or q4_0 (llama.cpp)");
+    assertRuns(CliRunner.run("simulate", "--model", "llama-7b", "--hardware", "rtx4090", "--task", "finetune-qlora"));
+    assertRuns(CliRunner.run("simulate", "--model", "llama-7b", "--hardware", "m2-ultra", "--task", "finetune-lora",
+        "--software", "mlx", "--weights", "int4"));
+  }
+
+  @Test
+  void tensorRtLlmTrainsNothing_andBitsandbytesOptimizersNeedBitsandbytes() {
+    // TensorRT-LLM builds inference engines: LLaMA-7B training under it was timed (559 ms on an H100)
+    for (String task : new String[] {"train", "finetune-lora"}) {
+      assertBadInput(CliRunner.run("simulate", "--model", "llama-7b", "--hardware", "h100-sxm", "--task", task,
+          "--software", "tensorrt-llm"), "--software: tensorrt-llm builds inference engines", "cannot run " + task);
+    }
+    assertRuns(simulate("h100-sxm", "--software", "tensorrt-llm"));
+    // adamw-8bit and paged-adamw-8bit are bitsandbytes': no Metal build, no hook in Megatron or MLX
+    for (String opt : new String[] {"adamw-8bit", "paged-adamw-8bit"}) {
+      assertBadInput(CliRunner.run("simulate", "--model", "llama-7b", "--hardware", "m2-ultra", "--task",
+          "finetune-lora", "--optimizer", opt), "--optimizer: " + opt + " is bitsandbytes'", "none for Metal");
+      assertBadInput(CliRunner.run("simulate", "--model", "llama-7b", "--hardware", "m2-ultra", "--task",
+          "finetune-lora", "--software", "mlx", "--optimizer", opt), "--optimizer: " + opt, "none for Metal");
+      assertBadInput(CliRunner.run("simulate", "--model", "llama-7b", "--hardware", "rtx4090", "--task", "train",
+          "--software", "megatron", "--optimizer", opt), "--optimizer: " + opt, "megatron has no hook for");
+      assertRuns(CliRunner.run("simulate", "--model", "llama-7b", "--hardware", "rtx4090", "--task", "finetune-qlora",
+          "--optimizer", opt));
+    }
   }
 
   @Test

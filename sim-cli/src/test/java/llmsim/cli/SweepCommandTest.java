@@ -25,6 +25,21 @@ class SweepCommandTest {
   }
 
   @Test
+  void allGpusTrue_inTheClosedForm_isRefused_whereItChangesNoRow() {
+    // the closed form simulates no GPU: --all-gpus true,false gave two identical rows, the first as if it had acted
+    CliRunner r = CliRunner.run("sweep", "--models", "llama-7b", "--tasks", "train", "--hardware", "hgx-h100-8x",
+        "--all-gpus", "true,false");
+    assertThat(r.code()).isEqualTo(2);
+    assertThat(r.err()).isEqualTo("error: --all-gpus: the closed form (--mode analytic) simulates no GPU, so all_gpus"
+        + " changes none of its rows: sweep all_gpus with --mode simulate\n");
+    assertThat(r.out()).isEmpty();
+    CliRunner sim = CliRunner.run("sweep", "--models", "gpt3-125m", "--tasks", "train", "--hardware", "hgx-h100-8x",
+        "--all-gpus", "true,false", "--mode", "simulate");
+    assertThat(sim.code()).as(sim.err()).isZero();
+    assertThat(sim.out().lines().count()).isEqualTo(3); // header and one row per value
+  }
+
+  @Test
   void rowsComeInAStableOrder_oneThreadOrTwo() {
     CliRunner one = CliRunner.run(with("--threads", "1"));
     CliRunner two = CliRunner.run(with("--threads", "2"));

@@ -10,8 +10,8 @@ import llmsim.core.memory.MemoryPlan;
 /**
  * The step in the Chrome Trace Event format (ui.perfetto.dev and chrome://tracing open it): one
  * track (tid) per stream with a complete ("X") slice per op, and counters ("C") for device memory in
- * use and host-link bandwidth in use. Times in microseconds. Each simulated GPU is a process of its own:
- * a pipeline's stages ("stage k ..." streams) are one process each.
+ * use and host-link bandwidth in use. Times in microseconds. Each simulated GPU is a process of its own
+ * ({@link Trace#gpuOf}): a pipeline's stages and, with every GPU simulated, each stage's peers.
  */
 public final class ChromeTrace {
   private ChromeTrace() {}
@@ -59,7 +59,7 @@ public final class ChromeTrace {
   /** GPU {@code g} by its compute stream's prefix ("stage 1 GPU", "peer 3 stage 1 GPU"), or "GPU g" without one. */
   static String gpuName(Trace t, int g) {
     for (int s = 0; s < t.streams().size(); s++) {
-      if (t.gpuOf(s) == g && t.lanes().get(s) == llmsim.core.engine.Lane.COMPUTE) {
+      if (t.gpuOf(s) == g && t.lanes().get(s) == Lane.COMPUTE) {
         String prefix = t.streams().get(s).replaceFirst("GPU compute$", "").strip();
         return prefix.isEmpty() ? "GPU " + g : prefix + " GPU";
       }

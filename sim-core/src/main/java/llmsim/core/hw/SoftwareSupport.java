@@ -4,6 +4,7 @@ import java.util.Locale;
 import llmsim.core.scenario.ScenarioKey;
 import llmsim.core.scenario.ScenarioKeyException;
 import llmsim.core.software.SoftwareProfile;
+import llmsim.core.software.SoftwareProfiles;
 import llmsim.core.task.KvCacheFormat;
 import llmsim.core.task.Task;
 import llmsim.core.task.WeightFormat;
@@ -12,7 +13,7 @@ import llmsim.core.task.WeightFormat;
  * What a software profile can run at all: the devices its kernels are built for, the weight formats it has kernels
  * for and the KV-cache formats it stores. The workload costs a format by its bytes whatever the profile, so without
  * this a profile would be timed running a format it does not have (ggml's q4_0 under PyTorch, TensorRT-LLM on an
- * Apple GPU) as if it ran natively. What a profile cannot run is refused with the reason, as a precision the device
+ * Apple GPU, Unsloth's Triton kernels or bitsandbytes' NF4 on Metal) as if it ran natively. What a profile cannot run is refused with the reason, as a precision the device
  * lacks is ({@link PrecisionSupport}).
  */
 public final class SoftwareSupport {
@@ -46,6 +47,27 @@ public final class SoftwareSupport {
           + " Apple silicon only, not on " + d.name() + " (MLX's CUDA backend is not modelled); use pytorch,"
           + " llama.cpp or another profile that runs there");
     }
+    if (tensorRtLlm(sw) && t.kind().training()) {
+      // TensorRT-LLM builds inference engines: it has no backward pass or optimizer to train with
+      throw new ScenarioKeyException(ScenarioKey.SOFTWARE, "'software' " + id + " builds inference engines and has no"
+          + " backward pass or optimizer, so it cannot run " + t.kind().key() + "; use a training profile (pytorch,"
+          + " hf, megatron, torchtune, ...)");
+    }
+    boolean apple = vendor.contains("apple");
+    if (apple && id.equals(SoftwareProfiles.UNSLOTH.id())) {
+      // Unsloth's kernels are Triton's, which compiles for CUDA and ROCm and has no Metal backend; its README of the
+      // modelled releases (2023-12 to 2024-04) lists NVIDIA GPUs only
+      throw new ScenarioKeyException(ScenarioKey.SOFTWARE, "'software' unsloth runs Triton kernels, which have no"
+          + " Metal backend, so it does not run on " + d.name() + "; use mlx, or pytorch, hf, torchtune or litgpt"
+          + " (PyTorch on MPS)");
+    }
+    if (apple && id.startsWith("megatron")) {
+      // Megatron-LM and its forks are built on CUDA: fused CUDA kernels (Apex's, its own, Transformer Engine's in
+      // today's) and torch.cuda throughout
+      throw new ScenarioKeyException(ScenarioKey.SOFTWARE, "'software' " + id + " is built on CUDA (fused CUDA kernels"
+          + " and torch.cuda throughout), so it does not run on " + d.name() + "; use mlx, or pytorch, hf, torchtune"
+          + " or litgpt (PyTorch on MPS)");
+    }
     WeightFormat w = t.weights();
     if (ggmlBlockFormat(w) && sw.llamaCpp() == null) {
       // q8_0, q4_0 and q4_k are ggml's block formats (a GGUF file's types): llama.cpp's kernels compute on them;
@@ -55,6 +77,14 @@ public final class SoftwareSupport {
           + " (GGUF), which llama.cpp computes on and " + id + " does not (transformers dequantises GGUF weights at"
           + " load); use software llama.cpp, or weights int8 or int4 for " + id + "'s own quantisation");
     }
+    if (w == WeightFormat.NF4 && apple) {
+      // bitsandbytes' kernels are CUDA (and ROCm) builds; it has no Metal (MPS) backend to dequantise NF4 on
+      throw new ScenarioKeyException(ScenarioKey.WEIGHTS, "'weights' nf4 is bitsandbytes' 4-bit NormalFloat"
+          + (t.kind() == llmsim.core.task.TaskKind.FINETUNE_QLORA ? " (finetune-qlora's base)" : "")
+          + ", whose kernels are CUDA and ROCm builds with none for Metal, so it does not run on " + d.name()
+          + (t.kind().training() ? "; use finetune-lora with weights int4 (MLX's 4-bit base, software mlx)"
+              : "; use weights int4 (software mlx) or q4_0 (llama.cpp)"));
+    }
     if (w == WeightFormat.NF4 && !bitsAndBytes(sw)) {
       // NF4 is bitsandbytes' 4-bit NormalFloat (QLoRA, Dettmers et al. 2023); llama.cpp's ggml types, TensorRT-LLM's
       // recipes (fp8, fp4, int8, int4 AWQ/GPTQ: its quantization page), MLX's affine quantisation and Megatron have none
@@ -62,6 +92,13 @@ public final class SoftwareSupport {
           + " (QLoRA), which " + id + " has no kernels for; use a PyTorch profile (pytorch, hf, unsloth, torchtune,"
           + " ...)" + (t.kind() == llmsim.core.task.TaskKind.FINETUNE_QLORA ? " for finetune-qlora"
               : ", or weights int4" + (sw.llamaCpp() != null ? " or q4_0" : "") + " for " + id));
+    }
+    llmsim.core.task.TrainingOptimizer.Kind opt = t.optimizer().kind();
+    if (t.kind().training() && opt != llmsim.core.task.TrainingOptimizer.Kind.ADAMW && (apple || !bitsAndBytes(sw))) {
+      // adamw-8bit and paged-adamw-8bit are bitsandbytes' (CUDA and ROCm kernels, the paged one CUDA unified memory)
+      throw new ScenarioKeyException(ScenarioKey.OPTIMIZER, "'optimizer' " + opt.key() + " is bitsandbytes', "
+          + (apple ? "whose kernels are CUDA and ROCm builds with none for Metal, so it does not run on " + d.name()
+              : "which " + id + " has no hook for (it steps its own optimizer)") + "; use optimizer adamw");
     }
     if (t.kind().training()) {
       return; // the KV cache is inference's (Task keeps its default there; ScenarioValues refuses one given)

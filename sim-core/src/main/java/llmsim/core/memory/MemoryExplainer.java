@@ -14,11 +14,60 @@ public final class MemoryExplainer {
   }
 
   /**
+   * As above for {@code t} on {@code s}: where it does not fit several GPUs, also how the plan could split the rest,
+   * as a simulation's explanation says ({@link #splitTheRest}).
+   */
+  public static String explain(SystemSpec s, ModelSpec m, MemoryPlan chosen, MemoryPlan withoutOffload,
+      llmsim.core.task.Task t) {
+    String out = explain(s, m, chosen, withoutOffload, t.offload(), t);
+    return chosen.fits() ? out : out + splitTheRest(s, t);
+  }
+
+  /**
+   * Where a plan on several GPUs does not fit: that each GPU holds its own share, and what would split the rest
+   * (a sentence with a leading space); empty on one GPU.
+   */
+  public static String splitTheRest(SystemSpec s, llmsim.core.task.Task t) {
+    if (s.totalDevices() <= 1) {
+      return "";
+    }
+    if (!t.kind().training()) {
+      // pipeline-parallel inference is refused, and ZeRO is training's: tensor parallelism is what splits a replica
+      return String.format(java.util.Locale.US, " Each of the %d GPUs holds its own share (%s): %s, or --plan auto,"
+          + " would split the rest.", s.totalDevices(), t.plan().describe(), t.plan().tp() > 1
+              ? "more tensor parallelism" : "tensor parallelism (--tp), which splits one replica over several GPUs");
+    }
+    return String.format(java.util.Locale.US, " Each of the %d GPUs holds its own share (%s): more tensor or pipeline"
+        + " parallelism%s, or --plan auto, would split the rest.", s.totalDevices(), t.plan().describe(),
+        // a higher stage exists only below ZeRO-3, and shards only over several replicas
+        t.plan().zero() < 3 && t.plan().dp() > 1 ? ", a higher ZeRO stage" : "");
+  }
+
+  /**
    * As above, {@code asked} being the task's offload: where it is none, the plan was not left to find an offload,
    * so none is said to help only where none was tried.
    */
   public static String explain(SystemSpec s, ModelSpec m, MemoryPlan chosen, MemoryPlan withoutOffload,
       Offload asked) {
+    return explain(s, m, chosen, withoutOffload, asked, null);
+  }
+
+  /**
+   * What was and was not tried where nothing was offloaded: offload=auto tries nothing on several GPUs ({@link
+   * MemoryPlanner#candidates}), so there "offload=auto would try it" and "No offload helps here" were not so (eight
+   * H100s short by 2.7 GiB fit with offload=optimizer); {@code t} null: one GPU's sentences.
+   */
+  private static String notOffloaded(SystemSpec s, Offload asked, llmsim.core.task.Task t) {
+    if (t != null && s.totalDevices() > 1) {
+      return t.kind().training() ? " Offload is not tried on several GPUs unless asked: offload=optimizer runs"
+          + " ZeRO-Offload (with zero 1, 2 or 3)" : " Offload is not simulated for inference on several GPUs";
+    }
+    return asked == Offload.NONE ? " As asked (offload=none), nothing is moved to host memory (offload=auto would try"
+        + " it)" : " No offload helps here";
+  }
+
+  private static String explain(SystemSpec s, ModelSpec m, MemoryPlan chosen, MemoryPlan withoutOffload,
+      Offload asked, llmsim.core.task.Task t) {
     StringBuilder sb = new StringBuilder();
     String where = s.unifiedMemory()
         ? String.format(java.util.Locale.US, "the GPU may use %s (%.0f%% of %s unified memory)",
@@ -32,8 +81,7 @@ public final class MemoryExplainer {
       if (chosen.offload() != Offload.NONE && chosen.fits()) {
         sb.append(' ').append(offloadSentence(s, chosen));
       } else if (!chosen.fits()) {
-        sb.append(chosen.offload() == Offload.NONE ? (asked == Offload.NONE ? " As asked (offload=none), nothing is moved"
-            + " to host memory (offload=auto would try it)" : " No offload helps here") + (chosen.maxBatch() > 0
+        sb.append(chosen.offload() == Offload.NONE ? notOffloaded(s, asked, t) + (chosen.maxBatch() > 0
                 ? "; the largest batch that fits is " + chosen.maxBatch() : "") + "; results assume the memory were there."
             : " Even with offload=" + chosen.offload().key() + " it needs " + Units.gib(chosen.totalBytes())
             + " on the device and " + Units.gib(chosen.hostBytes()) + " in host memory ("

@@ -56,8 +56,13 @@ public final class Placement {
     }
     int dp = p.dp() == 0 ? gpus / tpPp : p.dp();
     if ((long) tpPp * dp != gpus) {
+      long need = (long) tpPp * dp;
+      // --gpus and --nodes size a system only within a node or over its network: on one without, they are refused
+      boolean sizable = s.network().isPresent() || need <= s.deviceCount();
       throw new ScenarioKeyException(ScenarioKey.DP, "tp x pp x dp = " + p.tp() + " x " + p.pp() + " x " + dp + " = "
-          + (long) tpPp * dp + ", but " + s.id() + " has " + gpus + " GPUs (size it with --gpus or --nodes)");
+          + need + ", but " + s.id() + " has " + gpus + (gpus == 1 ? " GPU" : " GPUs") + (sizable
+              ? " (size it with --gpus or --nodes)" : " and no network between nodes to add more; use a system with"
+                  + " more GPUs or a cluster template (a100-80gb-cluster, h100-cluster)"));
     }
     t = withAccumulation(t, dp);
     // dp derived from the GPUs, or micro-batches from a global batch, may break a rule the values as given kept

@@ -167,8 +167,8 @@ public enum ScenarioKey {
       "Period an owned device's purchase price is spread over (s, min, h, d, w, y; a year is 365 days); 3 years is"
           + " a common straight-line depreciation period, not a measurement."),
   SOFTWARE_DATE("software_date", null, null, "YYYY-MM", Type.TEXT, null, 0, 0, null,
-      "When the software was built. For llama.cpp (YYYY-MM or YYYY-MM-DD) it selects the build's kernels: Metal's"
-          + " attention matmuls before 2023-09-15, CUDA graphs from 2024-05-08, CUDA's dequantise-then-cuBLAS prefill of"
+      "When the software was built. For llama.cpp (YYYY-MM or YYYY-MM-DD, from 2023-03, its first release) it"
+          + " selects the build's kernels: Metal's attention matmuls before 2023-09-15, CUDA graphs from 2024-05-08, CUDA's dequantise-then-cuBLAS prefill of"
           + " quantised weights from 2023-10-27 to 2024-06-22 (default: a build after all of them). For mlx (YYYY-MM or"
           + " YYYY-MM-DD, from 2023-12, MLX's first release) a date before 2024-03-21 (MLX 0.8's mx.fast norms) selects"
           + " the single-op modules of MLX 0.0.x-0.7: scores materialised in the activation dtype, unfused norms"

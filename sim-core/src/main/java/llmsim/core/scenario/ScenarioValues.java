@@ -157,9 +157,11 @@ public final class ScenarioValues {
     boolean overlap = !values.containsKey(ScenarioKey.OVERLAP_GRAD_REDUCE)
         || (Boolean) values.get(ScenarioKey.OVERLAP_GRAD_REDUCE);
     int virtualStages = integer(ScenarioKey.VIRTUAL_STAGES, 1);
-    boolean hybrid = text(ScenarioKey.SHARD, "full").equals("hybrid");
+    boolean hybrid = hybridShard();
     int zero = integer(ScenarioKey.ZERO, 0);
-    if (hybrid && zero != 3) {
+    if (hybrid && planAuto()) {
+      hybrid = false; // the search makes its ZeRO-3 candidates hybrid (zero is its to choose, refused when given)
+    } else if (hybrid && zero != 3) {
       throw new ScenarioKeyException(ScenarioKey.SHARD, "'shard: hybrid' is ZeRO-3 within a node (FSDP hybrid shard);"
           + " it needs zero 3, was zero " + zero);
     }
@@ -265,6 +267,11 @@ public final class ScenarioValues {
     return integer(ScenarioKey.NODES, 0);
   }
 
+  /** Whether shard is hybrid: FSDP's HYBRID_SHARD for a ZeRO-3 plan, or for plan auto's ZeRO-3 candidates. */
+  public boolean hybridShard() {
+    return text(ScenarioKey.SHARD, "full").equals("hybrid");
+  }
+
   /** Whether the plan is to be searched (--plan auto). */
   public boolean planAuto() {
     return "auto".equals(values.get(ScenarioKey.PLAN));
@@ -298,6 +305,26 @@ public final class ScenarioValues {
           + " dataset_tokens %d exceeds the %d tokens a job may have", passes, dataset, ScenarioKey.TOKENS.max()));
     }
     return dataset * passes;
+  }
+
+  /**
+   * Tokens of {@code t}'s job: --tokens, epochs x dataset_tokens, or --requests x its generated tokens; 0 without a
+   * job. epochs and dataset_tokens size a training job (passes over the tokens trained on) and are refused for
+   * inference, whose job is sized by its generated tokens: they were taken as that many tokens generated.
+   */
+  public long jobTokens(Task t) {
+    long requested = requestTokens(t); // checked even beside --tokens: one job size, not two
+    if (!t.kind().training()) {
+      for (ScenarioKey k : List.of(ScenarioKey.EPOCHS, ScenarioKey.DATASET_TOKENS)) {
+        if (has(k)) {
+          throw new ScenarioKeyException(k, "'" + k.key() + "' applies to training (passes over the tokens trained on);"
+              + " the job of " + t.kind().key() + " is --requests (requests x generate_tokens) or --tokens (the tokens"
+              + " generated)");
+        }
+      }
+    }
+    long tokens = tokens();
+    return tokens > 0 ? tokens : requested;
   }
 
   /**
@@ -362,23 +389,44 @@ public final class ScenarioValues {
   }
 
   /**
-   * Rules between the task and the model: sequences no longer than the model's context window, and at
-   * most as many GPU layers as the model has.
+   * Rules between the task and the model: sequences no longer than the model's context window, LoRA targets the
+   * model has, and at most as many GPU layers as the model has.
    */
   public static void checkAgainstModel(Task t, ModelSpec m) {
+    checkAgainstModel(t, m, k -> false);
+  }
+
+  /**
+   * As above; {@code given} says which keys the user set, so that prompt and generated tokens too many together are
+   * refused at the one of them that was given, not at a default never typed.
+   */
+  public static void checkAgainstModel(Task t, ModelSpec m, java.util.function.Predicate<ScenarioKey> given) {
     long max = m.maxContext();
     if (t.kind().training() && t.seqLen() > max) {
       throw new ScenarioKeyException(ScenarioKey.SEQ_LEN, "'seq_len' " + t.seqLen() + " exceeds " + m.id()
           + "'s max context of " + max + " tokens");
     }
     if (!t.kind().training() && (long) t.promptTokens() + t.generateTokens() > max) {
-      throw new ScenarioKeyException(t.promptTokens() > max ? ScenarioKey.PROMPT_TOKENS : ScenarioKey.GENERATE_TOKENS,
+      boolean prompt = given.test(ScenarioKey.PROMPT_TOKENS);
+      boolean generated = given.test(ScenarioKey.GENERATE_TOKENS);
+      // the prompt alone too long, or the prompt the only one of the two given (generate_tokens is its default)
+      throw new ScenarioKeyException(t.promptTokens() > max || prompt && !generated ? ScenarioKey.PROMPT_TOKENS
+          : ScenarioKey.GENERATE_TOKENS,
           "prompt + generated tokens (" + t.promptTokens() + " + " + t.generateTokens() + ") exceed " + m.id()
               + "'s max context of " + max + " tokens");
     }
     if (!t.kind().training() && t.context() > max) {
       throw new ScenarioKeyException(ScenarioKey.CONTEXT, "'context' " + t.context() + " exceeds " + m.id()
           + "'s max context of " + max + " tokens");
+    }
+    java.util.Set<llmsim.core.task.LoraTarget> targets = t.loraTargets();
+    boolean lora = t.kind() == TaskKind.FINETUNE_LORA || t.kind() == TaskKind.FINETUNE_QLORA;
+    if (lora && m.ffnKind() != llmsim.core.model.FfnKind.SWIGLU && targets.contains(llmsim.core.task.LoraTarget.GATE)
+        && targets.size() < llmsim.core.task.LoraTarget.values().length) {
+      // all takes the layers the model has; a gate named alone got no adapter, and q,gate trained q only
+      throw new ScenarioKeyException(ScenarioKey.LORA_TARGETS, "'lora_targets' names gate, which " + m.id()
+          + " does not have: its MLP is " + m.ffnKind().key() + " (up and down); only a gated MLP (swiglu) has a gate"
+          + " projection. Leave gate out, or give all");
     }
     if (t.gpuLayers() > m.layers()) {
       throw new ScenarioKeyException(ScenarioKey.GPU_LAYERS, "'gpu_layers' " + t.gpuLayers() + " exceeds the "

@@ -90,9 +90,23 @@ public record LlamaCppBuild(LocalDate date, boolean flashAttention) {
     };
   }
 
-  /** The build {@code text} names (YYYY-MM, the month's first day, or YYYY-MM-DD). */
+  /**
+   * The month llama.cpp was first published (ggerganov/llama.cpp, March 2023, weeks after LLaMA's weights); a date
+   * before it names no build.
+   */
+  public static final LocalDate FIRST_RELEASE = LocalDate.of(2023, 3, 1);
+
+  /**
+   * The build {@code text} names (YYYY-MM, the month's first day, or YYYY-MM-DD); refused before llama.cpp's first
+   * release, as MLX's are ({@link MlxBuild#parse}): it was costed as the earliest build modelled without a word.
+   */
   public static LocalDate parseDate(String text) {
-    return SoftwareDate.parse(text, "llama.cpp (the build's date selects its kernels)");
+    LocalDate date = SoftwareDate.parse(text, "llama.cpp (the build's date selects its kernels)");
+    if (date.isBefore(FIRST_RELEASE)) {
+      throw new IllegalArgumentException("'software_date' " + text.strip() + " is before llama.cpp's first release"
+          + " (March 2023): the earliest llama.cpp build is " + java.time.YearMonth.from(FIRST_RELEASE));
+    }
+    return date;
   }
 
 

@@ -36,11 +36,17 @@ public enum LoraTarget {
           target = l;
         }
       }
+      if (target == null && (p.equals("all") || p.equals("all-linear"))) {
+        throw new IllegalArgumentException("'" + p + "' is every layer and goes alone: give all, or a comma-separated"
+            + " list of " + String.join(", ", keys()));
+      }
       if (target == null) {
         throw new IllegalArgumentException("'" + p + "' is not a LoRA target: give all, or a comma-separated list of "
             + String.join(", ", keys()));
       }
-      out.add(target);
+      if (!out.add(target)) { // q,v,q, or q and q_proj: a typo, not a second adapter
+        throw new IllegalArgumentException("names " + target.key() + " twice; name each layer once");
+      }
     }
     if (out.isEmpty()) {
       throw new IllegalArgumentException("names no layer: give all, or a comma-separated list of "

@@ -56,6 +56,11 @@ public record ParallelPlan(int tp, int pp, int dp, int zero, boolean overlapGrad
         hybridShard && z == 3);
   }
 
+  /** This ZeRO-3 plan sharding within each node (FSDP's HYBRID_SHARD). */
+  public ParallelPlan withHybridShard() {
+    return new ParallelPlan(tp, pp, dp, zero, overlapGradReduce, sequenceParallel, virtualStages, allGpus, schedule, true);
+  }
+
   /** This plan with {@code dp} fixed. */
   public ParallelPlan withDp(int d) {
     return withLayout(tp, pp, d, zero);
@@ -141,7 +146,7 @@ public record ParallelPlan(int tp, int pp, int dp, int zero, boolean overlapGrad
     }
     if (zero() > 0 && replicas == 1) {
       out.add("zero " + zero() + " has no effect at dp 1: ZeRO shards the optimizer state"
-          + (zero() >= 2 ? ", gradients" : "") + (zero() == 3 ? " and weights" : "")
+          + (zero() == 2 ? " and gradients" : "") + (zero() == 3 ? ", gradients and weights" : "")
           + " over the data-parallel replicas, and there is one replica, which holds them all");
     }
     if (!overlapGradReduce() && replicas == 1) {

@@ -41,8 +41,9 @@ final class Explainer {
     var plan = r.task().plan();
     int m = r.task().microBatches();
     double idle = (plan.pp() - 1.0) / plan.virtualStages();
-    return String.format(Locale.US, "the schedule's fill and drain alone: %.0f%% with %d micro-batches%s", 100 * idle
-        / (m + idle), m, plan.virtualStages() > 1 ? ", " + plan.virtualStages() + " chunks per GPU" : "");
+    return String.format(Locale.US, "the schedule's fill and drain alone: %.0f%% with %d micro-batch%s%s", 100 * idle
+        / (m + idle), m, m == 1 ? "" : "es", plan.virtualStages() > 1 ? ", " + plan.virtualStages() + " chunks per GPU"
+        : "");
   }
 
   static String explain(StepResult r, MemoryPlan withoutOffload) {
@@ -74,9 +75,9 @@ final class Explainer {
               s.unifiedMemory() ? "unified-memory" : "device-memory", pct));
         }
       }
-      case COMPUTE -> sb.append(String.format(Locale.US, "Bound by compute (%s of the step): MFU %.0f%% of the %s dense %s peak."
+      case COMPUTE -> sb.append(String.format(Locale.US, "Bound by compute (%s of the %s): MFU %.0f%% of the %s dense %s peak."
               + " More FLOP/s%s would move it; more memory bandwidth would not.",
-          pct, r.mfu() * 100, Units.tflops(PrecisionSupport.resolve(s.device(), r.task().precision(), r.software()).peakFlops()),
+          pct, r.task().kind().training() ? "step" : "run", r.mfu() * 100, Units.tflops(PrecisionSupport.resolve(s.device(), r.task().precision(), r.software()).peakFlops()),
           r.task().precision().key(), fasterPrecision(s.device(), r.task().precision())));
       case INTRA_NODE_LINK, NETWORK -> {
         boolean net = r.bound() == Bound.NETWORK;
@@ -89,8 +90,8 @@ final class Explainer {
             net ? "More network bandwidth per GPU" + (plan.tp() > s.deviceCount() ? ", tensor parallelism kept inside a node" : "")
                 + (plan.zero() >= 3 && !plan.hybridShard() ? ", hybrid shard (--shard hybrid) or a lower ZeRO stage where"
                 + " memory allows" : "")
-                + ", larger micro-batches or more gradient accumulation"
-                : "More fabric bandwidth, a smaller tp, larger micro-batches or more gradient accumulation"));
+                + batchRemedy(r.task().kind().training())
+                : "More fabric bandwidth, a smaller tp" + batchRemedy(r.task().kind().training())));
       }
       case PIPELINE_BUBBLE -> sb.append(String.format(Locale.US, "Bound by the pipeline bubble (%s of the step): the"
               + " GPUs of the %d stages wait on their neighbours that long on average (%s; the rest is the sends and"
@@ -183,13 +184,7 @@ final class Explainer {
         }
       }
       sb.append("; the time assumes the memory were there.");
-      if (s.totalDevices() > 1) {
-        sb.append(String.format(Locale.US, " Each of the %d GPUs holds its own share (%s): more tensor or pipeline"
-            + " parallelism%s, or --plan auto, would split the rest.", s.totalDevices(), r.task().plan().describe(),
-            // a higher stage exists only below ZeRO-3, and shards only over several replicas
-            r.task().kind().training() && r.task().plan().zero() < 3 && r.task().plan().dp() > 1
-                ? ", a higher ZeRO stage" : ""));
-      }
+      sb.append(llmsim.core.memory.MemoryExplainer.splitTheRest(s, r.task()));
       if (p.maxBatch() > 0 && p.maxBatch() < r.task().batch()) {
         sb.append(String.format(Locale.US, " The largest batch that fits with offload=%s is %d.", p.offload().key(),
             p.maxBatch()));
@@ -235,6 +230,14 @@ final class Explainer {
    * (MLX, llama.cpp on Metal). TensorRT-LLM and llama.cpp serve; a training step's remedies are the graphs and
    * compiled, fused kernels (torch.compile) of the framework it trains in.
    */
+  /**
+   * The batch levers that shrink a collective's share of a step: micro-batches and gradient accumulation for training;
+   * inference has neither (micro_batches is refused there), only its batch.
+   */
+  private static String batchRemedy(boolean training) {
+    return training ? ", larger micro-batches or more gradient accumulation" : " or a larger batch";
+  }
+
   static String launchRemedy(String vendor, boolean training) {
     String v = vendor == null ? "" : vendor.toLowerCase(Locale.ROOT);
     if (v.contains("apple")) {

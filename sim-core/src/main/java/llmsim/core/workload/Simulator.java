@@ -42,7 +42,9 @@ public final class Simulator {
         linkBytes += trace.linkBytes(i);
       }
     }
-    linkBytes /= peers; // one GPU's: with every GPU simulated, each peer's copies are in the trace
+    // one GPU's: with every GPU simulated each peer's copies are in the trace, and a pipeline's stages are one GPU
+    // each (their mean; it summed the stages, twice a GPU's bytes at pp 2)
+    linkBytes /= (double) peers * t.plan().pp();
     double ttft = Double.NaN;
     double tpot = Double.NaN;
     double prefillRate = Double.NaN;
@@ -78,9 +80,35 @@ public final class Simulator {
         modelFlops, hardwareFlops, mfu, mbu, linkBytes, bytesPerToken, byBound, bound, why,
         java.util.stream.Stream.concat(java.util.stream.Stream.of(w.ctx.precision.warning(), w.ctx.softwareWarning,
             w.ctx.fp8RecipeWarning), java.util.stream.Stream.concat(w.ctx.planWarnings.stream(),
-            java.util.stream.Stream.of(w.ctx.collectives.warning(), replicasNote(t, tokensPerSecond),
+            java.util.stream.Stream.of(communicates(t) ? w.ctx.collectives.warning() : null,
+            replicasNote(t, tokensPerSecond),
             w.offloadWarning())))
             .filter(java.util.Objects::nonNull).toList(), 0);
+  }
+
+  /**
+   * The settings of {@code t} that change nothing under {@code sw} on {@code gpus} GPUs, each said in a sentence: the
+   * plan's ({@link llmsim.core.task.ParallelPlan#noEffectNotes}), and selective recomputation under a profile whose
+   * FlashAttention never keeps the attention scores it would drop (the step and the bytes are those without it).
+   */
+  public static List<String> noEffectNotes(Task t, SoftwareProfile sw, int gpus) {
+    List<String> out = new java.util.ArrayList<>(t.plan().noEffectNotes(gpus));
+    SoftwareProfile run = sw.forTask(t.kind().training());
+    if (t.kind().training() && t.recompute() == llmsim.core.task.Recompute.SELECTIVE && run.flashAttention()) {
+      out.add("recompute selective has no effect under " + run.id() + ": it recomputes the attention core so as not"
+          + " to keep its s^2 scores, and " + run.id() + "'s flash attention never keeps them (recompute full"
+          + " recomputes whole layers)");
+    }
+    return List.copyOf(out);
+  }
+
+  /**
+   * Whether the plan's GPUs exchange anything: tensor- and pipeline-parallel traffic, and training's gradient
+   * reductions; inference replicas serve their own requests and never do, so a note on how collectives are costed
+   * does not apply to them.
+   */
+  static boolean communicates(Task t) {
+    return t.plan().tp() > 1 || t.plan().pp() > 1 || t.kind().training() && t.replicas() > 1;
   }
 
   /**

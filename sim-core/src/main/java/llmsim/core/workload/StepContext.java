@@ -123,7 +123,7 @@ final class StepContext {
             + " scaling of an fp8 training recipe are not costed for this profile (they are for Transformer Engine's,"
             + " --software megatron), so the step is optimistic by their cost"
         : null;
-    planWarnings = task.plan().noEffectNotes(system.totalDevices());
+    planWarnings = Simulator.noEffectNotes(task, sw, system.totalDevices());
     devicePool = sink.addPool(label + (unified ? "unified memory" : "device memory"));
     hostPool = unified ? devicePool : sink.addPool(label + "host memory");
     int h2dPool = unified ? -1 : sink.addPool(label + "host link H2D");

@@ -34,6 +34,20 @@ class LlamaCppScenarioTest {
   }
 
   @Test
+  void aDateBeforeLlamaCppsFirstRelease_isRefused_asMlxsIs() {
+    // llama.cpp was first published in March 2023: a 2022 or 1999 build was costed as the earliest modelled one
+    for (String date : new String[] {"2023-02", "2023-02-28", "1999-01"}) {
+      assertThatThrownBy(() -> values(ScenarioKey.SOFTWARE, "llama.cpp", ScenarioKey.SOFTWARE_DATE, date).software())
+          .as(date).isInstanceOfSatisfying(ScenarioKeyException.class,
+              e -> assertThat(e.key()).isEqualTo(ScenarioKey.SOFTWARE_DATE))
+          .hasMessageContaining("'software_date' " + date + " is before llama.cpp's first release (March 2023)");
+    }
+    // the first month itself is a build (a validation case runs one of 2023-03)
+    assertThat(values(ScenarioKey.SOFTWARE, "llama.cpp", ScenarioKey.SOFTWARE_DATE, "2023-03").software().llamaCpp()
+        .date()).isEqualTo(LocalDate.of(2023, 3, 1));
+  }
+
+  @Test
   void flashAttention_isTheFusedKernel_fromItsMergeDate() {
     SoftwareProfile sw = values(ScenarioKey.SOFTWARE, "llama.cpp", ScenarioKey.SOFTWARE_DATE, "2024-06",
         ScenarioKey.FLASH_ATTENTION, true).software();

@@ -473,6 +473,11 @@ class CollectivesTest {
     for (int zero = 1; zero <= 3; zero++) {
       StepResult z = Simulator.simulate(box, m, training(new ParallelPlan(8, 1, 1, zero), 1), IDEAL);
       assertThat(z.warnings()).singleElement().asString().contains("zero " + zero + " has no effect at dp 1");
+      // what the stage shards, listed as a sentence lists them: ZeRO-1 the optimizer state, 2 also gradients, 3 weights
+      List<String> sharded = List.of("the optimizer state", "gradients", "weights").subList(0, zero);
+      String listed = sharded.size() == 1 ? sharded.get(0)
+          : String.join(", ", sharded.subList(0, zero - 1)) + " and " + sharded.get(zero - 1);
+      assertThat(z.warnings().get(0)).contains("ZeRO shards " + listed + " over the data-parallel replicas");
       // the warning is true: the step and the bytes are those of no ZeRO at all
       assertThat(z.stepTimeSeconds()).isEqualTo(plain.stepTimeSeconds());
       assertThat(z.memory().totalBytes()).isEqualTo(plain.memory().totalBytes());

@@ -69,7 +69,7 @@ public record RooflineData(String system, Map<Precision, Double> ceilings, doubl
         .map(d -> new Step(d.batch(), d.intensity(), d.flopsPerSecond(), d.fits())).toList();
     return new RooflineData(s.id(), ceilings(s.device()), s.device().memoryBandwidthBytesPerSecond(),
         s.hostLink().nominalBytesPerSecondPerDirection(), s.hostLink().name(),
-        points(r.trace(), !r.task().kind().training(), prefillEndOp), work, steps,
+        points(r.trace(), !r.task().kind().training(), prefillEndOp, simulatedGpus(r)), work, steps,
         decode == null ? Double.NaN : decode.criticalBatch());
   }
 
@@ -91,7 +91,26 @@ public record RooflineData(String system, Map<Precision, Double> ceilings, doubl
   /** A point's ops are launch-bound when more than this share of their standalone time is launch overhead. */
   static final double LAUNCH_BOUND_SHARE = 0.5;
 
+  /**
+   * The GPUs whose ops the trace holds: one per pipeline stage, and with every GPU simulated each stage's tensor- and
+   * data-parallel peers too.
+   */
+  static int simulatedGpus(StepResult r) {
+    var plan = r.task().plan();
+    return (plan.allGpus() ? plan.peersPerStage() : 1) * plan.pp();
+  }
+
   static List<Point> points(Trace t, boolean inference, int prefillEndOp) {
+    return points(t, inference, prefillEndOp, 1);
+  }
+
+  /**
+   * The op classes' points, and the whole step's against the host link's bytes where offload sends real traffic over
+   * it: one GPU's, the trace's {@code gpus} GPUs' work over the step shared among them (it summed every simulated
+   * GPU's FLOPs, drawing eight GPUs' work above one device's roof, and counted the fabric's collective bytes as the
+   * host link's).
+   */
+  static List<Point> points(Trace t, boolean inference, int prefillEndOp, int gpus) {
     List<Point> out = new ArrayList<>();
     int phases = inference && prefillEndOp >= 0 && prefillEndOp < t.size() - 1 ? 2 : 1;
     for (int phase = 0; phase < phases; phase++) {
@@ -122,12 +141,13 @@ public record RooflineData(String system, Map<Precision, Double> ceilings, doubl
     double memBytes = 0;
     for (int i = 0; i < t.size(); i++) {
       flops += t.ops().flops()[i];
-      linkBytes += t.ops().linkBytes()[i];
+      linkBytes += t.lane(i).hostLink() ? t.ops().linkBytes()[i] : 0; // collectives cross the fabric and network
       memBytes += t.ops().memBytes()[i];
     }
     // only when the link carries real traffic (offload), not just prompts and logits
     if (linkBytes > 0.01 * memBytes && t.makespan() > 0) {
-      out.add(new Point("whole step vs host-link bytes", null, false, flops / linkBytes, flops / t.makespan(), false));
+      out.add(new Point("whole step vs host-link bytes", null, false, flops / linkBytes,
+          flops / Math.max(1, gpus) / t.makespan(), false));
     }
     return out;
   }
