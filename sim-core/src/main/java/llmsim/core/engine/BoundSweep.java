@@ -19,9 +19,10 @@ import java.util.Arrays;
  * are those of sorting every instant and interval after the run.
  */
 final class BoundSweep {
-  private static final byte STARTED = 1;
-  private static final byte WORKING = 2;
-  private static final byte ENDED = 3;
+  /** An op's marks, set only where its interval could not be dropped at once ({@link #remove}): its launch is over. */
+  private static final byte LAUNCH_OVER = 1;
+  /** ... the op (a GPU op's work, or a transfer or CPU op) is over. */
+  private static final byte OVER = 2;
   private static final int OVERHEAD = Bound.OVERHEAD.ordinal();
   private static final int HOST = Bound.HOST.ordinal();
   /** A GPU's three stacks: its compute queue's intervals, its transfers', its CPU's. */
@@ -36,7 +37,7 @@ final class BoundSweep {
   }
 
   private final double[] sum = new double[Bound.values().length];
-  /** Per op: how far it has got. */
+  /** Per op: which of its intervals are over though still held ({@link #LAUNCH_OVER}, {@link #OVER}). */
   private final byte[] phase;
   /** Per stream: the GPU it belongs to. */
   private final int[] gpuOf;
@@ -66,7 +67,7 @@ final class BoundSweep {
   private final int idle;
 
   /**
-   * @param phase one entry per op, all 0 (not started)
+   * @param phase one entry per op, all 0 (no interval over)
    * @param gpuOf per stream, the GPU it belongs to (0 to {@code gpus - 1})
    * @param ws where the stacks' arrays are taken from and handed back by {@link #finish}; null: their own
    */
@@ -140,7 +141,6 @@ final class BoundSweep {
   void start(int op, int stream, Lane lane, double t, double workStart, int bound) {
     int g = gpuOf[stream];
     reach(g, t);
-    phase[op] = STARTED;
     if (lane == Lane.CPU) {
       push(3 * g + CPU, op << 1, t, bound);
     } else if (lane != Lane.COMPUTE) {
@@ -156,18 +156,15 @@ final class BoundSweep {
       int g = gpuOf[stream];
       if (launched) {
         reach(g, t); // the span up to now, with the launch still held
-        phase[op] = WORKING;
         remove(3 * g + GPU, op << 1);
       }
       push(3 * g + GPU, op << 1 | 1, t, bound);
     }
-    phase[op] = WORKING;
   }
 
   void end(int op, int stream, Lane lane, double t) {
     int g = gpuOf[stream];
     reach(g, t);
-    phase[op] = ENDED;
     if (lane == Lane.CPU) {
       remove(3 * g + CPU, op << 1);
     } else if (lane != Lane.COMPUTE) {
@@ -246,13 +243,19 @@ final class BoundSweep {
   }
 
   /**
-   * Interval {@code name} of stack {@code i} is over: dropped at once where it is among the latest few held (a GPU's
-   * own streams hold a few at a time), else counted stale and dropped when it surfaces.
+   * Interval {@code name} of stack {@code i} is over: dropped at once where it is among the latest few of a few held
+   * (a GPU's own streams hold a few at a time), else marked over, counted stale and dropped when it surfaces.
    */
   private void remove(int i, int name) {
     int base = i * cap;
     int n = top[i];
-    for (int j = n - 1; j >= Math.max(0, n - 4); j--) {
+    if (n > 0 && (int) (entry[base + n - 1] >>> 3) == name) {
+      top[i] = n - 1; // the latest: most often
+      return;
+    }
+    // a GPU's own streams hold a few intervals at a time; where one stack holds many (streams without a GPU of their
+    // own, all in one), marking beats searching
+    for (int j = n - 2; j >= Math.max(0, n - 4) && n <= 8; j--) {
       if ((int) (entry[base + j] >>> 3) == name) {
         System.arraycopy(entry, base + j + 1, entry, base + j, n - 1 - j);
         System.arraycopy(from, base + j + 1, from, base + j, n - 1 - j);
@@ -260,6 +263,7 @@ final class BoundSweep {
         return;
       }
     }
+    phase[name >>> 1] |= i % 3 == GPU && (name & 1) == 0 ? LAUNCH_OVER : OVER;
     stale[i]++;
   }
 
@@ -279,7 +283,7 @@ final class BoundSweep {
     while (top[i] > 0) {
       int n = (int) (entry[base + top[i] - 1] >>> 3);
       byte p = phase[n >>> 1];
-      if (launches && (n & 1) == 0 ? p == STARTED : p < ENDED) {
+      if ((p & (launches && (n & 1) == 0 ? LAUNCH_OVER : OVER)) == 0) {
         return n;
       }
       top[i]--;
