@@ -43,7 +43,7 @@ final class BoundSweep {
   private final int[] gpuOf;
   /**
    * Open intervals by (start, name), ended ones among them until they surface, in stacks: stack {@code 3 g + kind}
-   * of GPU {@code g} holds entries {@code [i cap, i cap + top[i])} of {@code entry} and {@code from}, one array for
+   * of GPU {@code g} holds entries {@code [i cap, i cap + meta[3 * i])} of {@code entry} and {@code from}, one array for
    * every GPU's so that a GPU's are near each other. An entry is {@code name << 3 | bound}: the interval's name
    * ({@code op << 1 | piece}, piece 0 a GPU op's launch or a whole transfer or CPU op, 1 a GPU op's work) and the
    * ordinal of the bound it is charged to, so that entries sort as their names do.
@@ -51,18 +51,17 @@ final class BoundSweep {
   private long[] entry;
   private double[] from;
   private int cap;
-  private final int[] top;
-  /** Per stack: how many held intervals have ended (or, a launch, given way to the work), dropped when they surface. */
-  private final int[] stale;
-  /** Per stack: whether the intervals that started last are not yet in name order. */
-  private final boolean[] unsorted;
+  /** Per stack {@code i}: at {@code 3 i} how many entries it holds, at {@code 3 i + 1} how many of them are stale
+   * (ended, or a launch given way to its work, and dropped when they surface), at {@code 3 i + 2} 1 where the
+   * intervals that started last are not yet in name order; side by side, so that a stack's are read together. */
+  private final int[] meta;
   /** Where the stacks' arrays are kept for the next run; null: none. */
   private final Workspace ws;
-  /** Per GPU: the last instant its clock reached. */
-  private final double[] last;
-  /** Per GPU: a span from {@code deferredFrom} to {@code last} not yet charged (see {@link #reach}). */
-  private final boolean[] deferred;
-  private final double[] deferredFrom;
+  /**
+   * Per GPU {@code g}: at {@code 2 g} the last instant its clock reached; at {@code 2 g + 1} the start of a span up to
+   * it not yet charged (see {@link #reach}), or NaN for none.
+   */
+  private final double[] clock;
   /** What a GPU with nothing of its own running is charged to. */
   private final int idle;
 
@@ -76,9 +75,7 @@ final class BoundSweep {
     this.gpuOf = gpuOf;
     this.ws = ws;
     int n = Math.max(1, gpus);
-    top = new int[3 * n];
-    stale = new int[3 * n];
-    unsorted = new boolean[3 * n];
+    meta = new int[9 * n];
     // a GPU's own streams hold a few intervals at a time; the arrays grow where one holds more
     cap = 4;
     if (ws != null && ws.stackEntries.length >= 3 * n * cap) {
@@ -89,9 +86,10 @@ final class BoundSweep {
       entry = new long[3 * n * cap];
       from = new double[3 * n * cap];
     }
-    last = new double[n];
-    deferred = new boolean[n];
-    deferredFrom = new double[n];
+    clock = new double[2 * n];
+    for (int g = 0; g < n; g++) {
+      clock[2 * g + 1] = Double.NaN;
+    }
     idle = (n > 1 ? Bound.PIPELINE_BUBBLE : Bound.OVERHEAD).ordinal();
   }
 
@@ -102,33 +100,32 @@ final class BoundSweep {
    * instant.
    */
   private void reach(int g, double t) {
-    if (t > last[g]) {
+    double last = clock[2 * g];
+    if (t > last) {
       settle(g);
-      if (0.5 * (last[g] + t) < t) {
-        sum[holding(g)] += t - last[g];
+      if (0.5 * (last + t) < t) {
+        sum[holding(g)] += t - last;
       } else {
-        deferredFrom[g] = last[g];
-        deferred[g] = true;
+        clock[2 * g + 1] = last;
       }
-      last[g] = t;
+      clock[2 * g] = t;
     }
   }
 
   /** Charge GPU {@code g}'s span whose midpoint is its end, now that the events at its end are in. */
   private void settle(int g) {
-    if (deferred[g]) {
-      sum[holding(g)] += last[g] - deferredFrom[g];
-      deferred[g] = false;
+    double from = clock[2 * g + 1];
+    if (from == from) { // not NaN: a span is deferred
+      sum[holding(g)] += clock[2 * g] - from;
+      clock[2 * g + 1] = Double.NaN;
     }
   }
 
   private int holding(int g) {
     int i = 3 * g;
-    if (top(i + GPU) >= 0) {
-      return topBound(i + GPU);
-    }
-    if (top(i + LINK) >= 0) {
-      return topBound(i + LINK);
+    long e = top(i + GPU);
+    if (e >= 0 || (e = top(i + LINK)) >= 0) {
+      return (int) (e & 7);
     }
     return top(i + CPU) >= 0 ? HOST : idle;
   }
@@ -176,7 +173,7 @@ final class BoundSweep {
 
   /** The sums, by bound ordinal, once the run has ended at {@code makespan}: the mean of the GPUs'. */
   double[] finish(double makespan) {
-    int n = last.length;
+    int n = clock.length / 2;
     for (int g = 0; g < n; g++) {
       reach(g, makespan);
       settle(g);
@@ -199,31 +196,31 @@ final class BoundSweep {
    * sort (copies of an op on many streams start together, not always in the order of their names).
    */
   private void push(int i, int interval, double t, int bound) {
-    int n = top[i];
+    int n = meta[3 * i];
     if (n == cap) {
       grow();
     }
     int base = i * cap;
-    if (n > 0 && from[base + n - 1] != t && unsorted[i]) {
+    if (n > 0 && from[base + n - 1] != t && meta[3 * i + 2] != 0) {
       sortLast(i);
     }
     long e = (long) interval << 3 | bound;
     if (n > 0 && from[base + n - 1] == t && entry[base + n - 1] > e) {
-      unsorted[i] = true;
+      meta[3 * i + 2] = 1;
     }
     entry[base + n] = e;
     from[base + n] = t;
-    top[i] = n + 1;
+    meta[3 * i] = n + 1;
   }
 
   /** Twice the room for every stack, each keeping its place. */
   private void grow() {
-    int stacks = top.length;
+    int stacks = meta.length / 3;
     long[] e = new long[2 * cap * stacks];
     double[] f = new double[2 * cap * stacks];
     for (int i = 0; i < stacks; i++) {
-      System.arraycopy(entry, i * cap, e, 2 * i * cap, top[i]);
-      System.arraycopy(from, i * cap, f, 2 * i * cap, top[i]);
+      System.arraycopy(entry, i * cap, e, 2 * i * cap, meta[3 * i]);
+      System.arraycopy(from, i * cap, f, 2 * i * cap, meta[3 * i]);
     }
     entry = e;
     from = f;
@@ -233,13 +230,13 @@ final class BoundSweep {
   /** Sort by name the intervals of stack {@code i} that started last, together. */
   private void sortLast(int i) {
     int base = i * cap;
-    int hi = base + top[i];
+    int hi = base + meta[3 * i];
     int lo = hi - 1;
     while (lo > base && from[lo - 1] == from[hi - 1]) {
       lo--;
     }
     Arrays.sort(entry, lo, hi);
-    unsorted[i] = false;
+    meta[3 * i + 2] = 0;
   }
 
   /**
@@ -248,9 +245,9 @@ final class BoundSweep {
    */
   private void remove(int i, int name) {
     int base = i * cap;
-    int n = top[i];
+    int n = meta[3 * i];
     if (n > 0 && (int) (entry[base + n - 1] >>> 3) == name) {
-      top[i] = n - 1; // the latest: most often
+      meta[3 * i] = n - 1; // the latest: most often
       return;
     }
     // a GPU's own streams hold a few intervals at a time; where one stack holds many (streams without a GPU of their
@@ -259,41 +256,37 @@ final class BoundSweep {
       if ((int) (entry[base + j] >>> 3) == name) {
         System.arraycopy(entry, base + j + 1, entry, base + j, n - 1 - j);
         System.arraycopy(from, base + j + 1, from, base + j, n - 1 - j);
-        top[i] = n - 1;
+        meta[3 * i] = n - 1;
         return;
       }
     }
     phase[name >>> 1] |= i % 3 == GPU && (name & 1) == 0 ? LAUNCH_OVER : OVER;
-    stale[i]++;
+    meta[3 * i + 1]++;
   }
 
   /**
-   * The latest interval of stack {@code i} still open, or -1: a GPU op's launch is over once its work started,
-   * anything at its end.
+   * The latest entry of stack {@code i} still open, or -1: a GPU op's launch is over once its work started, anything
+   * at its end.
    */
-  private int top(int i) {
-    if (unsorted[i]) {
+  private long top(int i) {
+    int m = 3 * i;
+    if (meta[m + 2] != 0) {
       sortLast(i);
     }
     int base = i * cap;
-    if (stale[i] == 0) {
-      return top[i] > 0 ? (int) (entry[base + top[i] - 1] >>> 3) : -1;
+    if (meta[m + 1] == 0) {
+      return meta[m] > 0 ? entry[base + meta[m] - 1] : -1;
     }
     boolean launches = i % 3 == GPU;
-    while (top[i] > 0) {
-      int n = (int) (entry[base + top[i] - 1] >>> 3);
-      byte p = phase[n >>> 1];
-      if ((p & (launches && (n & 1) == 0 ? LAUNCH_OVER : OVER)) == 0) {
-        return n;
+    while (meta[m] > 0) {
+      long e = entry[base + meta[m] - 1];
+      int n = (int) (e >>> 3);
+      if ((phase[n >>> 1] & (launches && (n & 1) == 0 ? LAUNCH_OVER : OVER)) == 0) {
+        return e;
       }
-      top[i]--;
-      stale[i]--;
+      meta[m]--;
+      meta[m + 1]--;
     }
     return -1;
-  }
-
-  /** The bound of the interval {@link #top} last returned for stack {@code i}. */
-  private int topBound(int i) {
-    return (int) (entry[i * cap + top[i] - 1] & 7);
   }
 }
