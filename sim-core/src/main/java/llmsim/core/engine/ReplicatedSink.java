@@ -66,9 +66,12 @@ public final class ReplicatedSink implements OpSink {
     return ids[0];
   }
 
+  /** An owner no builder passes: the stream was added without one, and its copies are too. */
+  private static final int NO_OWNER = Integer.MIN_VALUE;
+
   @Override
   public int addStream(String name, Lane lane) {
-    return addStream(name, lane, Integer.MIN_VALUE);
+    return addStream(name, lane, NO_OWNER);
   }
 
   /** Each peer's copy on the peer's own GPU: its copy of {@code owner}'s, or one of its own. */
@@ -77,7 +80,7 @@ public final class ReplicatedSink implements OpSink {
     int[] ids = new int[peers];
     for (int j = 0; j < peers; j++) {
       String n = peerName(j, name);
-      ids[j] = owner == Integer.MIN_VALUE ? inner.addStream(n, lane)
+      ids[j] = owner == NO_OWNER ? inner.addStream(n, lane)
           : inner.addStream(n, lane, owner < 0 ? -1 : streams.get(owner)[j]);
     }
     checkConsecutive("stream " + name, ids);

@@ -169,8 +169,7 @@ public final class Simulation implements OpSink {
     Runner r = new Runner(n, costs);
     r.start();
     double[] byBound = r.sweep.finish(r.now);
-    return new Trace(List.copyOf(streamNames), List.copyOf(streamLanes),
-        streamGpus.stream().mapToInt(Integer::intValue).toArray(), List.copyOf(poolNames), ops, costs, n,
+    return new Trace(List.copyOf(streamNames), List.copyOf(streamLanes), r.gpuOf, List.copyOf(poolNames), ops, costs, n,
         r.start, r.end, r.now, kernel.name(), r.events, byBound);
   }
 
@@ -223,8 +222,9 @@ public final class Simulation implements OpSink {
     final int[] classLength;
     final int[] streamHead;
     final boolean[] streamBusy;
-    /** Per stream: the bound ordinal of the op it runs. */
+    /** Per stream: the bound ordinal of the op it runs, and the simulated GPU it belongs to. */
     final int[] streamBound;
+    final int[] gpuOf;
     final int[][] poolActive;
     final int[] poolSize;
     /** Per pool: SMs its GPU's communication kernels hold now, and the SMs the GPU has (0: none held ever). */
@@ -328,7 +328,8 @@ public final class Simulation implements OpSink {
       }
       holders = any;
       // each op's bound worked out when it starts, where its row is at hand, and kept with its interval
-      sweep = new BoundSweep(phase(n), streamGpus.stream().mapToInt(Integer::intValue).toArray(), gpus, ws);
+      gpuOf = streamGpus.stream().mapToInt(Integer::intValue).toArray();
+      sweep = new BoundSweep(phase(n), gpuOf, gpus, ws);
       streamBound = new int[streamNames.size()];
     }
 
