@@ -198,8 +198,17 @@ final class MemoryCommand implements ScenarioOptions.Command, Callable<Integer> 
 
   private static void line(TextTable t, String label, List<Row> rows, ToDoubleFunction<MemoryPlan> f) {
     List<String> cells = new ArrayList<>(List.of(label));
-    rows.forEach(row -> cells.add(num(f.applyAsDouble(row.plan()) / Units.GIB, 1)));
+    rows.forEach(row -> cells.add(gib(f.applyAsDouble(row.plan()))));
     t.row(cells);
+  }
+
+  /**
+   * Bytes as GiB to one decimal, or, where that would read 0.0 for something held (a LoRA adapter's 16 MiB of
+   * gradients), to two significant digits: "0.016", not "0.0" beside rows that are nothing.
+   */
+  static String gib(double bytes) {
+    double v = bytes / Units.GIB;
+    return v > 0 && v < 0.05 ? num(v, 1 - (int) Math.floor(Math.log10(v))) : num(v, 1);
   }
 
   private static void text(TextTable t, String label, List<Row> rows, java.util.function.Function<Row, String> f) {

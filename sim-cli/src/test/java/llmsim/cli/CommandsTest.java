@@ -17,6 +17,20 @@ class CommandsTest {
   }
 
   @Test
+  void memory_showsSmallStateItHolds_notAsNothing() {
+    // LoRA rank 8 on q and v of LLaMA-7B's 32 layers: 2 x 32 x (4096 x 8 + 8 x 4096) fp32 adapter parameters, their
+    // gradients 4 B each and AdamW's two moments 8 B each: 0.016 and 0.031 GiB, which one decimal would show as 0.0
+    double adapters = 2.0 * 32 * (4096 * 8 + 8 * 4096);
+    CliRunner r = CliRunner.run("memory", "--model", "llama-7b", "--hardware", "h100-sxm", "--task", "finetune-lora");
+    assertThat(r.code()).isZero();
+    assertThat(r.out()).containsPattern("gradients +" + String.format(java.util.Locale.US, "%.3f", adapters * 4 / (1L << 30)))
+        .containsPattern("optimizer state +" + String.format(java.util.Locale.US, "%.3f", adapters * 8 / (1L << 30)))
+        .containsPattern("KV cache +0\\.0\\n");
+    assertThat(MemoryCommand.gib(0)).isEqualTo("0.0");
+    assertThat(MemoryCommand.gib(12.6 * (1L << 30))).isEqualTo("12.6");
+  }
+
+  @Test
   void memory_underPipelineStages_givesAStagesLayers() {
     // LLaMA-7B's 32 layers over 4 stages: 8 each; over 3: 10 or 11 (the split differs by one at most)
     CliRunner r = CliRunner.run("memory", "--model", "llama-7b", "--hardware", "hgx-h100-8x", "--task", "train",
