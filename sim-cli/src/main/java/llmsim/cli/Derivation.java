@@ -317,7 +317,7 @@ final class Derivation {
     difference = String.format(Locale.US, "the simulation gives %s, %+.0f%% from the closed form: it also counts"
         + " launch and dispatch overhead (%.0f%% of the %s)%s%s, the ops the formula leaves out, and overlap between"
         + " them; the %s is bound by %s", value(simulated), 100 * gap, 100 * overhead,
-        prefill ? "whole run, decode included" : "run", collectives(by), bubble(by), prefill ? "whole run" : "run",
+        prefill ? "whole run, decode included" : "run", collectives(by), bubble(), prefill ? "whole run" : "run",
         r.bound().key());
   }
 
@@ -346,17 +346,12 @@ final class Derivation {
    * simulated, beside the schedule's own (p - 1) / v of m + (p - 1) / v micro-batch slots; the closed form, one GPU's
    * FLOPs over its peak, has no room for either.
    */
-  private String bubble(Map<Bound, Double> by) {
-    var plan = r.task().plan();
-    if (plan.pp() <= 1 || !r.task().kind().training()) {
+  private String bubble() {
+    if (r.task().plan().pp() <= 1 || !r.task().kind().training()) {
       return "";
     }
-    double idle = (plan.pp() - 1.0) / plan.virtualStages();
-    int m = r.task().microBatches();
     return String.format(Locale.US, ", the pipeline bubble (each of the %d stages' GPUs waits on its neighbours %.0f%%"
-        + " of the step; the schedule's fill and drain alone: %.0f%% with %d micro-batch%s)", plan.pp(),
-        100 * by.getOrDefault(Bound.PIPELINE_BUBBLE, 0.0) / r.stepTimeSeconds(), 100 * idle / (m + idle), m,
-        m == 1 ? "" : "es");
+        + " of the step; %s)", r.task().plan().pp(), 100 * r.pipelineBubbleShare(), r.scheduleBubble());
   }
 
   private String value(double v) {

@@ -31,21 +31,6 @@ final class Explainer {
         Units.tflops(d.peakFlops(best)));
   }
 
-  /** The step's share a pipeline stage's GPU spends waiting on its neighbours, as simulated. */
-  private static double bubbleShare(StepResult r) {
-    return r.timeByBound().getOrDefault(Bound.PIPELINE_BUBBLE, 0.0) / r.stepTimeSeconds();
-  }
-
-  /** The schedule's own bubble, (p - 1) / v / (m + (p - 1) / v), with what it depends on. */
-  private static String scheduleBubble(StepResult r) {
-    var plan = r.task().plan();
-    int m = r.task().microBatches();
-    double idle = (plan.pp() - 1.0) / plan.virtualStages();
-    return String.format(Locale.US, "the schedule's fill and drain alone: %.0f%% with %d micro-batch%s%s", 100 * idle
-        / (m + idle), m, m == 1 ? "" : "es", plan.virtualStages() > 1 ? ", " + plan.virtualStages() + " chunks per GPU"
-        : "");
-  }
-
   static String explain(StepResult r, MemoryPlan withoutOffload) {
     SystemSpec s = r.system();
     double share = r.timeByBound().get(r.bound()) / r.stepTimeSeconds();
@@ -97,7 +82,7 @@ final class Explainer {
               + " GPUs of the %d stages wait on their neighbours that long on average (%s; the rest is the sends and"
               + " receives between stages and the host's synchronisation on each). More micro-batches%s or fewer"
               + " stages would shrink it; more FLOP/s or bandwidth would gain less than their shares suggest.",
-          pct, r.task().plan().pp(), scheduleBubble(r), r.task().plan().virtualStages() > 1 ? ", more chunks"
+          pct, r.task().plan().pp(), r.scheduleBubble(), r.task().plan().virtualStages() > 1 ? ", more chunks"
               : ", the interleaved schedule (--virtual-stages)"));
       case OVERHEAD -> {
         double perKernel = r.software().llamaCpp() == null ? r.software().launchSeconds()
@@ -147,8 +132,8 @@ final class Explainer {
     var plan = r.task().plan();
     if (plan.pp() > 1 && r.task().kind().training() && r.bound() != Bound.PIPELINE_BUBBLE) {
       sb.append(String.format(Locale.US, " Each of the %d pipeline stages' GPUs waits on its neighbours %.0f%% of the"
-              + " step (%s); more micro-batches%s would shrink it.", plan.pp(), bubbleShare(r) * 100,
-          scheduleBubble(r), plan.virtualStages() > 1 ? " or more chunks"
+              + " step (%s); more micro-batches%s would shrink it.", plan.pp(), r.pipelineBubbleShare() * 100,
+          r.scheduleBubble(), plan.virtualStages() > 1 ? " or more chunks"
               : " or the interleaved schedule (--virtual-stages)"));
     }
     double overhead = r.timeByBound().getOrDefault(Bound.OVERHEAD, 0.0) / r.stepTimeSeconds();

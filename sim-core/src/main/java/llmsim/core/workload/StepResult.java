@@ -98,6 +98,24 @@ public record StepResult(
         ? task.jobSteps(jobTokens) * task.tokensPerStep() / tokensPerSecond : Double.NaN;
   }
 
+  /** The share of the step a pipeline stage's GPU spent waiting on its neighbours, as simulated (0 without stages). */
+  public double pipelineBubbleShare() {
+    return timeByBound.getOrDefault(Bound.PIPELINE_BUBBLE, 0.0) / stepTimeSeconds;
+  }
+
+  /**
+   * The schedule's own bubble, (p - 1) / v of m + (p - 1) / v micro-batch slots, in words with what it depends on:
+   * "the schedule's fill and drain alone: 18% with 32 micro-batches".
+   */
+  public String scheduleBubble() {
+    var plan = task.plan();
+    int m = task.microBatches();
+    double idle = (plan.pp() - 1.0) / plan.virtualStages();
+    return String.format(java.util.Locale.US, "the schedule's fill and drain alone: %.0f%% with %d micro-batch%s%s",
+        100 * idle / (m + idle), m, m == 1 ? "" : "es",
+        plan.virtualStages() > 1 ? ", " + plan.virtualStages() + " chunks per GPU" : "");
+  }
+
   /** GPU-hours of the whole job: every GPU of the system for its wall time. */
   public double jobGpuHours() {
     return jobSeconds() * system.totalDevices() / 3600;
