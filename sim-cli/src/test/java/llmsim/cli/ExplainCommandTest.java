@@ -160,13 +160,14 @@ class ExplainCommandTest {
         "--pp", String.valueOf(pp), "--micro-batches", String.valueOf(m), "--format", "json");
     long idle = Math.round(100.0 * (pp - 1) / (m + pp - 1));
     assertThat(ex.get("difference").asText()).contains("the pipeline bubble (each of the 2 stages' GPUs waits on its"
-        + " neighbours ").contains("; the schedule's fill and drain alone: " + idle + "% with 1 micro-batch)");
+        + " neighbours ").contains("; the schedule's fill and drain alone: " + idle + "% of the pipeline's span with 1"
+        + " micro-batch)");
     // and simulate's explanation says it of one micro-batch, not "1 micro-batches"; time_by_bound_s carries the wait
     // (PipelineTest checks its size against the schedule over the pipeline's span, the optimizer step left out)
     JsonNode sim = json("simulate", "--model", "llama-7b", "--task", "train", "--hardware", "hgx-h100-8x", "--pp", "2",
         "--micro-batches", "1", "--format", "json");
     assertThat(sim.get("explanation").asText()).contains("the schedule's fill and drain alone: " + idle
-        + "% with 1 micro-batch");
+        + "% of the pipeline's span with 1 micro-batch");
     assertThat(sim.at("/time_by_bound_s/pipeline_bubble").asDouble()).isPositive();
   }
 

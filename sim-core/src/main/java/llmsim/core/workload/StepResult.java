@@ -105,13 +105,15 @@ public record StepResult(
 
   /**
    * The schedule's own bubble, (p - 1) / v of m + (p - 1) / v micro-batch slots, in words with what it depends on:
-   * "the schedule's fill and drain alone: 18% with 32 micro-batches".
+   * "the schedule's fill and drain alone: 18% of the pipeline's span with 32 micro-batches" (the
+   * span from the first forward to the last backward: a step also holds the optimizer and the gradient reduction).
    */
   public String scheduleBubble() {
     var plan = task.plan();
     int m = task.microBatches();
     double idle = (plan.pp() - 1.0) / plan.virtualStages();
-    return String.format(java.util.Locale.US, "the schedule's fill and drain alone: %.0f%% with %d micro-batch%s%s",
+    return String.format(java.util.Locale.US, "the schedule's fill and drain alone: %.0f%% of the pipeline's span with %d"
+        + " micro-batch%s%s",
         100 * idle / (m + idle), m, m == 1 ? "" : "es",
         plan.virtualStages() > 1 ? ", " + plan.virtualStages() + " chunks per GPU" : "");
   }
