@@ -14,7 +14,7 @@ import java.util.Arrays;
  * two adjacent doubles the midpoint can round to the later one, where what starts then already counts and what ends
  * then no longer does, as in the sort.) Intervals of a kind are stacked by (start, name), the name being {@code op << 1
  * | piece} (piece 0: a GPU op's launch or a whole transfer or CPU op, 1: a GPU op's work); one that has ended is
- * dropped when it reaches the top. Each GPU's spans add up to the makespan, and the sums are their mean over the GPUs:
+ * dropped at once where it is among the latest few of its stack, else marked and dropped when it reaches the top. Each GPU's spans add up to the makespan, and the sums are their mean over the GPUs:
  * the step's time as the GPUs spend it (every simulated GPU stands for as many as every other). With one GPU the sums
  * are those of sorting every instant and interval after the run.
  */
