@@ -178,8 +178,10 @@ public final class Simulation implements OpSink {
    * {@code state[8 * op + ...]}: seven doubles (as their bits) and the op's two pools. One re-share touches ops far
    * apart in id, and one cache line per op costs far less than one per field. When ops are replicated
    * ({@link OpTable}), what is the same for every copy (the three standalone times and the first copy's pools) is
-   * kept once per row, {@code rows[4 * row + ...]}, and each op keeps only the four fields a run changes,
-   * {@code state[4 * op + ...]}: the copies of a row run side by side, so their row stays in cache.
+   * kept once per row, {@code rows[4 * row + ...]}, and the four fields a run changes are kept per stream,
+   * {@code state[4 * stream + ...]}, for the one op each stream runs at a time ({@link #streamOp}): a few thousand
+   * lines that stay in cache where one per op was a line of memory each (an every-GPU cluster step runs 46 M ops).
+   * The op's slot in {@link #state} and in the pools' lists is therefore the op itself when packed, else its stream.
    */
   private final class Runner {
     private static final int REMAINING = 0;
@@ -198,6 +200,7 @@ public final class Simulation implements OpSink {
     final EventQueue plain;
     final double[] start;
     final double[] end;
+    /** The fields a run changes, per slot: an op when packed, else a stream (see the class comment). */
     final long[] state;
     /** Whether every op holds its fixed fields in its own line (no replicated rows). */
     final boolean packed;
@@ -222,6 +225,10 @@ public final class Simulation implements OpSink {
     final int[] classLength;
     final int[] streamHead;
     final boolean[] streamBusy;
+    /** Per stream, when ops are replicated: the op it runs (or ran last), that op's row and its start. */
+    final int[] streamOp;
+    final int[] streamRow;
+    final double[] streamStart;
     /** Per stream: the bound ordinal of the op it runs, and the simulated GPU it belongs to. */
     final int[] streamBound;
     final int[] gpuOf;
@@ -248,17 +255,17 @@ public final class Simulation implements OpSink {
       packed = !ops.replicated();
       stride = packed ? 8 : 4;
       // with a workspace, its arrays: start and end are written for every op by the end of a run (one left
-      // unstarted is a deadlock, thrown), a row's fixed fields and an op's due time here, an op's remaining work and
-      // rate when it starts and its last update when its work begins, before any of them is read
+      // unstarted is a deadlock, thrown), a row's fixed fields here, a slot's remaining work and rate when its op
+      // starts, its last update when the op's work begins and its due time when it is re-rated, before any is read
       if (ws == null) {
         start = new double[n];
         end = new double[n];
-        state = new long[stride * n];
+        state = new long[packed ? stride * n : stride * streamNames.size()];
         rows = packed ? state : new long[4 * ops.rows()];
       } else {
         start = ws.start = Workspace.doubles(ws.start, n);
         end = ws.end = Workspace.doubles(ws.end, n);
-        state = ws.state = Workspace.longs(ws.state, stride * n);
+        state = ws.state = Workspace.longs(ws.state, packed ? stride * n : stride * streamNames.size());
         rows = packed ? state : (ws.rows = Workspace.longs(ws.rows, 4 * ops.rows()));
       }
       for (int row = 0; row < ops.rows(); row++) {
@@ -267,9 +274,6 @@ public final class Simulation implements OpSink {
         rows[f + T_MEMORY] = Double.doubleToRawLongBits(c.tMemory[row]);
         rows[f + T_LINK] = Double.doubleToRawLongBits(c.tLink[row]);
         rows[f + POOLS] = (long) c.memPool(row) << 32 | (c.linkPool(row) & 0xffffffffL);
-        for (int op = ops.first(row); op < ops.first(row) + ops.copies(row); op++) {
-          put(stride * op, DUE, Double.NaN);
-        }
       }
       launch = c.launch;
       rowBound = c.bound;
@@ -302,6 +306,9 @@ public final class Simulation implements OpSink {
       }
       streamHead = new int[streamNames.size()];
       streamBusy = new boolean[streamNames.size()];
+      streamOp = packed ? null : new int[streamNames.size()];
+      streamRow = packed ? null : new int[streamNames.size()];
+      streamStart = packed ? null : new double[streamNames.size()];
       poolActive = new int[poolNames.size()][4];
       poolSize = new int[poolNames.size()];
       smsHeld = new int[poolNames.size()];
@@ -358,13 +365,13 @@ public final class Simulation implements OpSink {
       return Double.longBitsToDouble(rows[f + field]);
     }
 
-    /** Op {@code op}'s pools, packed as in {@link #POOLS}: its row's, plus its copy. */
-    private long pools(int op) {
+    /** The pools of the op in {@code slot}, packed as in {@link #POOLS}: its row's, plus its copy. */
+    private long pools(int slot) {
       if (packed) {
-        return state[8 * op + 4 + POOLS];
+        return state[8 * slot + 4 + POOLS];
       }
-      int r = ops.row(op);
-      return ofCopy(rows[4 * r + POOLS], op - ops.first(r));
+      int r = streamRow[slot];
+      return ofCopy(rows[4 * r + POOLS], streamOp[slot] - ops.first(r));
     }
 
     private static long ofCopy(long pools, int j) {
@@ -386,10 +393,20 @@ public final class Simulation implements OpSink {
         // real event's time, not a stale one's
         if ((payload & 1) == FLOW) {
           now = t;
-          beginFlow(op);
-        } else if (get(stride * op, DUE) == t) {
-          now = t;
-          complete(op);
+          beginFlow(op, ops.stream(op));
+        } else if (packed) {
+          if (get(8 * op, DUE) == t) {
+            now = t;
+            complete(op, ops.stream(op));
+          }
+        } else {
+          // a stream's slot holds the op it runs: an event of an op it has finished names another op, or finds
+          // the due time cleared
+          int s = ops.stream(op);
+          if (streamOp[s] == op && get(4 * s, DUE) == t) {
+            now = t;
+            complete(op, s);
+          }
         }
       }
       for (int s = 0; s < streamClass.length; s++) {
@@ -428,10 +445,17 @@ public final class Simulation implements OpSink {
       }
       streamBusy[s] = true;
       start[op] = now;
-      put(stride * op, REMAINING, 1.0);
-      put(stride * op, RATE, 0); // as a new array has it: the first re-rate reads it (times no time elapsed)
+      int slot = op;
+      if (!packed) {
+        slot = s;
+        streamOp[s] = op;
+        streamRow[s] = r;
+        streamStart[s] = now;
+      }
+      put(stride * slot, REMAINING, 1.0);
+      put(stride * slot, RATE, 0); // as a new array has it: the first re-rate reads it (times no time elapsed)
       if (holders && lane[s].communication()) {
-        holdSms(op, 1, -1, -1);
+        holdSms(slot, 1, -1, -1);
       }
       double l = launch[r];
       int bound = Trace.opBound(lane[s], rowBound[r]).ordinal();
@@ -440,44 +464,46 @@ public final class Simulation implements OpSink {
       if (l > 0) {
         push(now + l, FLOW, (op << 1) | FLOW);
       } else {
-        beginFlow(op);
+        beginFlow(op, s);
       }
     }
 
-    void beginFlow(int op) {
-      put(stride * op, LAST, now);
-      int s = ops.stream(op);
-      sweep.work(op, s, lane[s], now, now > start[op], streamBound[s]);
-      long p = pools(op);
+    /** Op {@code op}, on stream {@code s}, has launched: its work starts, sharing its pools. */
+    void beginFlow(int op, int s) {
+      int slot = packed ? op : s;
+      put(stride * slot, LAST, now);
+      sweep.work(op, s, lane[s], now, now > (packed ? start[op] : streamStart[s]), streamBound[s]);
+      long p = pools(slot);
       int mp = (int) (p >> 32);
       int lp = (int) p;
       if (mp >= 0) {
-        join(mp, op);
+        join(mp, slot);
       }
       if (lp >= 0) {
-        join(lp, op);
+        join(lp, slot);
       }
-      reshare(op, mp, lp);
+      reshare(slot, mp, lp);
     }
 
-    void complete(int op) {
-      put(stride * op, REMAINING, 0);
-      put(stride * op, DUE, Double.NaN);
+    /** Op {@code op}, on stream {@code s}, ends. */
+    void complete(int op, int s) {
+      int slot = packed ? op : s;
+      put(stride * slot, REMAINING, 0);
+      put(stride * slot, DUE, Double.NaN);
       end[op] = now;
-      int s = ops.stream(op);
       sweep.end(op, s, lane[s], now);
-      long p = pools(op);
+      long p = pools(slot);
       int mp = (int) (p >> 32);
       int lp = (int) p;
       if (mp >= 0) {
-        leave(mp, op);
+        leave(mp, slot);
       }
       if (lp >= 0) {
-        leave(lp, op);
+        leave(lp, slot);
       }
       // SMs handed back before the re-share, so that an op on these pools and on the GPU's is re-rated once
       if (holders && lane[s].communication()) {
-        holdSms(op, -1, mp, lp);
+        holdSms(slot, -1, mp, lp);
       }
       reshare(-1, mp, lp);
       streamBusy[s] = false;
@@ -491,7 +517,7 @@ public final class Simulation implements OpSink {
         tryStart(s);
         return;
       }
-      int row = ops.row(op);
+      int row = streamRow[s];
       int copy = op - ops.first(row);
       boolean single = ops.copies(row) == 1;
       for (int k = dependentsStart[row]; k < dependentsStart[row + 1]; k++) {
@@ -525,11 +551,12 @@ public final class Simulation implements OpSink {
     }
 
     /**
-     * Op {@code op} takes ({@code sign} 1) or hands back (-1) the SMs it holds, if any, and every op flowing on that
-     * GPU's memory pool is re-rated, except those on {@code mp} or {@code lp}, which the caller re-rates next.
+     * The op in {@code slot} takes ({@code sign} 1) or hands back (-1) the SMs it holds, if any, and every op flowing
+     * on that GPU's memory pool is re-rated, except those on {@code mp} or {@code lp}, which the caller re-rates next.
      */
-    private void holdSms(int op, int sign, int mp, int lp) {
-      int row = ops.row(op);
+    private void holdSms(int slot, int sign, int mp, int lp) {
+      int row = packed ? slot : streamRow[slot];
+      int op = packed ? slot : streamOp[slot];
       int held = rowSmsHeld[row];
       if (held == 0) {
         return;
@@ -542,7 +569,7 @@ public final class Simulation implements OpSink {
       int[] active = poolActive[pool];
       for (int i = 0; i < poolSize[pool]; i++) {
         int o = active[i];
-        if (o != op && (mp < 0 || !onPool(o, mp)) && (lp < 0 || !onPool(o, lp)) && !listedBefore(active, i)) {
+        if (o != slot && (mp < 0 || !onPool(o, mp)) && (lp < 0 || !onPool(o, lp)) && !listedBefore(active, i)) {
           rerateIfChanged(o);
         }
       }
@@ -559,20 +586,20 @@ public final class Simulation implements OpSink {
     }
 
     /**
-     * Recompute the rate of {@code op} and of every op flowing on the pools it touched, each once, in the order
-     * {@code op}, those on {@code mp}, those on {@code lp}. An op is on a pool's list once per pool of its own that
-     * is that pool: one on {@code mp}'s list has {@code mp} as its memory or link pool, and one listed twice has it
-     * as both.
+     * Recompute the rate of the op in {@code slot} (none: -1) and of every op flowing on the pools it touched, each
+     * once, in the order {@code slot}, those on {@code mp}, those on {@code lp}. An op is on a pool's list (by its
+     * slot) once per pool of its own that is that pool: one on {@code mp}'s list has {@code mp} as its memory or link
+     * pool, and one listed twice has it as both.
      */
-    void reshare(int op, int mp, int lp) {
-      if (op >= 0) {
-        rerate(op);
+    void reshare(int slot, int mp, int lp) {
+      if (slot >= 0) {
+        rerate(slot);
       }
       if (mp >= 0) {
         int[] active = poolActive[mp];
         for (int i = 0; i < poolSize[mp]; i++) {
           int o = active[i];
-          if (o != op && !listedBefore(active, i)) {
+          if (o != slot && !listedBefore(active, i)) {
             rerate(o);
           }
         }
@@ -581,7 +608,7 @@ public final class Simulation implements OpSink {
         int[] active = poolActive[lp];
         for (int i = 0; i < poolSize[lp]; i++) {
           int o = active[i];
-          if (o != op && (mp < 0 || !onPool(o, mp)) && !listedBefore(active, i)) {
+          if (o != slot && (mp < 0 || !onPool(o, mp)) && !listedBefore(active, i)) {
             rerate(o);
           }
         }
@@ -603,21 +630,24 @@ public final class Simulation implements OpSink {
       return false;
     }
 
-    /** Whether {@code pool} is op {@code o}'s memory or link pool. */
+    /** Whether {@code pool} is the memory or link pool of the op in slot {@code o}. */
     private boolean onPool(int o, int pool) {
       long p = pools(o);
       return (int) (p >> 32) == pool || (int) p == pool;
     }
 
-    void rerate(int op) {
-      int o = stride * op;
+    /** Re-rate the op in {@code slot} at its current share and push its completion at that rate. */
+    void rerate(int slot) {
+      int o = stride * slot;
       int f;
       long p;
+      int op = slot;
       if (packed) {
-        f = 8 * op + 4;
+        f = 8 * slot + 4;
         p = state[f + POOLS];
       } else {
-        int r = ops.row(op);
+        int r = streamRow[slot];
+        op = streamOp[slot];
         f = 4 * r;
         p = ofCopy(rows[f + POOLS], op - ops.first(r));
       }
@@ -650,24 +680,24 @@ public final class Simulation implements OpSink {
     }
 
     /**
-     * Re-rate {@code op} when the SMs held on its GPU changed its rate; an op bound by memory or a link either side
-     * of the change keeps its rate and its completion event.
+     * Re-rate the op in {@code slot} when the SMs held on its GPU changed its rate; an op bound by memory or a link
+     * either side of the change keeps its rate and its completion event.
      */
-    private void rerateIfChanged(int op) {
+    private void rerateIfChanged(int slot) {
       int f;
       long p;
       if (packed) {
-        f = 8 * op + 4;
+        f = 8 * slot + 4;
         p = state[f + POOLS];
       } else {
-        int r = ops.row(op);
+        int r = streamRow[slot];
         f = 4 * r;
-        p = ofCopy(rows[f + POOLS], op - ops.first(r));
+        p = ofCopy(rows[f + POOLS], streamOp[slot] - ops.first(r));
       }
       double t = serviceTime(f, p);
       double rate = t <= 0 ? 0 : 1.0 / t;
-      if (rate != get(stride * op, RATE)) {
-        rerate(op);
+      if (rate != get(stride * slot, RATE)) {
+        rerate(slot);
       }
     }
 
