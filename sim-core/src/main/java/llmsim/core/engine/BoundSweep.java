@@ -14,9 +14,15 @@ import java.util.Arrays;
  * two adjacent doubles the midpoint can round to the later one, where what starts then already counts and what ends
  * then no longer does, as in the sort.) Intervals of a kind are stacked by (start, name), the name being {@code op << 1
  * | piece} (piece 0: a GPU op's launch or a whole transfer or CPU op, 1: a GPU op's work); one that has ended is
- * dropped at once where it is among the latest few of its stack, else marked and dropped when it reaches the top. Each GPU's spans add up to the makespan, and the sums are their mean over the GPUs:
- * the step's time as the GPUs spend it (every simulated GPU stands for as many as every other). With one GPU the sums
- * are those of sorting every instant and interval after the run.
+ * dropped at once where it is among the latest few of its stack, else marked and dropped when it reaches the top.
+ * Each GPU's spans add up to the makespan, summed per GPU, and the sums are their mean over the GPUs: the step's time
+ * as the GPUs spend it (every simulated GPU stands for as many as every other). With one GPU the sums are those of
+ * sorting every instant and interval after the run.
+ *
+ * <p>Peers that run copies of the same ops ({@link Shadows}) are swept once: a shadow GPU only adds up a digest of
+ * what it starts and ends, and when the run is over takes its leader's sums if its digest and count are the leader's
+ * (the same ops, offset by its copy, at the same instants with the same bounds: the same sweep). Where one differs
+ * (its peers did not run in step) {@link #finish} returns null and the run is simulated again with every GPU swept.
  */
 final class BoundSweep {
   /** An op's marks, set only where its interval could not be dropped at once ({@link #remove}): its launch is over. */
@@ -36,7 +42,15 @@ final class BoundSweep {
     }
   }
 
-  private final double[] sum = new double[Bound.values().length];
+  private static final int BOUNDS = Bound.values().length;
+  /** Per GPU {@code g}, from {@code BOUNDS g}: its seconds by bound ordinal. */
+  private final double[] sum;
+  /** Per GPU: its leader whose sweep it takes (itself where it is swept), and its ops' offset from the leader's. */
+  private final int[] leader;
+  private final int[] shift;
+  /** Per GPU with a leader or shadows: a digest of what it started and ended, and how many such events. */
+  private final long[] digest;
+  private final long[] events;
   /** Per op: which of its intervals are over though still held ({@link #LAUNCH_OVER}, {@link #OVER}). */
   private final byte[] phase;
   /** Per stream: the GPU it belongs to. */
@@ -68,13 +82,26 @@ final class BoundSweep {
   /**
    * @param phase one entry per op, all 0 (no interval over)
    * @param gpuOf per stream, the GPU it belongs to (0 to {@code gpus - 1})
+   * @param shadows the GPUs swept once for their peers, or null: every GPU swept
    * @param ws where the stacks' arrays are taken from and handed back by {@link #finish}; null: their own
    */
-  BoundSweep(byte[] phase, int[] gpuOf, int gpus, Workspace ws) {
+  BoundSweep(byte[] phase, int[] gpuOf, int gpus, Shadows shadows, Workspace ws) {
     this.phase = phase;
     this.gpuOf = gpuOf;
     this.ws = ws;
     int n = Math.max(1, gpus);
+    sum = new double[BOUNDS * n];
+    if (shadows != null) {
+      leader = shadows.leader;
+      shift = shadows.shift;
+      digest = new long[n];
+      events = new long[n];
+    } else {
+      leader = null;
+      shift = null;
+      digest = null;
+      events = null;
+    }
     meta = new int[9 * n];
     // a GPU's own streams hold a few intervals at a time; the arrays grow where one holds more
     cap = 4;
@@ -104,7 +131,7 @@ final class BoundSweep {
     if (t > last) {
       settle(g);
       if (0.5 * (last + t) < t) {
-        sum[holding(g)] += t - last;
+        sum[BOUNDS * g + holding(g)] += t - last;
       } else {
         clock[2 * g + 1] = last;
       }
@@ -116,7 +143,7 @@ final class BoundSweep {
   private void settle(int g) {
     double from = clock[2 * g + 1];
     if (from == from) { // not NaN: a span is deferred
-      sum[holding(g)] += clock[2 * g] - from;
+      sum[BOUNDS * g + holding(g)] += clock[2 * g] - from;
       clock[2 * g + 1] = Double.NaN;
     }
   }
@@ -137,6 +164,9 @@ final class BoundSweep {
    */
   void start(int op, int stream, Lane lane, double t, double workStart, int bound) {
     int g = gpuOf[stream];
+    if (leader != null && note(g, op, workStart > t ? 1 : 0, t, bound)) {
+      return;
+    }
     reach(g, t);
     if (lane == Lane.CPU) {
       push(3 * g + CPU, op << 1, t, bound);
@@ -151,6 +181,9 @@ final class BoundSweep {
   void work(int op, int stream, Lane lane, double t, boolean launched, int bound) {
     if (lane == Lane.COMPUTE) {
       int g = gpuOf[stream];
+      if (leader != null && note(g, op, launched ? 3 : 2, t, bound)) {
+        return;
+      }
       if (launched) {
         reach(g, t); // the span up to now, with the launch still held
         remove(3 * g + GPU, op << 1);
@@ -161,6 +194,9 @@ final class BoundSweep {
 
   void end(int op, int stream, Lane lane, double t) {
     int g = gpuOf[stream];
+    if (leader != null && note(g, op, 4, t, 0)) {
+      return;
+    }
     reach(g, t);
     if (lane == Lane.CPU) {
       remove(3 * g + CPU, op << 1);
@@ -171,23 +207,137 @@ final class BoundSweep {
     }
   }
 
-  /** The sums, by bound ordinal, once the run has ended at {@code makespan}: the mean of the GPUs'. */
+  /** How many GPUs are swept on their own: all but the shadows. */
+  int swept() {
+    int n = clock.length / 2;
+    if (leader == null) {
+      return n;
+    }
+    int swept = 0;
+    for (int g = 0; g < n; g++) {
+      swept += leader[g] < 0 || leader[g] == g ? 1 : 0;
+    }
+    return swept;
+  }
+
+  /**
+   * Add event {@code kind} of op {@code op} at {@code t} to GPU {@code g}'s digest, where it has a leader or
+   * shadows; returns whether {@code g} is a shadow (not swept). The op is named as its leader's copy, so that peers
+   * in step add the same values; the digest is a sum, as the order of a GPU's events within an instant is not its
+   * leader's.
+   */
+  private boolean note(int g, int op, int kind, double t, int bound) {
+    int l = leader[g];
+    if (l < 0) {
+      return false;
+    }
+    long x = ((long) (op - shift[g]) << 6 | kind << 3 | bound) * 0x9E3779B97F4A7C15L
+        ^ Double.doubleToRawLongBits(t) * 0xC2B2AE3D27D4EB4FL;
+    x = (x ^ x >>> 31) * 0xBF58476D1CE4E5B9L;
+    digest[g] += x ^ x >>> 29;
+    events[g]++;
+    return l != g;
+  }
+
+  /**
+   * The sums, by bound ordinal, once the run has ended at {@code makespan}: the mean of the GPUs'; null where a
+   * shadow GPU did not run as its leader did (its sweep is not its leader's: sweep every GPU).
+   */
   double[] finish(double makespan) {
     int n = clock.length / 2;
     for (int g = 0; g < n; g++) {
-      reach(g, makespan);
-      settle(g);
+      if (leader == null || leader[g] < 0 || leader[g] == g) {
+        reach(g, makespan);
+        settle(g);
+      }
     }
     if (ws != null) {
       ws.stackEntries = entry;
       ws.stackFrom = from;
     }
-    if (n > 1) {
-      for (int b = 0; b < sum.length; b++) {
-        sum[b] /= n;
+    for (int g = 0; leader != null && g < n; g++) {
+      int l = leader[g];
+      if (l >= 0 && l != g) {
+        if (digest[g] != digest[l] || events[g] != events[l]) {
+          return null;
+        }
+        System.arraycopy(sum, BOUNDS * l, sum, BOUNDS * g, BOUNDS);
       }
     }
-    return sum;
+    double[] mean = Arrays.copyOf(sum, BOUNDS);
+    for (int g = 1; g < n; g++) {
+      for (int b = 0; b < BOUNDS; b++) {
+        mean[b] += sum[BOUNDS * g + b];
+      }
+    }
+    if (n > 1) {
+      for (int b = 0; b < BOUNDS; b++) {
+        mean[b] /= n;
+      }
+    }
+    return mean;
+  }
+
+  /**
+   * Which simulated GPUs are swept for others: GPU {@code g} is a shadow of {@code leader[g]} when its streams are,
+   * in order, its leader's shifted by one offset {@code shift[g]} and each runs the ops of its leader's
+   * counterpart (the same list of rows, {@link OpTable#streamRows}), so that its ops are the leader's ids plus that
+   * offset. {@code leader[g]} is -1 for a GPU that has no peer (swept, no digest), {@code g} for a leader.
+   */
+  static final class Shadows {
+    final int[] leader;
+    final int[] shift;
+
+    private Shadows(int[] leader, int[] shift) {
+      this.leader = leader;
+      this.shift = shift;
+    }
+
+    /** The shadows of a run whose stream {@code s} belongs to GPU {@code gpuOf[s]} and runs list {@code classOf[s]}; null for none. */
+    static Shadows of(int[] gpuOf, int[] classOf, int gpus) {
+      int[][] streams = new int[gpus][];
+      int[] count = new int[gpus];
+      for (int g : gpuOf) {
+        count[g]++;
+      }
+      for (int g = 0; g < gpus; g++) {
+        streams[g] = new int[count[g]];
+        count[g] = 0;
+      }
+      for (int s = 0; s < gpuOf.length; s++) {
+        streams[gpuOf[s]][count[gpuOf[s]]++] = s;
+      }
+      int[] leader = new int[gpus];
+      int[] shift = new int[gpus];
+      Arrays.fill(leader, -1);
+      java.util.Map<java.util.List<Integer>, Integer> first = new java.util.HashMap<>();
+      boolean any = false;
+      for (int g = 0; g < gpus; g++) {
+        if (streams[g].length == 0) {
+          continue;
+        }
+        java.util.List<Integer> key = new java.util.ArrayList<>(streams[g].length);
+        for (int s : streams[g]) {
+          key.add(classOf[s]);
+        }
+        Integer l = first.putIfAbsent(key, g);
+        if (l == null) {
+          continue;
+        }
+        int d = streams[g][0] - streams[l][0];
+        boolean inStep = true;
+        for (int i = 1; i < streams[g].length && inStep; i++) {
+          inStep = streams[g][i] - streams[l][i] == d;
+        }
+        if (inStep) {
+          leader[l] = l;
+          leader[g] = l;
+          shift[g] = d;
+          any = true;
+        }
+      }
+      return any ? new Shadows(leader, shift) : null;
+    }
   }
 
   /**

@@ -41,6 +41,10 @@ public final class Simulation implements OpSink {
   final OpTable ops;
   /** Where the table's and the run's arrays are kept between runs; null: this simulation's own. */
   private final Workspace ws;
+  /** Whether peers running copies of the same ops are swept once for all ({@link BoundSweep.Shadows}). */
+  private boolean shadows = true;
+  /** How many GPUs the last run's sweep went through on their own (tests). */
+  private int swept;
 
   public Simulation() {
     this(Kernels.get());
@@ -157,6 +161,16 @@ public final class Simulation implements OpSink {
     ops.layer(index);
   }
 
+  /** Sweep every GPU on its own, peers in step included (tests: the shadows' sums against their own). */
+  void sweepEveryGpu() {
+    shadows = false;
+  }
+
+  /** How many simulated GPUs the last run swept on their own: all but those that took a peer's sums. */
+  int sweptGpus() {
+    return swept;
+  }
+
   public int opCount() {
     return ops.size();
   }
@@ -166,9 +180,15 @@ public final class Simulation implements OpSink {
     int n = ops.size();
     ops.index();
     Costs costs = Costs.evaluate(kernel, ops, groups, ws);
-    Runner r = new Runner(n, costs);
+    Runner r = new Runner(n, costs, shadows);
     r.start();
     double[] byBound = r.sweep.finish(r.now);
+    if (byBound == null) { // peers swept as one did not run in step: run again, sweeping each
+      r = new Runner(n, costs, false);
+      r.start();
+      byBound = r.sweep.finish(r.now);
+    }
+    swept = r.sweep.swept();
     return new Trace(List.copyOf(streamNames), List.copyOf(streamLanes), r.gpuOf, List.copyOf(poolNames), ops, costs, n,
         r.start, r.end, r.now, kernel.name(), r.events, byBound);
   }
@@ -249,7 +269,7 @@ public final class Simulation implements OpSink {
     double now;
     long events;
 
-    Runner(int n, Costs c) {
+    Runner(int n, Costs c, boolean shadows) {
       runs = ops.replicated() ? new CoalescedQueue(Math.max(16, streamNames.size() * 4)) : null;
       plain = runs == null ? new EventQueue(Math.max(16, streamNames.size() * 4)) : null;
       packed = !ops.replicated();
@@ -336,7 +356,8 @@ public final class Simulation implements OpSink {
       holders = any;
       // each op's bound worked out when it starts, where its row is at hand, and kept with its interval
       gpuOf = streamGpus.stream().mapToInt(Integer::intValue).toArray();
-      sweep = new BoundSweep(phase(n), gpuOf, gpus, ws);
+      sweep = new BoundSweep(phase(n), gpuOf, gpus,
+          shadows && !packed && gpus > 1 ? BoundSweep.Shadows.of(gpuOf, streamClass, gpus) : null, ws);
       streamBound = new int[streamNames.size()];
     }
 

@@ -49,16 +49,22 @@ class ReplicatedSinkTest {
    * with shapes, launches), transfers on the fabric and the network (each followed by the peers' synchronisation),
    * host copies, dependencies on what the builder got back; many equal times (whole-number sizes).
    */
-  private static void build(OpSink sink, long seed) {
+  static void build(OpSink sink, long seed) {
+    build(sink, seed, false);
+  }
+
+  /** As above; {@code ownGpus}: each peer's streams on a GPU of its own (else every stream on one GPU). */
+  static void build(OpSink sink, long seed, boolean ownGpus) {
     SplittableRandom rnd = new SplittableRandom(seed);
     int mem = sink.addPool("device memory");
     int fabric = sink.addPool("intra-node link");
     int network = sink.addPool("network");
     int h2d = sink.addPool("host link H2D");
-    int compute = sink.addStream("GPU compute", Lane.COMPUTE);
-    int[] comm = {sink.addStream("tensor-parallel comm", Lane.FABRIC), sink.addStream("data-parallel comm",
-        Lane.NETWORK), sink.addStream("pipeline send", Lane.FABRIC)};
-    int copy = sink.addStream("H2D copy", Lane.H2D);
+    int compute = ownGpus ? sink.addStream("GPU compute", Lane.COMPUTE, -1) : sink.addStream("GPU compute", Lane.COMPUTE);
+    int[] comm = {stream(sink, "tensor-parallel comm", Lane.FABRIC, compute, ownGpus),
+        stream(sink, "data-parallel comm", Lane.NETWORK, compute, ownGpus),
+        stream(sink, "pipeline send", Lane.FABRIC, compute, ownGpus)};
+    int copy = stream(sink, "H2D copy", Lane.H2D, compute, ownGpus);
     int gemm = sink.addGroup(new CostGroup("gemm", 8, mem, 2, -1, 1, 0.25, 4));
     int elementwise = sink.addGroup(new CostGroup("element-wise", 8, mem, 2, -1, 1, 0));
     int ring = sink.addGroup(new CostGroup("intra-node ring", 1, -1, 1, fabric, 4, 0.5));
@@ -83,6 +89,10 @@ class ReplicatedSinkTest {
       };
       ids.add(id);
     }
+  }
+
+  private static int stream(OpSink sink, String name, Lane lane, int compute, boolean ownGpus) {
+    return ownGpus ? sink.addStream(name, lane, compute) : sink.addStream(name, lane);
   }
 
   @Test
