@@ -45,12 +45,14 @@ final class BoundSweep {
   private static final int BOUNDS = Bound.values().length;
   /** Per GPU {@code g}, from {@code BOUNDS g}: its seconds by bound ordinal. */
   private final double[] sum;
-  /** Per GPU: its leader whose sweep it takes (itself where it is swept), and its ops' offset from the leader's. */
+  /**
+   * Per GPU {@code g}, at {@code 2 g} its leader whose sweep it takes ({@link Shadows}: itself where it is swept, -1
+   * for none) and at {@code 2 g + 1} its ops' offset from the leader's; null: every GPU swept.
+   */
   private final int[] leader;
-  private final int[] shift;
-  /** Per GPU with a leader or shadows: a digest of what it started and ended, and how many such events. */
+  /** Per GPU with a leader or shadows: at {@code 2 g} a digest of what it started and ended, at {@code 2 g + 1} how
+   * many such events; side by side, as each event reads both. */
   private final long[] digest;
-  private final long[] events;
   /** Per op: which of its intervals are over though still held ({@link #LAUNCH_OVER}, {@link #OVER}). */
   private final byte[] phase;
   /** Per stream: the GPU it belongs to. */
@@ -92,15 +94,15 @@ final class BoundSweep {
     int n = Math.max(1, gpus);
     sum = new double[BOUNDS * n];
     if (shadows != null) {
-      leader = shadows.leader;
-      shift = shadows.shift;
-      digest = new long[n];
-      events = new long[n];
+      leader = new int[2 * n];
+      for (int g = 0; g < n; g++) {
+        leader[2 * g] = shadows.leader[g];
+        leader[2 * g + 1] = shadows.shift[g];
+      }
+      digest = new long[2 * n];
     } else {
       leader = null;
-      shift = null;
       digest = null;
-      events = null;
     }
     meta = new int[9 * n];
     // a GPU's own streams hold a few intervals at a time; the arrays grow where one holds more
@@ -215,7 +217,7 @@ final class BoundSweep {
     }
     int swept = 0;
     for (int g = 0; g < n; g++) {
-      swept += leader[g] < 0 || leader[g] == g ? 1 : 0;
+      swept += leader[2 * g] < 0 || leader[2 * g] == g ? 1 : 0;
     }
     return swept;
   }
@@ -227,15 +229,15 @@ final class BoundSweep {
    * leader's.
    */
   private boolean note(int g, int op, int kind, double t, int bound) {
-    int l = leader[g];
+    int l = leader[2 * g];
     if (l < 0) {
       return false;
     }
-    long x = ((long) (op - shift[g]) << 6 | kind << 3 | bound) * 0x9E3779B97F4A7C15L
+    long x = ((long) (op - leader[2 * g + 1]) << 6 | kind << 3 | bound) * 0x9E3779B97F4A7C15L
         ^ Double.doubleToRawLongBits(t) * 0xC2B2AE3D27D4EB4FL;
     x = (x ^ x >>> 31) * 0xBF58476D1CE4E5B9L;
-    digest[g] += x ^ x >>> 29;
-    events[g]++;
+    digest[2 * g] += x ^ x >>> 29;
+    digest[2 * g + 1]++;
     return l != g;
   }
 
@@ -246,7 +248,7 @@ final class BoundSweep {
   double[] finish(double makespan) {
     int n = clock.length / 2;
     for (int g = 0; g < n; g++) {
-      if (leader == null || leader[g] < 0 || leader[g] == g) {
+      if (leader == null || leader[2 * g] < 0 || leader[2 * g] == g) {
         reach(g, makespan);
         settle(g);
       }
@@ -256,9 +258,9 @@ final class BoundSweep {
       ws.stackFrom = from;
     }
     for (int g = 0; leader != null && g < n; g++) {
-      int l = leader[g];
+      int l = leader[2 * g];
       if (l >= 0 && l != g) {
-        if (digest[g] != digest[l] || events[g] != events[l]) {
+        if (digest[2 * g] != digest[2 * l] || digest[2 * g + 1] != digest[2 * l + 1]) {
           return null;
         }
         System.arraycopy(sum, BOUNDS * l, sum, BOUNDS * g, BOUNDS);
