@@ -125,9 +125,9 @@ class ReportOutputTest {
       if (all.equals("false")) {
         assertThat(names).containsExactly("x / stage 0 GPU", "x / stage 1 GPU");
       } else {
-        // tp x dp = 4 peers per stage, peer 0 keeping the stage's own name
-        assertThat(names).hasSize(8).doesNotHaveDuplicates().contains("x / stage 0 GPU", "x / stage 1 GPU",
-            "x / peer 3 stage 1 GPU");
+        // tp x dp = 4 peers per stage, peer 0 keeping the stage's own name; a peer in step with another says so
+        assertThat(names).hasSize(8).doesNotHaveDuplicates().contains("x / stage 0 GPU", "x / stage 1 GPU")
+            .anySatisfy(n -> assertThat(n).startsWith("x / peer 3 stage 1 GPU"));
       }
     }
   }
@@ -158,9 +158,61 @@ class ReportOutputTest {
     }
     assertThat(processes).hasSize(gpus);
     assertThat(java.util.Set.copyOf(processes.values())).hasSize(gpus);
-    assertThat(processes.keySet()).containsAll(slicePids);
-    assertThat(computeTracks.keySet()).isEqualTo(processes.keySet());
+    // a symmetric plan's peers run in step: such a GPU is a process named for the one it repeats, without tracks or
+    // slices of its own; the GPUs drawn say how many repeat them, and the two add up to every GPU
+    Map<Integer, String> inStep = new HashMap<>(processes);
+    inStep.values().removeIf(n -> !n.contains(": ran in step with "));
+    Map<Integer, String> drawn = new HashMap<>(processes);
+    drawn.keySet().removeAll(inStep.keySet());
+    assertThat(inStep).isNotEmpty();
+    assertThat(computeTracks.keySet()).isEqualTo(drawn.keySet());
+    assertThat(drawn.keySet()).containsAll(slicePids);
     assertThat(computeTracks.values()).allSatisfy(t -> assertThat(t).hasSize(1));
+    int repeats = 0;
+    for (String name : drawn.values()) {
+      java.util.regex.Matcher m = java.util.regex.Pattern.compile("\\(and (\\d+) GPUs? in step with it\\)$").matcher(name);
+      if (m.find()) {
+        String gpu = name.substring(name.indexOf(" / ") + 3, m.start()).strip();
+        int n = Integer.parseInt(m.group(1));
+        assertThat(inStep.values().stream().filter(v -> v.endsWith("ran in step with " + gpu
+            + " (its slices are that GPU's)"))).as(name).hasSize(n);
+        // a stage's peers repeat a GPU of the same stage
+        assertThat(inStep.values().stream().filter(v -> v.endsWith("ran in step with " + gpu
+            + " (its slices are that GPU's)"))).allSatisfy(v -> assertThat(v.substring(0, v.indexOf(':', v.indexOf(" / "))))
+                .contains(gpu.substring(gpu.indexOf("stage"))));
+        repeats += n;
+      }
+    }
+    assertThat(repeats).isEqualTo(inStep.size());
+    assertThat(drawn.size() + inStep.size()).isEqualTo(gpus);
+  }
+
+  @Test
+  void timeline_withEveryGpuSimulated_drawsAGpuInStepWithAnotherOnce() {
+    // 8 H100s as tp 2 x pp 2 x dp 2, every GPU simulated: the lanes are the GPUs that no other repeats, each lane of
+    // a GPU others ran in step with naming how many, and together they stand for every GPU
+    var r = run("MODEL", "llama-7b", "HARDWARE", "hgx-h100-8x", "TASK", "train", "SEQ_LEN", "512", "TP", "2", "PP", "2",
+        "DP", "2", "ALL_GPUS", "true");
+    var t = r.trace();
+    int[] shown = llmsim.report.TimelineChart.shownStreams(t);
+    java.util.Set<Integer> drawnGpus = new java.util.TreeSet<>();
+    for (int s : shown) {
+      assertThat(t.inStepWith(t.gpuOf(s))).isEqualTo(t.gpuOf(s));
+      drawnGpus.add(t.gpuOf(s));
+    }
+    int standFor = 0;
+    for (int g : drawnGpus) {
+      standFor += 1 + t.peersInStep(g);
+    }
+    assertThat(drawnGpus.size()).isLessThan(t.gpus());
+    assertThat(standFor).isEqualTo(t.gpus());
+    var chart = llmsim.report.TimelineChart.create("t", t, ReportOutput.style());
+    String[] lanes = ((org.jfree.chart.axis.SymbolAxis) chart.getXYPlot().getDomainAxis()).getSymbols();
+    assertThat(lanes).hasSize(shown.length);
+    for (int i = 0; i < shown.length; i++) {
+      int peers = t.peersInStep(t.gpuOf(shown[i]));
+      assertThat(lanes[i]).isEqualTo(t.streams().get(shown[i]) + (peers == 0 ? "" : " (+" + peers + " in step)"));
+    }
   }
 
   static llmsim.core.workload.StepResult run(String... keyValues) {

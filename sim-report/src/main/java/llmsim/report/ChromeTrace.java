@@ -11,7 +11,9 @@ import llmsim.core.memory.MemoryPlan;
  * The step in the Chrome Trace Event format (ui.perfetto.dev and chrome://tracing open it): one
  * track (tid) per stream with a complete ("X") slice per op, and counters ("C") for device memory in
  * use and host-link bandwidth in use. Times in microseconds. Each simulated GPU is a process of its own
- * ({@link Trace#gpuOf}): a pipeline's stages and, with every GPU simulated, each stage's peers.
+ * ({@link Trace#gpuOf}): a pipeline's stages and, with every GPU simulated, each stage's peers. A GPU that ran in
+ * step with another ({@link Trace#inStepWith}: the same ops at the same instants) is a process named so, without
+ * slices of its own: 2,048 simulated GPUs of a symmetric plan would otherwise write every slice 512 times over.
  */
 public final class ChromeTrace {
   private ChromeTrace() {}
@@ -20,7 +22,7 @@ public final class ChromeTrace {
   public record Process(String name, Trace trace, MemoryPlan plan) {}
 
   public static String write(List<Process> processes) {
-    StringBuilder b = new StringBuilder(64 + processes.stream().mapToInt(p -> p.trace().size()).sum() * 160);
+    StringBuilder b = new StringBuilder(64 + processes.stream().mapToInt(p -> drawnOps(p.trace())).sum() * 160);
     b.append("{\"displayTimeUnit\":\"ms\",\"otherData\":{\"generator\":\"llmsim\"},\"traceEvents\":[\n");
     List<String> events = new ArrayList<>();
     int nextPid = 1;
@@ -34,26 +36,52 @@ public final class ChromeTrace {
       nextPid += gpus;
       for (int g = 0; g < gpus; g++) {
         String name = gpus == 1 ? p.name() : p.name() + " / " + gpuName(t, g);
+        int with = t.inStepWith(g);
+        int peers = t.peersInStep(g);
+        if (with != g) {
+          name += ": ran in step with " + gpuName(t, with) + " (its slices are that GPU's)";
+        } else if (peers > 0) {
+          name += " (and " + peers + " GPU" + (peers == 1 ? "" : "s") + " in step with it)";
+        }
         events.add(meta("process_name", pid + g, 0, "{\"name\":" + Escape.json(name) + "}"));
       }
       for (int s = 0; s < t.streams().size(); s++) {
-        events.add(meta("thread_name", pid + gpu[s], s + 1, "{\"name\":" + Escape.json(t.streams().get(s)) + "}"));
-        events.add(meta("thread_sort_index", pid + gpu[s], s + 1, "{\"sort_index\":" + s + "}"));
+        if (drawn(t, s)) {
+          events.add(meta("thread_name", pid + gpu[s], s + 1, "{\"name\":" + Escape.json(t.streams().get(s)) + "}"));
+          events.add(meta("thread_sort_index", pid + gpu[s], s + 1, "{\"sort_index\":" + s + "}"));
+        }
       }
       for (int i = 0; i < t.size(); i++) {
-        int s = t.ops().streams()[i];
+        int s = t.stream(i);
+        if (!drawn(t, s)) {
+          continue;
+        }
         events.add(String.format(Locale.US,
             "{\"name\":%s,\"cat\":%s,\"ph\":\"X\",\"pid\":%d,\"tid\":%d,\"ts\":%.6f,\"dur\":%.6f,"
                 + "\"args\":{\"flops\":%.6g,\"bytes\":%.6g,\"bound\":\"%s\"}}",
-            Escape.json(t.ops().names()[i]), Escape.json(t.ops().kinds()[i].label()), pid + gpu[s], s + 1,
-            t.start()[i] * 1e6, t.duration(i) * 1e6, t.ops().flops()[i],
-            t.ops().memBytes()[i] + t.ops().linkBytes()[i], t.opBound(i).key()));
+            Escape.json(t.name(i)), Escape.json(t.kind(i).label()), pid + gpu[s], s + 1,
+            t.start()[i] * 1e6, t.duration(i) * 1e6, t.flops(i), t.memBytes(i) + t.linkBytes(i),
+            t.opBound(i).key()));
       }
       linkCounter(t).forEach(c -> events.add(counter("host link in use", pid, c[0], "GB/s", c[1])));
       memoryCounter(t, p.plan()).forEach(c -> events.add(counter("device memory in use", pid, c[0], "GiB", c[1])));
     }
     b.append(String.join(",\n", events)).append("\n]}\n");
     return b.toString();
+  }
+
+  /** Whether stream {@code s}'s ops are drawn: not those of a GPU that ran in step with another. */
+  static boolean drawn(Trace t, int s) {
+    int g = t.gpuOf(s);
+    return t.inStepWith(g) == g;
+  }
+
+  private static int drawnOps(Trace t) {
+    int n = 0;
+    for (int i = 0; i < t.size(); i++) {
+      n += drawn(t, t.stream(i)) ? 1 : 0;
+    }
+    return n;
   }
 
   /** GPU {@code g} by its compute stream's prefix ("stage 1 GPU", "peer 3 stage 1 GPU"), or "GPU g" without one. */
@@ -80,9 +108,10 @@ public final class ChromeTrace {
   static List<double[]> linkCounter(Trace t) {
     List<double[]> edges = new ArrayList<>();
     for (int i = 0; i < t.size(); i++) {
-      Lane lane = t.lanes().get(t.ops().streams()[i]);
-      if (lane.hostLink() && t.duration(i) > 0) {
-        double rate = t.ops().linkBytes()[i] / t.duration(i) / 1e9;
+      int s = t.stream(i);
+      Lane lane = t.lanes().get(s);
+      if (lane.hostLink() && t.duration(i) > 0 && drawn(t, s)) {
+        double rate = t.linkBytes(i) / t.duration(i) / 1e9;
         edges.add(new double[] {t.start()[i], rate});
         edges.add(new double[] {t.end()[i], -rate});
       }
@@ -99,28 +128,30 @@ public final class ChromeTrace {
 
   /**
    * Device memory in use: the resident bytes (weights, gradients, optimizer, KV cache, workspace) plus the
-   * activations alive, which grow with every forward layer op and shrink with every backward one.
+   * activations alive, which grow with every forward layer op and shrink with every backward one. Read from the
+   * ops of the first peer (names without a "peer j " prefix), as one GPU per stage simulates them.
    */
   static List<double[]> memoryCounter(Trace t, MemoryPlan plan) {
     double resident = plan.totalBytes() - plan.activationsBytes();
+    String[] names = firstPeersNames(t);
     int forward = 0;
     for (int i = 0; i < t.size(); i++) {
-      if (isForwardLayerOp(t, i)) {
+      if (isForwardLayerOp(t, names, i)) {
         forward++;
       }
     }
-    int microBatches = Math.max(1, countStartsWith(t, "lm_head"));
+    int microBatches = Math.max(1, countEndsWith(names, "lm_head"));
     double perOp = forward == 0 ? 0 : plan.activationsBytes() * microBatches / forward;
     List<double[]> out = new ArrayList<>();
     double live = forward == 0 ? plan.activationsBytes() : 0;
     out.add(new double[] {0, (resident + live) / (1L << 30)});
-    boolean training = t.size() > 0 && hasBackward(t);
+    boolean training = t.size() > 0 && hasBackward(names);
     for (int i = 0; i < t.size(); i++) {
-      if (!training) {
+      if (!training || names[i] == null) {
         continue;
       }
-      String n = t.ops().names()[i];
-      if (isForwardLayerOp(t, i)) {
+      String n = names[i];
+      if (isForwardLayerOp(t, names, i)) {
         live += perOp;
       } else if (isLayerOp(n) && n.endsWith(".bwd")) {
         live = Math.max(0, live - perOp);
@@ -137,25 +168,40 @@ public final class ChromeTrace {
     return n.startsWith("L") || n.startsWith("mb") && n.contains(".L");
   }
 
-  private static boolean isForwardLayerOp(Trace t, int i) {
-    String n = t.ops().names()[i];
-    return t.lanes().get(t.ops().streams()[i]) == Lane.COMPUTE && isLayerOp(n) && !n.endsWith(".bwd")
+  /**
+   * Each op's name where it is the first peer's (its GPU drawn, no "peer j " prefix), else null: names are built
+   * for those ops alone, not for each of an every-GPU run's millions.
+   */
+  private static String[] firstPeersNames(Trace t) {
+    String[] names = new String[t.size()];
+    for (int i = 0; i < t.size(); i++) {
+      if (drawn(t, t.stream(i))) {
+        String n = t.name(i);
+        names[i] = n.startsWith("peer ") ? null : n;
+      }
+    }
+    return names;
+  }
+
+  private static boolean isForwardLayerOp(Trace t, String[] names, int i) {
+    String n = names[i];
+    return n != null && t.lane(i) == Lane.COMPUTE && isLayerOp(n) && !n.endsWith(".bwd")
         && !n.contains("recompute");
   }
 
-  private static boolean hasBackward(Trace t) {
-    for (String n : t.ops().names()) {
-      if (n.endsWith(".bwd")) {
+  private static boolean hasBackward(String[] names) {
+    for (String n : names) {
+      if (n != null && n.endsWith(".bwd")) {
         return true;
       }
     }
     return false;
   }
 
-  private static int countStartsWith(Trace t, String suffix) {
+  private static int countEndsWith(String[] names, String suffix) {
     int c = 0;
-    for (String n : t.ops().names()) {
-      if (n.endsWith(suffix) && !n.contains("bwd")) {
+    for (String n : names) {
+      if (n != null && n.endsWith(suffix) && !n.contains("bwd")) {
         c++;
       }
     }

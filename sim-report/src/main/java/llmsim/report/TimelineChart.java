@@ -18,7 +18,8 @@ import org.jfree.data.xy.XYIntervalSeriesCollection;
 /**
  * The simulated step as a timeline: one lane per stream, bars coloured by op kind. Ops shorter than a
  * pixel are merged per lane into time bins (each bin takes the kind busiest in it), so a run of 100 000
- * decode ops stays a readable chart and a small file.
+ * decode ops stays a readable chart and a small file. A GPU that ran in step with another ({@link
+ * Trace#inStepWith}) is drawn once, by that GPU's lanes, whose names say how many ran with it.
  */
 public final class TimelineChart {
   /** Time bins per lane: about one per horizontal pixel. */
@@ -36,8 +37,9 @@ public final class TimelineChart {
     }
     int[] shown = shownStreams(t);
     int lanes = shown.length;
+    double[][][] busyOf = binBusy(t, shown, span);
     for (int lane = 0; lane < lanes; lane++) {
-      double[][] busy = binBusy(t, shown[lane], span);
+      double[][] busy = busyOf[lane];
       int b = 0;
       while (b < BINS) {
         int kind = argmax(busy[b]);
@@ -69,7 +71,8 @@ public final class TimelineChart {
     }
     String[] names = new String[lanes];
     for (int lane = 0; lane < lanes; lane++) {
-      names[lane] = t.streams().get(shown[lane]);
+      int peers = t.peersInStep(t.gpuOf(shown[lane]));
+      names[lane] = t.streams().get(shown[lane]) + (peers == 0 ? "" : " (+" + peers + " in step)");
     }
     SymbolAxis laneAxis = new SymbolAxis("resource", names);
     laneAxis.setTickLabelFont(style.tick());
@@ -88,30 +91,39 @@ public final class TimelineChart {
 
   /**
    * The streams a timeline draws: all of a single GPU's (an idle copy engine says something), but only those
-   * with work once several GPUs (pipeline stages) bring more than {@value #ALL_LANES_UP_TO} streams.
+   * with work once several GPUs (pipeline stages) bring more than {@value #ALL_LANES_UP_TO} streams; none of a GPU
+   * that ran in step with another, whose lanes would be that GPU's again.
    */
   public static int[] shownStreams(Trace t) {
     int n = t.streams().size();
     boolean[] used = new boolean[n];
     for (int op = 0; op < t.size(); op++) {
-      used[t.ops().streams()[op]] = true;
+      used[t.stream(op)] = true;
     }
-    return java.util.stream.IntStream.range(0, n).filter(s -> n <= ALL_LANES_UP_TO || used[s]).toArray();
+    return java.util.stream.IntStream.range(0, n)
+        .filter(s -> (n <= ALL_LANES_UP_TO || used[s]) && t.inStepWith(t.gpuOf(s)) == t.gpuOf(s)).toArray();
   }
 
   static final int ALL_LANES_UP_TO = 8;
 
-  /** Busy seconds per bin and op kind for one lane. */
-  static double[][] binBusy(Trace t, int lane, double span) {
-    double[][] busy = new double[BINS][OpKind.values().length];
+  /** Busy seconds per bin and op kind of each of the streams {@code lanes}, in one pass over the ops. */
+  static double[][][] binBusy(Trace t, int[] lanes, double span) {
+    int[] laneOf = new int[t.streams().size()];
+    java.util.Arrays.fill(laneOf, -1);
+    double[][][] busyOf = new double[lanes.length][BINS][OpKind.values().length];
+    for (int lane = 0; lane < lanes.length; lane++) {
+      laneOf[lanes[lane]] = lane;
+    }
     double width = span / BINS;
     for (int op = 0; op < t.size(); op++) {
-      if (t.ops().streams()[op] != lane) {
+      int lane = laneOf[t.stream(op)];
+      if (lane < 0) {
         continue;
       }
+      double[][] busy = busyOf[lane];
       double s = t.start()[op];
       double e = t.end()[op];
-      int k = t.ops().kinds()[op].ordinal();
+      int k = t.kind(op).ordinal();
       int b0 = Math.min(BINS - 1, (int) (s / width));
       int b1 = Math.min(BINS - 1, (int) (e / width));
       for (int b = b0; b <= b1; b++) {
@@ -122,7 +134,7 @@ public final class TimelineChart {
         }
       }
     }
-    return busy;
+    return busyOf;
   }
 
   private static int argmax(double[] v) {

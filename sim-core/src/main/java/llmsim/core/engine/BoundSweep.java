@@ -209,6 +209,19 @@ final class BoundSweep {
     }
   }
 
+  /**
+   * Per GPU, once {@link #finish} has returned sums: the GPU it ran in step with (its leader, whose sums it took), or
+   * itself.
+   */
+  int[] inStep() {
+    int n = clock.length / 2;
+    int[] in = new int[n];
+    for (int g = 0; g < n; g++) {
+      in[g] = leader == null || leader[2 * g] < 0 ? g : leader[2 * g];
+    }
+    return in;
+  }
+
   /** How many GPUs are swept on their own: all but the shadows. */
   int swept() {
     int n = clock.length / 2;

@@ -428,6 +428,14 @@ final class OpTable {
     return linkBytes[row(op)];
   }
 
+  OpKind kind(int op) {
+    return kinds[row(op)];
+  }
+
+  double flops(int op) {
+    return flops[row(op)];
+  }
+
   double[] gemmM() {
     return gemmM;
   }

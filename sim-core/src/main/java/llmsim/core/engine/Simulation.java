@@ -189,8 +189,8 @@ public final class Simulation implements OpSink {
       byBound = r.sweep.finish(r.now);
     }
     swept = r.sweep.swept();
-    return new Trace(List.copyOf(streamNames), List.copyOf(streamLanes), r.gpuOf, List.copyOf(poolNames), ops, costs, n,
-        r.start, r.end, r.now, kernel.name(), r.events, byBound);
+    return new Trace(List.copyOf(streamNames), List.copyOf(streamLanes), r.gpuOf, r.sweep.inStep(),
+        List.copyOf(poolNames), ops, costs, n, r.start, r.end, r.now, kernel.name(), r.events, byBound);
   }
 
   /**

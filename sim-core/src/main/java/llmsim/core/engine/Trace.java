@@ -27,6 +27,8 @@ public final class Trace {
   private final double[] byBound;
   /** Per stream, the simulated GPU it belongs to. */
   private final int[] streamGpus;
+  /** Per GPU, the GPU it ran in step with, or itself ({@link #inStepWith}). */
+  private final int[] inStep;
   private final int size;
   private OpTable.Ops ops;
   private Costs costs;
@@ -35,11 +37,13 @@ public final class Trace {
    * @param makespan time from the first op's start (0) to the last op's end
    * @param byBound seconds attributed to each bound (by ordinal), as {@link BoundSweep} summed them during the run
    */
-  Trace(List<String> streams, List<Lane> lanes, int[] streamGpus, List<String> pools, OpTable table, Costs rowCosts,
-      int size, double[] start, double[] end, double makespan, String kernel, long events, double[] byBound) {
+  Trace(List<String> streams, List<Lane> lanes, int[] streamGpus, int[] inStep, List<String> pools, OpTable table,
+      Costs rowCosts, int size, double[] start, double[] end, double makespan, String kernel, long events,
+      double[] byBound) {
     this.streams = streams;
     this.lanes = lanes;
     this.streamGpus = streamGpus;
+    this.inStep = inStep;
     this.pools = pools;
     this.table = table;
     this.rowCosts = rowCosts;
@@ -68,6 +72,42 @@ public final class Trace {
   /** How many GPUs the run simulated, each with its own streams. */
   public int gpus() {
     return java.util.Arrays.stream(streamGpus).max().orElse(0) + 1;
+  }
+
+  /**
+   * The GPU whose every op GPU {@code gpu} ran in step with: the same ops (its copies of them) starting and ending
+   * at the same instants, so that its timeline is that GPU's; or {@code gpu} itself. With every GPU simulated, the
+   * peers of a symmetric plan are found in step with one of them (checked op by op, {@link BoundSweep}).
+   */
+  public int inStepWith(int gpu) {
+    return gpu < inStep.length ? inStep[gpu] : gpu;
+  }
+
+  /** How many other GPUs ran in step with GPU {@code gpu} ({@link #inStepWith}). */
+  public int peersInStep(int gpu) {
+    int n = 0;
+    for (int g = 0; g < inStep.length; g++) {
+      n += g != gpu && inStep[g] == gpu ? 1 : 0;
+    }
+    return n;
+  }
+
+  /** The stream op {@code op} ran on (without spreading the op columns over every copy, as {@link #ops} does). */
+  public int stream(int op) {
+    return table.stream(op);
+  }
+
+  /** Op {@code op}'s name, kind and FLOPs, read from its row. */
+  public String name(int op) {
+    return table.name(op);
+  }
+
+  public OpKind kind(int op) {
+    return table.kind(op);
+  }
+
+  public double flops(int op) {
+    return table.flops(op);
   }
 
   public List<String> pools() {

@@ -21,6 +21,20 @@ class ShadowSweepTest {
       // transfers); peer 1 leads peers 2 and up, or peer 0 leads all
       assertThat(sim.sweptGpus()).as(at).isBetween(1, 2);
       assertThat(shadowed.timeByBound()).as(at).isEqualTo(meanOfEachGpusSweep(shadowed));
+      // a GPU in step with another ran that GPU's ops, shifted by its copy, at the same instants
+      int shadows = 0;
+      int counted = 0;
+      for (int g = 0; g < peers; g++) {
+        int l = shadowed.inStepWith(g);
+        if (l != g) {
+          shadows++;
+          assertThat(shadowed.inStepWith(l)).as(at).isEqualTo(l);
+          assertThat(startsOf(shadowed, g)).as(at).isEqualTo(startsOf(shadowed, l));
+        } else {
+          counted += shadowed.peersInStep(g);
+        }
+      }
+      assertThat(shadows).as(at).isEqualTo(peers - sim.sweptGpus()).isEqualTo(counted);
 
       Simulation each = new Simulation();
       ReplicatedSinkTest.build(new ReplicatedSink(each, peers), seed, true);
@@ -61,12 +75,28 @@ class ShadowSweepTest {
     Trace t = sim.run();
     int gpus = peers + 1;
     assertThat(sim.sweptGpus()).isEqualTo(gpus);
+    for (int g = 0; g < gpus; g++) {
+      assertThat(t.inStepWith(g)).isEqualTo(g);
+      assertThat(t.peersInStep(g)).isZero();
+    }
     assertThat(t.makespan()).isCloseTo(2 * m / b, within(1e-15));
     Map<Bound, Double> byBound = t.timeByBound();
     // memory: three peers m / b each, peer 1 and the fifth GPU 2 m / b each; the three wait m / b each
     assertThat(byBound.get(Bound.DEVICE_MEMORY)).isCloseTo((3 + 2 + 2) * m / b / gpus, within(1e-15));
     assertThat(byBound.get(Bound.PIPELINE_BUBBLE)).isCloseTo(3 * m / b / gpus, within(1e-15));
     assertThat(byBound).isEqualTo(meanOfEachGpusSweep(t));
+  }
+
+  /** The start and end times of GPU {@code g}'s ops, in op order. */
+  private static java.util.List<Double> startsOf(Trace t, int g) {
+    java.util.List<Double> times = new java.util.ArrayList<>();
+    for (int i = 0; i < t.size(); i++) {
+      if (t.gpuOf(t.stream(i)) == g) {
+        times.add(t.start()[i]);
+        times.add(t.end()[i]);
+      }
+    }
+    return times;
   }
 
   /** The reference: each GPU's sorting sweep (TraceTest) over its own streams, summed in GPU order, over the GPUs. */
