@@ -169,18 +169,18 @@ class ReportOutputTest {
     assertThat(drawn.keySet()).containsAll(slicePids);
     assertThat(computeTracks.values()).allSatisfy(t -> assertThat(t).hasSize(1));
     int repeats = 0;
+    java.util.regex.Pattern standsFor = java.util.regex.Pattern.compile("\\(and (\\d+) GPUs? in step with it\\)$");
     for (String name : drawn.values()) {
-      java.util.regex.Matcher m = java.util.regex.Pattern.compile("\\(and (\\d+) GPUs? in step with it\\)$").matcher(name);
+      java.util.regex.Matcher m = standsFor.matcher(name);
       if (m.find()) {
         String gpu = name.substring(name.indexOf(" / ") + 3, m.start()).strip();
-        int n = Integer.parseInt(m.group(1));
-        assertThat(inStep.values().stream().filter(v -> v.endsWith("ran in step with " + gpu
-            + " (its slices are that GPU's)"))).as(name).hasSize(n);
+        List<String> its = inStep.values().stream()
+            .filter(v -> v.endsWith("ran in step with " + gpu + " (its slices are that GPU's)")).toList();
+        assertThat(its).as(name).hasSize(Integer.parseInt(m.group(1)));
         // a stage's peers repeat a GPU of the same stage
-        assertThat(inStep.values().stream().filter(v -> v.endsWith("ran in step with " + gpu
-            + " (its slices are that GPU's)"))).allSatisfy(v -> assertThat(v.substring(0, v.indexOf(':', v.indexOf(" / "))))
-                .contains(gpu.substring(gpu.indexOf("stage"))));
-        repeats += n;
+        String stage = gpu.substring(gpu.indexOf("stage"));
+        assertThat(its).allSatisfy(v -> assertThat(v.substring(0, v.indexOf(':', v.indexOf(" / ")))).contains(stage));
+        repeats += its.size();
       }
     }
     assertThat(repeats).isEqualTo(inStep.size());

@@ -308,7 +308,10 @@ final class BoundSweep {
       this.shift = shift;
     }
 
-    /** The shadows of a run whose stream {@code s} belongs to GPU {@code gpuOf[s]} and runs list {@code classOf[s]}; null for none. */
+    /**
+     * The shadows of a run whose stream {@code s} belongs to GPU {@code gpuOf[s]} and runs the list of rows
+     * {@code classOf[s]}; null for none.
+     */
     static Shadows of(int[] gpuOf, int[] classOf, int gpus) {
       int[][] streams = new int[gpus][];
       int[] count = new int[gpus];
@@ -340,11 +343,11 @@ final class BoundSweep {
           continue;
         }
         int d = streams[g][0] - streams[l][0];
-        boolean inStep = true;
-        for (int i = 1; i < streams[g].length && inStep; i++) {
-          inStep = streams[g][i] - streams[l][i] == d;
+        boolean aligned = true;
+        for (int i = 1; i < streams[g].length && aligned; i++) {
+          aligned = streams[g][i] - streams[l][i] == d;
         }
-        if (inStep) {
+        if (aligned) {
           leader[l] = l;
           leader[g] = l;
           shift[g] = d;

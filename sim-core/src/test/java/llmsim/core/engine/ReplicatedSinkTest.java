@@ -60,7 +60,8 @@ class ReplicatedSinkTest {
     int fabric = sink.addPool("intra-node link");
     int network = sink.addPool("network");
     int h2d = sink.addPool("host link H2D");
-    int compute = ownGpus ? sink.addStream("GPU compute", Lane.COMPUTE, -1) : sink.addStream("GPU compute", Lane.COMPUTE);
+    int compute = ownGpus ? sink.addStream("GPU compute", Lane.COMPUTE, -1)
+        : sink.addStream("GPU compute", Lane.COMPUTE);
     int[] comm = {stream(sink, "tensor-parallel comm", Lane.FABRIC, compute, ownGpus),
         stream(sink, "data-parallel comm", Lane.NETWORK, compute, ownGpus),
         stream(sink, "pipeline send", Lane.FABRIC, compute, ownGpus)};
