@@ -86,7 +86,8 @@ public enum ScenarioKey {
           + " becomes a reduce-scatter and an all-gather of the same volume."),
   ALL_GPUS("all_gpus", null, null, "BOOL", Type.BOOL, () -> List.of("true", "false"), 0, 0, "false",
       "Simulate every GPU, each with its own resources, its collectives synchronised with its peers', instead of"
-          + " one GPU per pipeline stage standing for its tensor- and data-parallel peers (the same on symmetric plans)."),
+          + " one GPU per pipeline stage standing for its tensor- and data-parallel peers (the same on symmetric plans);"
+          + " reports draw a GPU that ran in step with another once, as that GPU's '+N in step'."),
   PLAN("plan", null, null, "MODE", Type.CHOICE, () -> List.of("given", "auto"), 0, 0, "given",
       "given: run tp, pp, dp and zero as set; auto: try every plan the model and system allow (tp within a node,"
           + " pp dividing the layers, ZeRO 0-3), keep those that fit per-GPU memory, and run the fastest (a pipeline"
