@@ -87,6 +87,15 @@ final class ReportOutput {
    * saying on {@code err} which files of an earlier report were removed.
    */
   static List<Path> write(Path dir, List<StepResult> results, TextTable table, PrintWriter err) {
+    long drawn = 0;
+    for (StepResult r : results) {
+      drawn += ChromeTrace.drawnOps(r.trace());
+    }
+    try {
+      llmsim.core.workload.OpBudget.checkReported(drawn, Runtime.getRuntime().maxMemory());
+    } catch (IllegalStateException e) {
+      throw new BadFlagException("--out: " + e.getMessage());
+    }
     try (ReportFolder folder = ReportFolder.open(dir, "report")) {
       List<Path> written = new ArrayList<>();
       StepResult first = results.get(0);

@@ -252,6 +252,18 @@ class ReportOutputTest {
     var q = wholeStep(all).orElseThrow();
     assertThat(q.flopsPerSecond()).isCloseTo(p.flopsPerSecond(), org.assertj.core.data.Percentage.withPercentage(1e-6));
     assertThat(q.intensity()).isCloseTo(p.intensity(), org.assertj.core.data.Percentage.withPercentage(1e-6));
+    // and each kind of op at the same place, though the peers that ran in step with another are counted through it
+    assertThat(all.trace().standsFor(all.trace().inStepWith(1))).isGreaterThan(1);
+    var onePoints = ReportOutput.roofline(one).points();
+    var allPoints = ReportOutput.roofline(all).points();
+    assertThat(allPoints).hasSameSizeAs(onePoints);
+    for (int i = 0; i < onePoints.size(); i++) {
+      assertThat(allPoints.get(i).label()).isEqualTo(onePoints.get(i).label());
+      assertThat(allPoints.get(i).intensity()).isCloseTo(onePoints.get(i).intensity(),
+          org.assertj.core.data.Percentage.withPercentage(1e-6));
+      assertThat(allPoints.get(i).flopsPerSecond()).isCloseTo(onePoints.get(i).flopsPerSecond(),
+          org.assertj.core.data.Percentage.withPercentage(1e-6));
+    }
     // tp 2 without offload: the collectives' bytes cross NVLink, not the host link, which carries almost nothing
     assertThat(wholeStep(run("MODEL", "llama-7b", "HARDWARE", "hgx-h100-8x", "TASK", "train", "TP", "2"))).isEmpty();
   }

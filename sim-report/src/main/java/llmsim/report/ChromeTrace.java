@@ -76,7 +76,8 @@ public final class ChromeTrace {
     return t.inStepWith(g) == g;
   }
 
-  private static int drawnOps(Trace t) {
+  /** How many of a run's ops the trace draws: those of the GPUs that no other ran in step with. */
+  public static int drawnOps(Trace t) {
     int n = 0;
     for (int i = 0; i < t.size(); i++) {
       n += drawn(t, t.stream(i)) ? 1 : 0;

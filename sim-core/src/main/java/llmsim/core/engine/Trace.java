@@ -29,6 +29,8 @@ public final class Trace {
   private final int[] streamGpus;
   /** Per GPU, the GPU it ran in step with, or itself ({@link #inStepWith}). */
   private final int[] inStep;
+  /** Per GPU, {@link #standsFor}, made on first use. */
+  private int[] standsFor;
   private final int size;
   private OpTable.Ops ops;
   private Costs costs;
@@ -85,11 +87,23 @@ public final class Trace {
 
   /** How many other GPUs ran in step with GPU {@code gpu} ({@link #inStepWith}). */
   public int peersInStep(int gpu) {
-    int n = 0;
-    for (int g = 0; g < inStep.length; g++) {
-      n += g != gpu && inStep[g] == gpu ? 1 : 0;
+    return Math.max(0, standsFor(gpu) - 1);
+  }
+
+  /**
+   * How many GPUs GPU {@code gpu}'s ops stand for: itself and those that ran in step with it; 0 for a GPU that ran in
+   * step with another (its ops are that GPU's again). Sums over the GPUs that stand for any, each op weighted so, are
+   * sums over every GPU.
+   */
+  public synchronized int standsFor(int gpu) {
+    if (standsFor == null) {
+      int[] n = new int[inStep.length];
+      for (int g = 0; g < inStep.length; g++) {
+        n[inStep[g]]++;
+      }
+      standsFor = n;
     }
-    return n;
+    return gpu < standsFor.length ? standsFor[gpu] : 1;
   }
 
   /** The stream op {@code op} ran on (without spreading the op columns over every copy, as {@link #ops} does). */
@@ -108,6 +122,15 @@ public final class Trace {
 
   public double flops(int op) {
     return table.flops(op);
+  }
+
+  /** Op {@code op}'s launch (dispatch) seconds and standalone seconds, read from its row's costs. */
+  public double launchSeconds(int op) {
+    return rowCosts.launch[table.row(op)];
+  }
+
+  public double standaloneSeconds(int op) {
+    return rowCosts.time[table.row(op)];
   }
 
   public List<String> pools() {

@@ -59,16 +59,45 @@ public final class OpBudget {
 
   /**
    * Heap bytes per op of a run of {@code t}: {@link #REPORT_BYTES_PER_OP} with reports (they list every op), else
-   * {@link #BYTES_PER_OP}, or with every GPU simulated {@link #COPY_BYTES_PER_OP} plus each op's share of its row
+   * {@link #BYTES_PER_OP}; with every GPU simulated {@link #COPY_BYTES_PER_OP} plus each op's share of its row
    * (one row per op of one GPU, at most as many again for the synchronisations, over {@link #ops}'s peers + 1 per
-   * op of one GPU).
+   * op of one GPU), and with reports each op's share of the ops they list ({@link #reportedShare}).
    */
   public static long bytesPerOp(Task t, boolean reports) {
-    if (reports) {
-      return REPORT_BYTES_PER_OP;
-    }
     int peers = t.plan().allGpus() ? t.plan().peersPerStage() : 1;
-    return peers > 1 ? COPY_BYTES_PER_OP + (2 * BYTES_PER_OP + peers) / (peers + 1) : BYTES_PER_OP;
+    if (peers <= 1) {
+      return reports ? REPORT_BYTES_PER_OP : BYTES_PER_OP;
+    }
+    long copy = COPY_BYTES_PER_OP + (2 * BYTES_PER_OP + peers) / (peers + 1);
+    return reports ? copy + (long) Math.ceil(REPORT_BYTES_PER_OP * reportedShare(peers)) : copy;
+  }
+
+  /**
+   * The share of an every-GPU run's ops (of {@code peers} per stage) its reports list when the peers run in step:
+   * those of the GPUs no other ran in step with, each stage's first peer (which also runs the peers'
+   * synchronisations, one op per transfer) and one peer the others repeat, at most 3 ops of every {@code peers + 1}
+   * a GPU's op becomes. Where the peers fall out of step the reports list more, which {@link #checkReported} refuses
+   * after the run where the heap cannot hold it.
+   */
+  static double reportedShare(int peers) {
+    return Math.min(1, 3.0 / (peers + 1));
+  }
+
+  /**
+   * Refuses reports that would list {@code ops} ops one by one at {@link #REPORT_BYTES_PER_OP} each, more than a heap
+   * of {@code maxHeapBytes} holds: an every-GPU run whose peers did not run in step, so that each is drawn.
+   *
+   * @throws IllegalStateException saying so, before any report is written
+   */
+  public static void checkReported(long ops, long maxHeapBytes) {
+    long limit = limit(maxHeapBytes, REPORT_BYTES_PER_OP);
+    if (ops > limit) {
+      throw new IllegalStateException(String.format(Locale.US, "the simulated GPUs did not all run in step with a"
+          + " peer, so the reports would draw %,d ops one by one, more than the %.0f%% of this JVM's %.1f GiB heap"
+          + " they may take (about %,d ops at %,d B each); no report was written; the results above stand; run"
+          + " without --out, or with a larger heap (java -Xmx)", ops, HEAP_SHARE * 100, maxHeapBytes / GIB, limit,
+          REPORT_BYTES_PER_OP));
+    }
   }
 
   /** The most ops of {@code bytesPerOp} each a heap of {@code maxHeapBytes} holds at once, within {@link #MAX_OPS}. */

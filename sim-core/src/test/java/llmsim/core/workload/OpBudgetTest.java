@@ -181,7 +181,21 @@ class OpBudgetTest {
     // two rows of 400 B shared by the 513 ops OpBudget.ops counts for it
     assertThat(OpBudget.bytesPerOp(all, false)).isEqualTo(OpBudget.COPY_BYTES_PER_OP + (2 * 400 + 512) / 513);
     assertThat(OpBudget.bytesPerOp(one, false)).isEqualTo(OpBudget.BYTES_PER_OP);
-    assertThat(OpBudget.bytesPerOp(all, true)).isEqualTo(OpBudget.REPORT_BYTES_PER_OP);
+    assertThat(OpBudget.bytesPerOp(one, true)).isEqualTo(OpBudget.REPORT_BYTES_PER_OP);
+    // with reports, which draw a stage's first peer (and its synchronisations) and one peer the others ran in step
+    // with: 3 of the 513 ops at 1,200 B each
+    assertThat(OpBudget.bytesPerOp(all, true))
+        .isEqualTo(OpBudget.bytesPerOp(all, false) + (long) Math.ceil(1200.0 * 3 / 513));
+  }
+
+  @Test
+  void checkReported_refusesReportsOfMoreOpsThanTheHeapHolds() {
+    long heap = 1L << 30;
+    long fits = (long) (heap * 0.9 / 1200);
+    OpBudget.checkReported(fits, heap);
+    assertThatThrownBy(() -> OpBudget.checkReported(fits + 1, heap)).isInstanceOf(IllegalStateException.class)
+        .hasMessageContaining(String.format(java.util.Locale.US, "%,d ops", fits + 1))
+        .hasMessageContaining("no report was written");
   }
 
   @Test

@@ -113,19 +113,24 @@ public record RooflineData(String system, Map<Precision, Double> ceilings, doubl
   static List<Point> points(Trace t, boolean inference, int prefillEndOp, int gpus) {
     List<Point> out = new ArrayList<>();
     int phases = inference && prefillEndOp >= 0 && prefillEndOp < t.size() - 1 ? 2 : 1;
+    // each op counted for every GPU it stands for: a GPU that ran in step with another is that GPU's ops again
+    int[] weight = new int[t.streams().size()];
+    java.util.Arrays.setAll(weight, s -> t.standsFor(t.gpuOf(s)));
     for (int phase = 0; phase < phases; phase++) {
       Map<OpKind, double[]> acc = new EnumMap<>(OpKind.class);
       for (int i = 0; i < t.size(); i++) {
         boolean inPhase = phases == 1 || (phase == 0 ? i <= prefillEndOp : i > prefillEndOp);
-        if (!inPhase || t.lanes().get(t.ops().streams()[i]) != Lane.COMPUTE || t.ops().flops()[i] <= 0) {
+        int s = t.stream(i);
+        if (!inPhase || weight[s] == 0 || t.lanes().get(s) != Lane.COMPUTE || t.flops(i) <= 0) {
           continue;
         }
-        double[] a = acc.computeIfAbsent(t.ops().kinds()[i], k -> new double[5]);
-        a[0] += t.ops().flops()[i];
-        a[1] += t.ops().memBytes()[i] + t.ops().linkBytes()[i];
-        a[2] += t.duration(i);
-        a[3] += t.costs().launch[i];
-        a[4] += t.costs().time[i];
+        int w = weight[s];
+        double[] a = acc.computeIfAbsent(t.kind(i), k -> new double[5]);
+        a[0] += w * t.flops(i);
+        a[1] += w * (t.memBytes(i) + t.linkBytes(i));
+        a[2] += w * t.duration(i);
+        a[3] += w * t.launchSeconds(i);
+        a[4] += w * t.standaloneSeconds(i);
       }
       boolean decode = phases == 2 && phase == 1;
       String suffix = phases == 1 ? "" : decode ? " (decode)" : " (prefill)";
@@ -140,9 +145,14 @@ public record RooflineData(String system, Map<Precision, Double> ceilings, doubl
     double linkBytes = 0;
     double memBytes = 0;
     for (int i = 0; i < t.size(); i++) {
-      flops += t.ops().flops()[i];
-      linkBytes += t.lane(i).hostLink() ? t.ops().linkBytes()[i] : 0; // collectives cross the fabric and network
-      memBytes += t.ops().memBytes()[i];
+      int s = t.stream(i);
+      int w = weight[s];
+      if (w == 0) {
+        continue;
+      }
+      flops += w * t.flops(i);
+      linkBytes += t.lanes().get(s).hostLink() ? w * t.linkBytes(i) : 0; // collectives cross the fabric and network
+      memBytes += w * t.memBytes(i);
     }
     // only when the link carries real traffic (offload), not just prompts and logits
     if (linkBytes > 0.01 * memBytes && t.makespan() > 0) {
