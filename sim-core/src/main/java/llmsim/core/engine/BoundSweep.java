@@ -20,8 +20,9 @@ import java.util.Arrays;
  * sorting every instant and interval after the run.
  *
  * <p>Peers that run copies of the same ops ({@link Shadows}) are swept once: a shadow GPU only adds up a digest of
- * what it starts and ends, and when the run is over takes its leader's sums if its digest and count are the leader's
- * (the same ops, offset by its copy, at the same instants with the same bounds: the same sweep). Where one differs
+ * the ops it ran (each one's start, work start, end and bound, once it ends), and when the run is over takes its
+ * leader's sums if its digest and count are the leader's (the same ops, offset by its copy, at the same instants with
+ * the same bounds: the same sweep). Where one differs
  * (its peers did not run in step) {@link #finish} returns null and the run is simulated again with every GPU swept.
  */
 final class BoundSweep {
@@ -50,8 +51,8 @@ final class BoundSweep {
    * for none) and at {@code 2 g + 1} its ops' offset from the leader's; null: every GPU swept.
    */
   private final int[] leader;
-  /** Per GPU with a leader or shadows: at {@code 2 g} a digest of what it started and ended, at {@code 2 g + 1} how
-   * many such events; side by side, as each event reads both. */
+  /** Per GPU with a leader or shadows: at {@code 2 g} a digest of the ops it ran, at {@code 2 g + 1} how many; side
+   * by side, as each op's end reads both. */
   private final long[] digest;
   /** Per op: which of its intervals are over though still held ({@link #LAUNCH_OVER}, {@link #OVER}). */
   private final byte[] phase;
@@ -166,7 +167,7 @@ final class BoundSweep {
    */
   void start(int op, int stream, Lane lane, double t, double workStart, int bound) {
     int g = gpuOf[stream];
-    if (leader != null && note(g, op, workStart > t ? 1 : 0, t, bound)) {
+    if (leader != null && shadow(g)) {
       return;
     }
     reach(g, t);
@@ -183,7 +184,7 @@ final class BoundSweep {
   void work(int op, int stream, Lane lane, double t, boolean launched, int bound) {
     if (lane == Lane.COMPUTE) {
       int g = gpuOf[stream];
-      if (leader != null && note(g, op, launched ? 3 : 2, t, bound)) {
+      if (leader != null && shadow(g)) {
         return;
       }
       if (launched) {
@@ -195,9 +196,21 @@ final class BoundSweep {
   }
 
   void end(int op, int stream, Lane lane, double t) {
+    end(op, stream, lane, t, 0, 0, 0);
+  }
+
+  /**
+   * Op {@code op} ends at {@code t}, having started at {@code start} and its work at {@code work}, charged to bound
+   * {@code bound}: where its GPU has a leader or shadows, the op's intervals go into the GPU's digest ({@link
+   * #note}), and a shadow's go nowhere else.
+   */
+  void end(int op, int stream, Lane lane, double t, double start, double work, int bound) {
     int g = gpuOf[stream];
-    if (leader != null && note(g, op, 4, t, 0)) {
-      return;
+    if (leader != null && leader[2 * g] >= 0) {
+      note(g, op, start, work, t, bound);
+      if (shadow(g)) {
+        return;
+      }
     }
     reach(g, t);
     if (lane == Lane.CPU) {
@@ -235,23 +248,25 @@ final class BoundSweep {
     return swept;
   }
 
-  /**
-   * Add event {@code kind} of op {@code op} at {@code t} to GPU {@code g}'s digest, where it has a leader or
-   * shadows; returns whether {@code g} is a shadow (not swept). The op is named as its leader's copy, so that peers
-   * in step add the same values; the digest is a sum, as the order of a GPU's events within an instant is not its
-   * leader's.
-   */
-  private boolean note(int g, int op, int kind, double t, int bound) {
+  /** Whether GPU {@code g} takes its leader's sweep (is not swept itself). */
+  private boolean shadow(int g) {
     int l = leader[2 * g];
-    if (l < 0) {
-      return false;
-    }
-    long x = ((long) (op - leader[2 * g + 1]) << 6 | kind << 3 | bound) * 0x9E3779B97F4A7C15L
-        ^ Double.doubleToRawLongBits(t) * 0xC2B2AE3D27D4EB4FL;
+    return l >= 0 && l != g;
+  }
+
+  /**
+   * Add op {@code op}'s intervals (start, work start, end, bound) to GPU {@code g}'s digest: all its sweep reads of
+   * the op. The op is named as its leader's copy, so that peers in step add the same values; the digest is a sum, as
+   * the order in which a GPU's ops end within an instant is not its leader's.
+   */
+  private void note(int g, int op, double start, double work, double end, int bound) {
+    long x = ((long) (op - leader[2 * g + 1]) << 3 | bound) * 0x9E3779B97F4A7C15L;
+    x = Long.rotateLeft(x ^ Double.doubleToRawLongBits(start) * 0xC2B2AE3D27D4EB4FL, 23);
+    x = Long.rotateLeft(x ^ Double.doubleToRawLongBits(work) * 0x165667B19E3779F9L, 29);
+    x ^= Double.doubleToRawLongBits(end) * 0xD6E8FEB86659FD93L;
     x = (x ^ x >>> 31) * 0xBF58476D1CE4E5B9L;
     digest[2 * g] += x ^ x >>> 29;
     digest[2 * g + 1]++;
-    return l != g;
   }
 
   /**

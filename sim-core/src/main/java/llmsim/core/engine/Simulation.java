@@ -245,10 +245,14 @@ public final class Simulation implements OpSink {
     final int[] classLength;
     final int[] streamHead;
     final boolean[] streamBusy;
-    /** Per stream, when ops are replicated: the op it runs (or ran last), that op's row and its start. */
+    /**
+     * Per stream, when ops are replicated: the op it runs (or ran last), that op's row, its start and the start of its
+     * work (after its launch).
+     */
     final int[] streamOp;
     final int[] streamRow;
     final double[] streamStart;
+    final double[] streamWork;
     /** Per stream: the bound ordinal of the op it runs, and the simulated GPU it belongs to. */
     final int[] streamBound;
     final int[] gpuOf;
@@ -329,6 +333,7 @@ public final class Simulation implements OpSink {
       streamOp = packed ? null : new int[streamNames.size()];
       streamRow = packed ? null : new int[streamNames.size()];
       streamStart = packed ? null : new double[streamNames.size()];
+      streamWork = packed ? null : new double[streamNames.size()];
       poolActive = new int[poolNames.size()][4];
       poolSize = new int[poolNames.size()];
       smsHeld = new int[poolNames.size()];
@@ -494,6 +499,9 @@ public final class Simulation implements OpSink {
       int slot = packed ? op : s;
       put(stride * slot, LAST, now);
       sweep.work(op, s, lane[s], now, now > (packed ? start[op] : streamStart[s]), streamBound[s]);
+      if (!packed) {
+        streamWork[s] = now;
+      }
       long p = pools(slot);
       int mp = (int) (p >> 32);
       int lp = (int) p;
@@ -512,7 +520,11 @@ public final class Simulation implements OpSink {
       put(stride * slot, REMAINING, 0);
       put(stride * slot, DUE, Double.NaN);
       end[op] = now;
-      sweep.end(op, s, lane[s], now);
+      if (packed) {
+        sweep.end(op, s, lane[s], now);
+      } else {
+        sweep.end(op, s, lane[s], now, streamStart[s], streamWork[s], streamBound[s]);
+      }
       long p = pools(slot);
       int mp = (int) (p >> 32);
       int lp = (int) p;
