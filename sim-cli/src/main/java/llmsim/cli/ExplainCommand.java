@@ -57,20 +57,28 @@ final class ExplainCommand implements ScenarioOptions.Command, Callable<Integer>
     return 0;
   }
 
-  /** The ids of layer 0's first two passes: the first two runs of consecutive ops the builder tagged layer 0. */
+  /**
+   * The ids of layer 0's first two passes on the first simulated GPU (with every GPU simulated, not each peer's copy):
+   * the first two runs of consecutive ops of that GPU the builder tagged layer 0.
+   */
   static List<Integer> layerZero(llmsim.core.engine.Trace tr) {
-    int[] layers = tr.ops().layers();
     List<Integer> ids = new java.util.ArrayList<>();
     int runs = 0;
-    for (int i = 0; i < layers.length && runs <= 2; i++) {
-      if (layers[i] == 0) {
-        if (i == 0 || layers[i - 1] != 0) {
+    int previous = -1;
+    for (int i = 0; i < tr.size() && runs <= 2; i++) {
+      if (tr.gpuOf(tr.stream(i)) != 0) {
+        continue;
+      }
+      int layer = tr.layer(i);
+      if (layer == 0) {
+        if (previous != 0) {
           runs++;
         }
         if (runs <= 2) {
           ids.add(i);
         }
       }
+      previous = layer;
     }
     return ids;
   }
@@ -80,9 +88,9 @@ final class ExplainCommand implements ScenarioOptions.Command, Callable<Integer>
     List<java.util.Map<String, Object>> rows = new java.util.ArrayList<>();
     for (int i : layerZero(tr)) {
       java.util.Map<String, Object> row = new java.util.LinkedHashMap<>();
-      double flops = tr.ops().flops()[i];
-      double bytes = tr.ops().memBytes()[i] + tr.ops().linkBytes()[i];
-      row.put("op", tr.ops().names()[i]);
+      double flops = tr.flops(i);
+      double bytes = tr.memBytes(i) + tr.linkBytes(i);
+      row.put("op", tr.name(i));
       row.put("flops", flops);
       row.put("bytes", bytes);
       row.put("intensity_flop_per_byte", bytes > 0 ? flops / bytes : null);

@@ -8,6 +8,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.List;
 import llmsim.core.hw.Device;
 import llmsim.hw.catalog.Catalog;
 import org.assertj.core.data.Percentage;
@@ -237,6 +238,29 @@ class ExplainCommandTest {
       assertThat(row.get("op").asText()).contains("L0.");
       assertThat(row.get("time_s").asDouble()).isPositive();
     }
+  }
+
+  @Test
+  void perLayer_withEveryGpuSimulated_listsOneGpusOps_asOneGpuPerStageDoes() throws IOException {
+    // tp 2 x dp 4 on eight H100s: with every GPU simulated each op has 8 copies, and the table listed all of them
+    String[] plan = {"explain", "step_time_s", "--model", "llama-7b", "--hardware", "hgx-h100-8x", "--task", "train",
+        "--tp", "2", "--seq-len", "512", "--per-layer", "--format", "json"};
+    JsonNode one = json(plan);
+    JsonNode all = json(CatalogOverrideTest.with(plan, "--all-gpus"));
+    JsonNode a = one.get("per_layer");
+    JsonNode b = all.get("per_layer");
+    assertThat(a.size()).isPositive();
+    // the first GPU's ops, one row each, besides its share of the peers' synchronisations after each collective
+    List<String> ops = new java.util.ArrayList<>();
+    b.forEach(r -> {
+      if (!r.get("op").asText().endsWith(".sync")) {
+        ops.add(r.get("op").asText());
+      }
+    });
+    List<String> expected = new java.util.ArrayList<>();
+    a.forEach(r -> expected.add(r.get("op").asText()));
+    assertThat(ops).isEqualTo(expected);
+    assertThat(ops).noneMatch(o -> o.startsWith("peer "));
   }
 
   @Test

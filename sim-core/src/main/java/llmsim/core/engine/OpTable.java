@@ -432,6 +432,10 @@ final class OpTable {
     return kinds[row(op)];
   }
 
+  int layerOf(int op) {
+    return layers[row(op)];
+  }
+
   double flops(int op) {
     return flops[row(op)];
   }

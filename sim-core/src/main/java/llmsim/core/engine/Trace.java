@@ -124,6 +124,11 @@ public final class Trace {
     return table.flops(op);
   }
 
+  /** The layer the builder tagged op {@code op} with (-1: none). */
+  public int layer(int op) {
+    return table.layerOf(op);
+  }
+
   /** Op {@code op}'s launch (dispatch) seconds and standalone seconds, read from its row's costs. */
   public double launchSeconds(int op) {
     return rowCosts.launch[table.row(op)];
