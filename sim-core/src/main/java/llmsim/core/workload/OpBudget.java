@@ -34,13 +34,13 @@ public final class OpBudget {
   public static final long REPORT_BYTES_PER_OP = 1200;
   /**
    * Heap bytes each GPU's copy of an op takes when every GPU is simulated (--all-gpus): the copies of an op are one
-   * row of the op table, with its columns, costs and name held once, so a copy holds only its run-time state (four
-   * longs), start and end, the count of dependencies it waits for, its row and its progress for the bound
-   * attribution: 57 B (61 B with the per-stream queues of ops the engine kept before its streams shared lists of
-   * rows; the 72 B counted here were set then and are kept), and the event queue's runs. Measured: see
-   * docs/PERFORMANCE.md.
+   * row of the op table, with its columns, costs and name held once, and a run's changing state is kept per stream
+   * (each runs one op at a time), so a copy holds only its start and end, the count of dependencies it waits for, its
+   * row and its progress for the bound attribution: 25 B, and the event queue's runs. Measured on ClusterBench's
+   * every-GPU step (46.1 M ops, two runs on one workspace): it runs with -Xmx1200m and fails with -Xmx1000m, so
+   * 22-26 B an op; rounded up. (72 B until 2026-12-02, when each copy kept four longs of run-time state.)
    */
-  public static final long COPY_BYTES_PER_OP = 72;
+  public static final long COPY_BYTES_PER_OP = 32;
   /** Share of the maximum heap ops may take; the rest is for the JVM's own use, the catalog and the results. */
   public static final double HEAP_SHARE = 0.9;
   /** The engine packs an op id and a flag bit into an int event payload, so ids stay below 2^30. */
