@@ -184,6 +184,7 @@ public final class Simulation implements OpSink {
     r.start();
     double[] byBound = r.sweep.finish(r.now);
     if (byBound == null) { // peers swept as one did not run in step: run again, sweeping each
+      r = null; // the first run's arrays can go before the second's are made (OpBudget counts one run's)
       r = new Runner(n, costs, false);
       r.start();
       byBound = r.sweep.finish(r.now);
