@@ -110,12 +110,31 @@ final class ResultFormat {
     boolean training = r.task().kind().training();
     m.put("schedule", training ? p.schedule().key() : null);
     m.put("overlap_grad_reduce", training ? p.overlapGradReduce() : null);
+    // which GPUs the engine ran: one per stage standing for its peers, or every one (and how many of those ran in
+    // step with another, whose figures and drawings are that GPU's)
+    m.put("all_gpus", p.allGpus());
+    m.put("gpus_simulated", r.trace().gpus());
+    m.put("gpus_in_step_with_another", inStepWithAnother(r));
     return m;
   }
 
-  /** "tp 2, pp 1, dp 4 on 8 GPUs": what the table's plan row says. */
+  /** "tp 2, pp 1, dp 4 on 8 GPUs": what the table's plan row says; with every GPU simulated, that and how. */
   static String planText(StepResult r) {
-    return r.task().plan().describe() + " on " + r.system().totalDevices() + " GPU" + (r.system().totalDevices() > 1 ? "s" : "");
+    String text = r.task().plan().describe() + " on " + r.system().totalDevices() + " GPU" + (r.system().totalDevices() > 1 ? "s" : "");
+    if (!r.task().plan().allGpus()) {
+      return text;
+    }
+    int inStep = inStepWithAnother(r);
+    return text + ", every GPU simulated" + (inStep == 0 ? "" : " (" + inStep + " in step with another)");
+  }
+
+  /** How many of the run's simulated GPUs ran in step with another ({@link llmsim.core.engine.Trace#inStepWith}). */
+  static int inStepWithAnother(StepResult r) {
+    int n = 0;
+    for (int g = 0; g < r.trace().gpus(); g++) {
+      n += r.trace().inStepWith(g) != g ? 1 : 0;
+    }
+    return n;
   }
 
   static Double finite(double v) {

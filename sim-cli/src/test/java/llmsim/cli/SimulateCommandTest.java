@@ -25,6 +25,28 @@ class SimulateCommandTest {
   }
 
   @Test
+  void plan_saysWhichGpusWereSimulated_andHowManyRanInStepWithAnother() throws IOException {
+    // tp 2 x pp 2 x dp 2 on eight H100s: one GPU per stage stands for its three peers, or every GPU is simulated,
+    // where the peers of a stage do the same work and so run in step (the first of them also runs their
+    // synchronisations: at most 2 GPUs a stage are drawn)
+    String[] plan = {"simulate", "--model", "llama-7b", "--hardware", "hgx-h100-8x", "--task", "train", "--seq-len",
+        "512", "--tp", "2", "--pp", "2", "--format", "json"};
+    JsonNode one = json(plan).get("plan");
+    assertThat(one.get("all_gpus").asBoolean()).isFalse();
+    assertThat(one.get("gpus_simulated").asInt()).isEqualTo(2);
+    assertThat(one.get("gpus_in_step_with_another").asInt()).isZero();
+    JsonNode all = json(CatalogOverrideTest.with(plan, "--all-gpus")).get("plan");
+    assertThat(all.get("all_gpus").asBoolean()).isTrue();
+    assertThat(all.get("gpus_simulated").asInt()).isEqualTo(8);
+    int inStep = all.get("gpus_in_step_with_another").asInt();
+    assertThat(inStep).isBetween(8 - 2 * 2, 8 - 2);
+    CliRunner text = CliRunner.run(CatalogOverrideTest.with(java.util.Arrays.copyOf(plan, plan.length - 2),
+        "--all-gpus"));
+    assertThat(text.out()).contains("tp 2, pp 2, dp 2 on 8 GPUs, every GPU simulated (" + inStep
+        + " in step with another)");
+  }
+
+  @Test
   void plan_isShown_withTheGpusItRunsOn_dpFillingWhatTpLeaves() throws IOException {
     JsonNode j = json("simulate", "--model", "llama-7b", "--hardware", "dgx-a100-8x80gb", "--tp", "2", "--format", "json");
     assertThat(j.at("/plan/gpus").asInt()).isEqualTo(8);
