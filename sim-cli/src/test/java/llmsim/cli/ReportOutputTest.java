@@ -266,6 +266,30 @@ class ReportOutputTest {
   }
 
   @Test
+  void reportHtmlsScenarioTable_listsThePlanKeysTheRunUsed() throws IOException {
+    // the text's plan line said 'tp 2, pp 1, dp 4, ZeRO-1 on 8 GPUs'; the page's scenario table gave batch, recompute
+    // and software but no plan at all
+    int gpus = 8;
+    int tp = 2;
+    int batch = 1;
+    int microBatches = 2;
+    Path plan = dir.resolve("plan-keys");
+    CliRunner r = CliRunner.run("simulate", "--model", "gpt3-125m", "--task", "train", "--seq-len", "512",
+        "--hardware", "hgx-h100-8x", "--tp", String.valueOf(tp), "--zero", "1", "--batch", String.valueOf(batch),
+        "--micro-batches", String.valueOf(microBatches), "--all-gpus", "--out", plan.toString());
+    assertThat(r.code()).as(r.err()).isZero();
+    String html = Files.readString(plan.resolve("report.html"));
+    String table = html.substring(html.indexOf("<h2>Scenario</h2>"), html.indexOf("<h2>Results</h2>"));
+    int dp = gpus / tp;
+    assertThat(table).contains("<td>tp</td><td>" + tp + "</td>", "<td>pp</td><td>1</td>", "<td>dp</td><td>" + dp + "</td>",
+        "<td>zero</td><td>1</td>", "<td>schedule</td><td>1f1b</td>",
+        "<td>global_batch</td><td>" + batch * microBatches * dp + " sequences",
+        "<td>all_gpus</td><td>true (" + gpus + " GPUs simulated)</td>");
+    // a key left at its default and one the task does not use are not listed
+    assertThat(table).doesNotContain("overlap_grad_reduce", "virtual_stages", "sequence_parallel", "shard");
+  }
+
+  @Test
   void outThatCannotBeCreated_isABadInput() throws IOException {
     Path file = dir.resolve("plain-file");
     Files.writeString(file, "x");
