@@ -57,6 +57,8 @@ final class RooflineCommand implements ScenarioOptions.Command, Callable<Integer
     @SuppressWarnings("unchecked")
     List<String> ids = (List<String>) ScenarioKey.HARDWARE.parse(hardware);
     scenario.refuseJobFlags(); // before the folder is made; without --model nothing else reads the flags
+    scenario.refuseAllGpus("the roofline places one GPU's kernels against that GPU's ceilings, the same on every GPU of"
+        + " the plan"); // it was taken and drew the same points
     SweepGrid.refuseRepeats("--hardware", ids, ids); // its chart file would be written twice: an internal error
     for (ScenarioKey k : ScenarioKey.values()) {
       if (scenario.given(ScenarioKey.MODEL) == null && k != ScenarioKey.HARDWARE && scenario.given(k) != null) {
