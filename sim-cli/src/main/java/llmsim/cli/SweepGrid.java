@@ -32,7 +32,8 @@ final class SweepGrid {
   private static final List<ScenarioKey> RULE_KEYS = List.of(ScenarioKey.TASK, ScenarioKey.OFFLOAD, ScenarioKey.WEIGHTS,
       ScenarioKey.CONTEXT, ScenarioKey.PROMPT_TOKENS, ScenarioKey.GENERATE_TOKENS, ScenarioKey.SEQ_LEN,
       ScenarioKey.GPU_LAYERS, ScenarioKey.KV_CACHE, ScenarioKey.MODEL, ScenarioKey.TP, ScenarioKey.PP, ScenarioKey.DP, ScenarioKey.ZERO,
-      ScenarioKey.NODES, ScenarioKey.GPUS);
+      ScenarioKey.NODES, ScenarioKey.GPUS, ScenarioKey.MICRO_BATCHES, ScenarioKey.RECOMPUTE, ScenarioKey.LORA_RANK,
+      ScenarioKey.LORA_TARGETS, ScenarioKey.PREFIX_TOKENS, ScenarioKey.SCHEDULE, ScenarioKey.OVERLAP_GRAD_REDUCE);
 
   final List<SystemSpec> systems;
   final List<ModelSpec> models;
@@ -228,6 +229,7 @@ final class SweepGrid {
         v = values(sub);
         t = v.task();
         ScenarioValues.checkAgainstModel(t, models.get(sub[1]));
+        checkUsed(v, t, sub);
         if (job != null) {
           job.tokens(t); // --requests on a training task
         }
@@ -251,6 +253,26 @@ final class SweepGrid {
       }
       checkPrecisions(sub, broken);
     }
+  }
+
+  /**
+   * A key swept over several values that this point's task does not use (seq_len for inference, lora_rank outside
+   * LoRA, micro_batches for inference ...) would give its rows again at each value, identical: the points past the
+   * key's first value are skipped, the rows at the first standing for them (simulate refuses the key outright, but a
+   * grid sweeping it for its training points would then lose its inference points).
+   */
+  private void checkUsed(ScenarioValues v, Task t, int[] at) {
+    try {
+      v.checkApplies(t, k -> at[java.util.Arrays.asList(AXES).indexOf(k)] > 0);
+    } catch (ScenarioKeyException e) {
+      ScenarioKey k = e.key();
+      throw new ScenarioKeyException(k, e.getMessage().replaceFirst("; leave it out$", "") + ": its rows at "
+          + k.gridKey() + "=" + typed(axis(k).get(0)) + " stand for these, which would repeat them");
+    }
+  }
+
+  private static String typed(Object v) {
+    return v instanceof Integer i && i == ScenarioKey.AUTO ? "auto" : String.valueOf(v);
   }
 
   /**

@@ -108,6 +108,32 @@ class SweepCommandTest {
   }
 
   @Test
+  void aKeySweptThatATaskDoesNotUse_skipsTheRowsThatWouldRepeat_namingThem() {
+    // '--tasks inference --seq-len 512,1024' gave two identical rows (seq_len blank in both)
+    List<String> seqLens = List.of("512", "1024");
+    List<String> prompts = List.of("128", "256");
+    CliRunner r = CliRunner.run("sweep", "--hardware", "h100-sxm", "--models", "gpt3-125m", "--tasks",
+        "inference,train", "--seq-len", String.join(",", seqLens), "--prompt-tokens", String.join(",", prompts));
+    assertThat(r.code()).as(r.err()).isZero();
+    // inference runs at each prompt length (seq_len at its first value only), training at each seq_len (prompt_tokens
+    // at its first only)
+    List<String> rows = r.out().lines().skip(1).toList();
+    assertThat(rows).hasSize(prompts.size() + seqLens.size());
+    assertThat(rows.stream().map(l -> l.substring(l.indexOf(',') + 1)).distinct()).hasSize(rows.size());
+    assertThat(r.err().lines().toList()).hasSize(2 * 2).allSatisfy(l -> assertThat(l).startsWith("sweep: skipped 1 row"))
+        .anySatisfy(l -> assertThat(l).contains("tasks=inference", "seq_len=1024", ": --seq-len: does not apply to"
+            + " inference").endsWith("its rows at seq_len=512 stand for these, which would repeat them"))
+        .anySatisfy(l -> assertThat(l).contains("tasks=train", "prompt_tokens=256", ": --prompt-tokens: does not"
+            + " apply to train").endsWith("its rows at prompt_tokens=128 stand for these, which would repeat them"));
+    // a key no task of the grid uses: one row, the others named
+    CliRunner none = CliRunner.run("sweep", "--hardware", "h100-sxm", "--models", "gpt3-125m", "--tasks", "inference",
+        "--micro-batches", "1,2,4");
+    assertThat(none.code()).as(none.err()).isZero();
+    assertThat(none.out().lines().skip(1).toList()).hasSize(1);
+    assertThat(none.err()).contains("micro_batches=2: --micro-batches: does not apply to inference");
+  }
+
+  @Test
   void backendFlags_areCheckedBeforeAnyWork() {
     CliRunner unknown = CliRunner.run(with("--backend", "spark"));
     assertThat(unknown.code()).isEqualTo(2);
