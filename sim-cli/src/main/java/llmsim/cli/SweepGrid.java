@@ -33,7 +33,9 @@ final class SweepGrid {
       ScenarioKey.CONTEXT, ScenarioKey.PROMPT_TOKENS, ScenarioKey.GENERATE_TOKENS, ScenarioKey.SEQ_LEN,
       ScenarioKey.GPU_LAYERS, ScenarioKey.KV_CACHE, ScenarioKey.MODEL, ScenarioKey.TP, ScenarioKey.PP, ScenarioKey.DP, ScenarioKey.ZERO,
       ScenarioKey.NODES, ScenarioKey.GPUS, ScenarioKey.MICRO_BATCHES, ScenarioKey.RECOMPUTE, ScenarioKey.LORA_RANK,
-      ScenarioKey.LORA_TARGETS, ScenarioKey.PREFIX_TOKENS, ScenarioKey.SCHEDULE, ScenarioKey.OVERLAP_GRAD_REDUCE);
+      ScenarioKey.LORA_TARGETS, ScenarioKey.PREFIX_TOKENS, ScenarioKey.SCHEDULE, ScenarioKey.OVERLAP_GRAD_REDUCE,
+      ScenarioKey.GLOBAL_BATCH, ScenarioKey.SHARD, ScenarioKey.VIRTUAL_STAGES, ScenarioKey.OPTIMIZER,
+      ScenarioKey.MASTER_WEIGHTS, ScenarioKey.OPTIMIZER_IN_BACKWARD, ScenarioKey.FLASH_ATTENTION);
 
   final List<SystemSpec> systems;
   final List<ModelSpec> models;
@@ -207,6 +209,10 @@ final class SweepGrid {
   private void checkRules() {
     for (ScenarioKey k : RULE_KEYS) {
       free.add(java.util.Arrays.asList(AXES).indexOf(k));
+    }
+    if (axis(ScenarioKey.GLOBAL_BATCH).get(0) != null) {
+      // a global batch must divide by batch x dp: the batch is a rule key then (else each batch's rows run alike)
+      free.add(java.util.Arrays.asList(AXES).indexOf(ScenarioKey.BATCH));
     }
     long combos = 1;
     for (int a : free) {
