@@ -63,6 +63,20 @@ class BadInputTest {
   }
 
   @Test
+  void aSparsePeak_isRefusedAsNoPeak_notSentToTheDenseFieldOfItsName() throws IOException {
+    // 'fp16_sparse: 200' was told "unknown field (did you mean 'fp16'?)": the sparse figure, twice the dense one,
+    // written as the dense peak would double every compute-bound time's speed
+    Path out = dir.resolve("out");
+    CliRunner r = CliRunner.run("simulate", "--model", "gpt3-125m", "--hardware", write("sparse.yaml",
+        DEVICE.replace("  fp16: 100", "  fp16_sparse: 200")).toString(), "--out", out.toString());
+    assertBadInput(r, "sparse.yaml:6:3: 'peak_dense_tflops.fp16_sparse': sparse figures are not peaks");
+    assertThat(r.err()).doesNotContain("did you mean").hasLineCount(1);
+    assertThat(out).doesNotExist();
+    assertBadInput(validate(DEVICE.replace("  fp16: 100", "  fp16: 100\n  bf16_Sparse: 200")), "'peak_dense_tflops"
+        + ".bf16_Sparse': sparse figures are not peaks");
+  }
+
+  @Test
   void aPriceDateThatIsNoDate_isRefusedAtItsLine_inADeviceFileAsInAPricesFile() throws IOException {
     String price = String.join("\n", "price:", "  amount: 1599", "  currency: USD", "  per: purchase",
         "  date: \"2022-13\"", "  source: my receipt", "");
