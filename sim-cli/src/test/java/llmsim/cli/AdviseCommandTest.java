@@ -107,6 +107,23 @@ class AdviseCommandTest {
   }
 
   @Test
+  void nothingMeetsEither_saysBothBind_notTheDeadlineAlone() throws IOException {
+    // '--deadline 1s --budget 0.0001usd' said only 'The deadline binds', as if more time would do; no option is within
+    // the budget at any time either
+    JsonNode a = advise(SMALL, "--deadline", "1s", "--budget", "0.0001usd");
+    JsonNode cheapest = a.get("options").get(0);
+    for (JsonNode o : a.get("options")) {
+      assertThat(o.get("cost").asDouble()).isGreaterThanOrEqualTo(cheapest.get("cost").asDouble());
+    }
+    assertThat(a.get("explanation").asText()).contains("The deadline binds: the fastest option, ",
+        "The budget binds too: the cheapest option, " + cheapest.get("plan").get("gpus").asInt() + "x ")
+        .contains("(" + cheapest.get("hardware").asText() + ", ");
+    // a budget the cheapest option meets does not bind
+    JsonNode rich = advise(SMALL, "--deadline", "1s", "--budget", "1000usd");
+    assertThat(rich.get("explanation").asText()).contains("The deadline binds").doesNotContain("budget binds");
+  }
+
+  @Test
   void aBudgetTooSmall_saysTheBudgetBinds() throws IOException {
     JsonNode a = advise(SMALL, "--budget", "0.0001usd");
     assertThat(a.get("explanation").asText()).contains("The budget binds");
