@@ -137,16 +137,21 @@ public record RooflineData(String system, Map<Precision, Double> ceilings, doubl
       });
     }
     double flops = 0;
-    double linkBytes = 0;
+    double h2dBytes = 0;
+    double d2hBytes = 0;
     double memBytes = 0;
     for (int i = 0; i < t.size(); i++) {
       flops += t.ops().flops()[i];
-      linkBytes += t.lane(i).hostLink() ? t.ops().linkBytes()[i] : 0; // collectives cross the fabric and network
+      // collectives cross the fabric and network, not the host link
+      h2dBytes += t.lane(i) == Lane.H2D ? t.ops().linkBytes()[i] : 0;
+      d2hBytes += t.lane(i) == Lane.D2H ? t.ops().linkBytes()[i] : 0;
       memBytes += t.ops().memBytes()[i];
     }
-    // only when the link carries real traffic (offload), not just prompts and logits
-    if (linkBytes > 0.01 * memBytes && t.makespan() > 0) {
-      out.add(new Point("whole step vs host-link bytes", null, false, flops / linkBytes,
+    // only when the link carries real traffic (offload), not just prompts and logits; the roof is one direction's
+    // bandwidth, so the bytes are the busier direction's (both directions' summed put ZeRO-Offload's step above it)
+    double linkBytes = Math.max(h2dBytes, d2hBytes);
+    if (h2dBytes + d2hBytes > 0.01 * memBytes && t.makespan() > 0) {
+      out.add(new Point("whole step vs host-link bytes (busier direction)", null, false, flops / linkBytes,
           flops / Math.max(1, gpus) / t.makespan(), false));
     }
     return out;
