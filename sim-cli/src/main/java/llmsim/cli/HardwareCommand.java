@@ -94,7 +94,7 @@ final class HardwareCommand implements Runnable {
           return 0;
         }
       }
-      SystemSpec s = c.system(id, "hardware show");
+      SystemSpec s = c.system(id, "hardware show", true);
       printPairs(out, systemJson(s));
       return 0;
     }

@@ -164,6 +164,23 @@ class BadInputTest {
   }
 
   @Test
+  void unknownIds_areOfferedDistinctEntriesOfTheirOwnKind() {
+    // 'h100-sx' was offered 'h100-sxm, h100, h100-sxm5' (one device and two of its aliases), 'lama-7b' as hardware
+    // the model alias llama1-7b, and 'hardware show i9-13900k' three systems where it shows the host i9-13900ks
+    java.util.function.Function<CliRunner, List<String>> nearest = r -> List.of(r.err()
+        .substring(r.err().indexOf("(nearest: ") + 10, r.err().indexOf(")")).split(", "));
+    llmsim.hw.catalog.Catalog c = llmsim.hw.catalog.Catalog.bundled();
+    List<String> devices = nearest.apply(CliRunner.run("simulate", "--model", "gpt3-125m", "--hardware", "h100-sx"));
+    assertThat(devices).hasSize(3).startsWith("h100-sxm");
+    assertThat(devices.stream().map(c::canonical).distinct()).hasSize(devices.size());
+    List<String> models = nearest.apply(CliRunner.run("models", "show", "lama-7b"));
+    assertThat(models.stream().map(c::canonical).distinct()).hasSize(models.size());
+    List<String> hardware = nearest.apply(CliRunner.run("simulate", "--model", "gpt3-125m", "--hardware", "lama-7b"));
+    assertThat(hardware).noneMatch(h -> c.models().stream().anyMatch(m -> m.id().equals(c.canonical(h))));
+    assertThat(nearest.apply(CliRunner.run("hardware", "show", "i9-13900k"))).startsWith("i9-13900ks");
+  }
+
+  @Test
   void unknownModelId_namesTheNearestIds() {
     assertBadInput(CliRunner.run("memory", "--model", "lama-7b", "--hardware", "m2-ultra"),
         "--model: unknown model 'lama-7b' (nearest: llama-7b");
