@@ -88,7 +88,7 @@ final class ReportOutput {
    * Writes every file as one unit (see {@link ReportFolder}); returns the paths written, in a stable order, after
    * saying on {@code err} which files of an earlier report were removed.
    */
-  static List<Path> write(Path dir, List<StepResult> results, TextTable table, PrintWriter err) {
+  static List<Path> write(Path dir, List<StepResult> results, TextTable table, Costing costing, PrintWriter err) {
     try (ReportFolder folder = ReportFolder.open(dir, "report")) {
       List<Path> written = new ArrayList<>();
       StepResult first = results.get(0);
@@ -120,10 +120,12 @@ final class ReportOutput {
       }
       written.add(folder.writeString("trace.json", ChromeTrace.write(results.stream()
           .map(r -> new ChromeTrace.Process(r.system().id() + ": " + what, r.trace(), r.memory())).toList())));
-      // each system's explanation, then its warnings as the terminal prints them (a changed default precision, replicas
-      // summed, a plan setting that does nothing, a --set override): the page had the numbers without them
+      // each system's explanation, its job's price source (or why it has none), then its warnings as the terminal
+      // prints them (a changed default precision, replicas summed, a plan setting that does nothing, a --set
+      // override): the page had the numbers without them, a cost without its price or 'no price' without why
       List<String[]> why = results.stream().flatMap(r -> java.util.stream.Stream.concat(
-          java.util.stream.Stream.<String[]>of(new String[] {r.system().id(), r.explanation()}),
+          java.util.stream.Stream.<String[]>of(new String[] {r.system().id(), r.explanation()}, costing == null ? null
+              : new String[] {r.system().id(), ResultFormat.costNote(costing.job(r), r)}).filter(java.util.Objects::nonNull),
           r.warnings().stream().map(w -> new String[] {r.system().id() + ": warning", w}))).toList();
       List<List<String>> rows = new ArrayList<>(scenarioRows(first));
       rows.addAll(planRows(results));

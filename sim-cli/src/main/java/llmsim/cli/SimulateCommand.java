@@ -4,7 +4,6 @@ import java.io.PrintWriter;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.concurrent.Callable;
-import llmsim.core.cost.JobCost;
 import llmsim.core.hw.SystemSpec;
 import llmsim.core.model.ModelSpec;
 import llmsim.core.workload.Simulator;
@@ -63,7 +62,8 @@ class SimulateCommand implements ScenarioOptions.Command, Callable<Integer> {
   void writeReports(List<StepResult> results) {
     if (report.out != null) {
       PrintWriter err = spec.commandLine().getErr();
-      List<java.nio.file.Path> files = ReportOutput.write(report.out, results, ResultFormat.table(results, costing), err);
+      List<java.nio.file.Path> files = ReportOutput.write(report.out, results, ResultFormat.table(results, costing),
+          costing, err);
       err.println("wrote " + files.size() + " files to " + report.out + " (open report.html; trace.json in ui.perfetto.dev)");
     }
   }
@@ -109,9 +109,7 @@ class SimulateCommand implements ScenarioOptions.Command, Callable<Integer> {
         results.forEach(r -> {
           out.println(r.system().id() + ": " + r.explanation());
           if (costing != null) {
-            JobCost c = costing.job(r);
-            out.println(r.system().id() + ": " + (c.hourly().known() ? "price: " + c.hourly().source()
-                : "no price: " + c.hourly().missing()) + "; energy is an " + ResultFormat.energyBasis(r));
+            out.println(r.system().id() + ": " + ResultFormat.costNote(costing.job(r), r));
           }
           r.warnings().forEach(w -> out.println(r.system().id() + ": warning: " + w));
         });

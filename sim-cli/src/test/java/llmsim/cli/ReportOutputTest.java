@@ -286,6 +286,26 @@ class ReportOutputTest {
   }
 
   @Test
+  void reportHtml_saysWhereEachJobsPriceCameFrom_orWhyItHasNone() throws IOException {
+    // the terminal says 'h100-sxm: price: ...' and 'm2-ultra: no price: ...'; the page gave '0.202 USD' and
+    // 'no price' in its table without either
+    Path priced = dir.resolve("priced");
+    CliRunner r = CliRunner.run("compare", "--model", "gpt3-125m", "--task", "inference", "--hardware",
+        "m2-ultra,h100-sxm", "--requests", "10", "--price", "h100-sxm=2usd/h", "--out", priced.toString(), "--format",
+        "json");
+    assertThat(r.code()).as(r.err()).isZero();
+    String html = Files.readString(priced.resolve("report.html"));
+    for (JsonNode result : new ObjectMapper().readTree(r.out())) {
+      JsonNode job = result.get("job");
+      String note = job.get("price_source").isNull() ? "no price: " + job.get("price_missing").asText()
+          : "price: " + job.get("price_source").asText();
+      assertThat(html).contains("<b>" + result.get("hardware").asText() + "</b>: "
+          + llmsim.report.Escape.html(note + "; energy is an " + job.get("energy_basis").asText()));
+    }
+    assertThat(html).contains("no price: ", "price: ");
+  }
+
+  @Test
   void reportHtmlsScenarioTable_listsThePlanKeysTheRunUsed() throws IOException {
     // the text's plan line said 'tp 2, pp 1, dp 4, ZeRO-1 on 8 GPUs'; the page's scenario table gave batch, recompute
     // and software but no plan at all
