@@ -47,6 +47,23 @@ class ValidateCommandTest {
   }
 
   @Test
+  void aCaseNamedTwice_orTwoFilesOfOneId_areRefused_andCountedOnce() throws IOException {
+    // 'validate A07.yaml A07.yaml' ran A07 twice: 'cases run 2', worst 'A07 +1.9%, A07 +1.9%', its error weighing
+    // twice in the medians and MAPE
+    Path a = write("cases/A1.yaml", memoryCase("A1", "h100-sxm", "GB/s", 2900));
+    write("cases/B1.yaml", memoryCase("B1", "h100-sxm", "GB/s", 2900));
+    Path copy = write("other/A1-copy.yaml", memoryCase("A1", "h100-sxm", "GB/s", 2900));
+    CliRunner r = CliRunner.run("validate", dir.resolve("cases").toString(), a.toString(), copy.toString(), "--format",
+        "json");
+    assertThat(r.code()).isEqualTo(2);
+    assertThat(r.err()).contains(a + ": given twice: a case is run and counted once")
+        .contains(copy + ":1:1: case id 'A1' is also " + a + "'s").doesNotContain("Exception");
+    JsonNode cases = new ObjectMapper().readTree(r.out()).get("cases");
+    assertThat(cases).hasSize(2);
+    assertThat(cases.findValuesAsText("id")).containsExactly("A1", "B1");
+  }
+
+  @Test
   void relativeHardwareAndModelFiles_resolveAgainstTheCaseFilesFolder() throws IOException {
     write("cases/hw/gpu.yaml", BadInputTest.DEVICE);
     write("cases/models/tiny.json", "{\"model_type\": \"llama\", \"hidden_size\": 512, \"intermediate_size\": 1024,"
