@@ -122,9 +122,11 @@ final class ValidateCommand implements Callable<Integer> {
         }
         out.print(s.render());
         long skipped = outcomes.stream().filter(o -> !o.ran()).count();
-        out.println();
-        out.println(skipped + " case(s) skipped:");
-        outcomes.stream().filter(o -> !o.ran()).forEach(o -> out.println("  " + o.c().id() + ": " + o.skipped()));
+        if (skipped > 0) { // '0 case(s) skipped:' announced a list that never came
+          out.println();
+          out.println(skipped + (skipped == 1 ? " case skipped:" : " cases skipped:"));
+          outcomes.stream().filter(o -> !o.ran()).forEach(o -> out.println("  " + o.c().id() + ": " + o.skipped()));
+        }
       }
     }
   }

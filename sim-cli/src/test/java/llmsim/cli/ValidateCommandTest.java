@@ -64,6 +64,20 @@ class ValidateCommandTest {
   }
 
   @Test
+  void theTable_listsSkippedCasesOnlyWhereThereAreAny() throws IOException {
+    // every run without a skipped case ended in '0 case(s) skipped:', announcing a list that never came
+    write("s/S1.yaml", memoryCase("S1", "h100-sxm", "GB/s", 2900));
+    CliRunner none = CliRunner.run("validate", dir.resolve("s").toString());
+    assertThat(none.code()).as(none.err()).isZero();
+    assertThat(none.out()).doesNotContain("skipped");
+    write("s/S2.yaml", "kind: case\nid: S2\ncategory: E-microbench\nskip: needs two GPUs\nmeasured:\n  value: 1\n"
+        + "  unit: \"GB/s\"\nsource: s\nquote: q\nconfidence: high\n");
+    CliRunner one = CliRunner.run("validate", dir.resolve("s").toString());
+    assertThat(one.code()).as(one.err()).isZero();
+    assertThat(one.out()).endsWith("1 case skipped:\n  S2: needs two GPUs\n");
+  }
+
+  @Test
   void relativeHardwareAndModelFiles_resolveAgainstTheCaseFilesFolder() throws IOException {
     write("cases/hw/gpu.yaml", BadInputTest.DEVICE);
     write("cases/models/tiny.json", "{\"model_type\": \"llama\", \"hidden_size\": 512, \"intermediate_size\": 1024,"
