@@ -181,6 +181,21 @@ class BadInputTest {
   }
 
   @Test
+  void aHostOrLinkGivenAsHardware_isSaidToBeOne_withTheSystemsThatHaveIt() {
+    // 'compare --hardware m2-ultra,rtx4090,i9-13900ks' (a CPU beside the GPUs) was told "unknown hardware
+    // 'i9-13900ks' (nearest: 8x-4090, 8x-a800, 8x-h100)", an id the catalog knows
+    llmsim.hw.catalog.Catalog c = llmsim.hw.catalog.Catalog.bundled();
+    CliRunner host = CliRunner.run("compare", "--model", "gpt3-125m", "--hardware", "m2-ultra,rtx4090,i9-13900ks");
+    assertBadInput(host, "--hardware: 'i9-13900ks' is a host (the CPU and memory beside the GPUs), not a system or"
+        + " device");
+    String listed = host.err().substring(host.err().indexOf("systems with it: ") + 17, host.err().indexOf("; `llmsim"));
+    assertThat(listed.split(", ")).isNotEmpty()
+        .allSatisfy(id -> assertThat(c.system(id, "test").host().id()).isEqualTo("i9-13900ks"));
+    assertBadInput(CliRunner.run("simulate", "--model", "gpt3-125m", "--hardware", "nvlink4"),
+        "--hardware: 'nvlink4' is a link, not a system or device", "hgx-h100-8x");
+  }
+
+  @Test
   void unknownModelId_namesTheNearestIds() {
     assertBadInput(CliRunner.run("memory", "--model", "lama-7b", "--hardware", "m2-ultra"),
         "--model: unknown model 'lama-7b' (nearest: llama-7b");

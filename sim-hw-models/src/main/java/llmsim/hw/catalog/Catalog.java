@@ -414,6 +414,17 @@ public final class Catalog {
       return deviceSystem(devices.get(id));
     }
     needAll();
+    if (hosts.containsKey(id) || links.containsKey(id)) {
+      // a host's or a link's id is known, but not as hardware to run on: 'unknown hardware' offered three systems
+      boolean host = hosts.containsKey(id);
+      List<String> on = systems().stream().filter(x -> host ? x.host().id().equals(id)
+          : x.hostLink().id().equals(id) || x.deviceLink().map(l -> l.id().equals(id)).orElse(false)
+              || x.network().map(net -> net.nic().id().equals(id)).orElse(false)).map(SystemSpec::id).limit(4).toList();
+      throw new InputException(new Problem(flag, 0, 0, "'" + idOrPath + "' is a " + (host ? "host (the CPU and"
+          + " memory beside the GPUs)" : "link") + ", not a system or device: llmsim runs the work on a system's GPUs"
+          + (on.isEmpty() ? "" : "; systems with it: " + String.join(", ", on))
+          + "; `llmsim hardware list` shows them all"));
+    }
     List<String> known = new ArrayList<>(systemNodes.keySet());
     known.addAll(devices.keySet());
     // the aliases of systems and devices: a model's ('llama1-7b') was offered for 'lama-7b' as hardware
