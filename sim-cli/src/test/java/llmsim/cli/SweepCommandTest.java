@@ -343,6 +343,17 @@ class SweepCommandTest {
   }
 
   @Test
+  void aValueListedTwiceInAGridFile_isRefusedAtItsLine_notAtAFlagNeverGiven() throws IOException {
+    // 'batch: [1, 2, 1]' in a grid file was told '--batch: 1 is given twice', a flag never typed, without the file
+    Path g = dir.resolve("g.yaml");
+    Files.writeString(g, "kind: grid\nhardware: [m2-ultra]\nmodels: llama-7b\nbatch:\n  - 1\n  - 2\n  - 1\n");
+    CliRunner r = CliRunner.run("sweep", g.toString());
+    BadInputTest.assertBadInput(r, g + ":7:5: 'batch' lists 1 twice (first at line 5); name each once");
+    assertThat(r.err()).doesNotContain("--batch").hasLineCount(1);
+    assertThat(r.out()).isEmpty();
+  }
+
+  @Test
   void anAxisFlagGivenTwice_addsItsValues_asARepeatedSetDoes() {
     // the second --models replaced the first without a word: llama-7b's rows were missing
     CliRunner r = CliRunner.run("sweep", "--hardware", "m2-ultra", "--models", "llama-7b", "--models", "llama-13b");
