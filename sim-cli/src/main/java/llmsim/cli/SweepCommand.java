@@ -121,7 +121,7 @@ final class SweepCommand implements ScenarioOptions.GridCommand, Callable<Intege
     try {
       Map<ScenarioKey, List<String>> axes = axes();
       SweepCosts costs = SweepCosts.of(this.job);
-      SweepGrid grid = new SweepGrid(axes, Catalog.bundled().withOverrides(sets), costs);
+      SweepGrid grid = inGridFile(() -> new SweepGrid(axes, Catalog.bundled().withOverrides(sets), costs));
       ScenarioOptions.warnOverrides(grid.catalog, spec.commandLine().getErr());
       long n = grid.points();
       checkOptions(n, costs, grid); // every flag is checked before the output is touched
@@ -347,6 +347,30 @@ final class SweepCommand implements ScenarioOptions.GridCommand, Callable<Intege
               + p.system().id() + ", model " + p.model().id() + ")");
         }
       }
+    }
+  }
+
+  /**
+   * Run {@code body}, which reports an unknown hardware or model id at its flag; where the id came from the grid file
+   * rather than a flag, the problem is moved to the key's line there ('--hardware: unknown hardware' named a flag
+   * never typed).
+   */
+  private <T> T inGridFile(java.util.function.Supplier<T> body) {
+    try {
+      return body.get();
+    } catch (llmsim.hw.yaml.InputException e) {
+      if (gridFile == null) {
+        throw e;
+      }
+      throw new llmsim.hw.yaml.InputException(e.problems().stream().map(p -> {
+        for (ScenarioKey k : List.of(ScenarioKey.HARDWARE, ScenarioKey.MODEL)) {
+          if (p.line() == 0 && p.file().equals(k.gridFlag()) && !axisFlags.containsKey(k)) {
+            llmsim.hw.yaml.Problem at = GridFile.problemAt(gridFile, k.gridKey(), p.message());
+            return at == null ? p : at;
+          }
+        }
+        return p;
+      }).toList());
     }
   }
 

@@ -343,6 +343,21 @@ class SweepCommandTest {
   }
 
   @Test
+  void anUnknownIdInAGridFile_isRefusedAtItsLine_notAtAFlagNeverGiven() throws IOException {
+    // 'hardware: [h100-sxm, h100-sxn]' in a grid file was told '--hardware: unknown hardware', as a scenario file's
+    // was before it was moved to its line
+    Path g = dir.resolve("ids.yaml");
+    Files.writeString(g, "kind: grid\nhardware: [h100-sxm, h100-sxn]\nmodels: gpt3-12m\n");
+    BadInputTest.assertBadInput(CliRunner.run("sweep", g.toString(), "--models", "gpt3-125m"),
+        g + ":2:1: unknown hardware 'h100-sxn' (nearest: h100-sxm");
+    BadInputTest.assertBadInput(CliRunner.run("sweep", g.toString(), "--hardware", "h100-sxm"),
+        g + ":3:1: unknown model 'gpt3-12m' (nearest: gpt3-125m");
+    // a flag that overrides the key is still named as the flag
+    BadInputTest.assertBadInput(CliRunner.run("sweep", g.toString(), "--hardware", "h100-sxq", "--models", "gpt3-125m"),
+        "error: --hardware: unknown hardware 'h100-sxq'");
+  }
+
+  @Test
   void aValueListedTwiceInAGridFile_isRefusedAtItsLine_notAtAFlagNeverGiven() throws IOException {
     // 'batch: [1, 2, 1]' in a grid file was told '--batch: 1 is given twice', a flag never typed, without the file
     Path g = dir.resolve("g.yaml");

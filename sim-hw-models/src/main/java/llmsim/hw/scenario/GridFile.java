@@ -12,6 +12,15 @@ import llmsim.hw.yaml.TreeReader;
 public final class GridFile {
   private GridFile() {}
 
+  /**
+   * A problem with {@code key}'s value, moved to the key's line in the grid file (as a scenario file's unknown id is);
+   * null where the file has no such key.
+   */
+  public static llmsim.hw.yaml.Problem problemAt(Path path, String key, String message) {
+    Node n = TreeReader.readFile(path);
+    return n.get(key).isPresent() ? n.problemAtKey(key, message) : null;
+  }
+
   public static Map<String, List<String>> read(Path path) {
     Node n = TreeReader.readFile(path);
     SchemaValidator.forKind("grid").validate(n);
