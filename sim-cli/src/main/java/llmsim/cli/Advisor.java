@@ -94,7 +94,8 @@ final class Advisor {
 
   /**
    * The systems to try: the --hardware ones at every power-of-two GPU count up to {@code maxGpus} they allow, or
-   * every catalog system (single-GPU systems alone, multi-GPU ones from two GPUs), one per device and GPU count.
+   * every catalog system (single-GPU systems alone, multi-GPU ones from two GPUs), one per device and GPU count (the
+   * ones named: each one).
    */
   static List<SystemSpec> systems(Catalog c, List<String> hardware, int maxGpus) {
     boolean given = !hardware.isEmpty();
@@ -110,7 +111,9 @@ final class Advisor {
         } catch (ScenarioKeyException e) {
           continue; // a size this system does not come in
         }
-        if (seen.add(sized.device().id() + "x" + n)) {
+        // the catalog's systems are tried once per device and count; the ones named are each tried, since two systems
+        // of one device differ in their host and links (13900ks-h100 dropped h100-pcie, on a host 4x faster for it)
+        if (seen.add((given ? s.id() : sized.device().id()) + "x" + n)) {
           out.add(sized);
         }
       }
