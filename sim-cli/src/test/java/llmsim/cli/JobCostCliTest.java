@@ -106,6 +106,25 @@ class JobCostCliTest {
     assertBadInput(run(base, "--price", file.toString()), "prices.yaml:8:11:", "YYYY-MM");
   }
 
+  @Test
+  void aPriceFile_addsItsOffersToTheCatalogs_theCheapestWinning_unlessProviderPicksIt() throws IOException {
+    // README said a --price file wins over the catalog: a dearer offer in it was passed over for the catalog's
+    // cheapest without a word; the help and README now say what it does, and --provider picks it
+    String dear = "999";
+    Path file = Files.writeString(dir.resolve("mine.yaml"), String.join("\n", "kind: prices", "provider: mine",
+        "offers:", "  - device: a100-sxm-80gb", "    pricing: on-demand", "    amount: " + dear, "    currency: USD",
+        "    date: \"2026-09-25\"", "    source: my quote", ""));
+    String[] base = {"simulate", "--model", "gpt3-125m", "--task", "train", "--hardware", "a100", "--tokens", "1M",
+        "--price", file.toString(), "--format", "json"};
+    JsonNode cheapest = new ObjectMapper().readTree(run(base).out()).get("job");
+    assertThat(cheapest.get("price_per_gpu_hour").asDouble()).isLessThan(Double.parseDouble(dear));
+    JsonNode mine = new ObjectMapper().readTree(run(base, "--provider", "mine").out()).get("job");
+    assertThat(mine.get("price_per_gpu_hour").asDouble()).isEqualTo(Double.parseDouble(dear));
+    assertThat(CliRunner.run("simulate", "--help").out().replaceAll("\\s+", " "))
+        .contains("FILE.yaml adds its offers to the catalog's, the cheapest of which is used unless --provider names the"
+            + " file's provider");
+  }
+
   static CliRunner run(String[] base, String... more) {
     String[] all = java.util.Arrays.copyOf(base, base.length + more.length);
     System.arraycopy(more, 0, all, base.length, more.length);
