@@ -9,6 +9,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.List;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -123,6 +124,25 @@ class JobCostCliTest {
     assertThat(CliRunner.run("simulate", "--help").out().replaceAll("\\s+", " "))
         .contains("FILE.yaml adds its offers to the catalog's, the cheapest of which is used unless --provider names the"
             + " file's provider");
+  }
+
+  @Test
+  void hardwarePrices_ofASystem_listsItsDevicesOffers_andSaysWhereThereAreNone() throws IOException {
+    // 'hardware prices m2-ultra' (or 13900ks-h100) was taken and listed no offer: they are filed under the device
+    llmsim.hw.catalog.Catalog c = llmsim.hw.catalog.Catalog.bundled();
+    for (String system : List.of("m2-ultra", "13900ks-h100")) {
+      String device = c.system(system, "test").device().id();
+      CliRunner bySystem = CliRunner.run("hardware", "prices", system, "--format", "json");
+      CliRunner byDevice = CliRunner.run("hardware", "prices", device, "--format", "json");
+      assertThat(bySystem.code()).as(bySystem.err()).isZero();
+      JsonNode offers = new ObjectMapper().readTree(bySystem.out());
+      assertThat(offers.size()).as(system).isPositive();
+      assertThat(offers.findValuesAsText("device")).containsOnly(device);
+      assertThat(bySystem.out()).isEqualTo(byDevice.out());
+    }
+    CliRunner none = CliRunner.run("hardware", "prices", "mi250-gcd");
+    assertThat(none.code()).as(none.err()).isZero();
+    assertThat(none.out()).contains("No price in the catalog for mi250-gcd: give --price");
   }
 
   static CliRunner run(String[] base, String... more) {
