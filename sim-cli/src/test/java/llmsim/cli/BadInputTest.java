@@ -196,6 +196,15 @@ class BadInputTest {
   }
 
   @Test
+  void aModelGivenAsHardware_orHardwareAsAModel_isSaidToBeOne() {
+    // '--model h100-sxm --hardware llama-7b' (the two values swapped) was told 'unknown hardware' with three systems
+    assertBadInput(CliRunner.run("simulate", "--model", "gpt3-125m", "--hardware", "llama-7b"),
+        "--hardware: 'llama-7b' is a model (`llmsim models show llama-7b`), not hardware");
+    assertBadInput(CliRunner.run("simulate", "--model", "h100", "--hardware", "m2-ultra"),
+        "--model: 'h100' is hardware (`llmsim hardware show h100-sxm`), not a model");
+  }
+
+  @Test
   void unknownModelId_namesTheNearestIds() {
     assertBadInput(CliRunner.run("memory", "--model", "lama-7b", "--hardware", "m2-ultra"),
         "--model: unknown model 'lama-7b' (nearest: llama-7b");

@@ -414,6 +414,10 @@ public final class Catalog {
       return deviceSystem(devices.get(id));
     }
     needAll();
+    if (models.containsKey(id)) { // the two flags' values swapped: 'unknown hardware' offered three systems
+      throw new InputException(new Problem(flag, 0, 0, "'" + idOrPath + "' is a model (`llmsim models show " + id
+          + "`), not hardware: name a system or device here; `llmsim hardware list` shows them all"));
+    }
     if (hosts.containsKey(id) || links.containsKey(id)) {
       // a host's or a link's id is known, but not as hardware to run on: 'unknown hardware' offered three systems
       boolean host = hosts.containsKey(id);
@@ -482,6 +486,11 @@ public final class Catalog {
     ModelSpec m = models.get(canonical(idOrPath));
     if (m == null) {
       needAll();
+      String id = canonical(idOrPath);
+      if (systemNodes.containsKey(id) || devices.containsKey(id)) { // the two flags' values swapped
+        throw new InputException(new Problem(flag, 0, 0, "'" + idOrPath + "' is hardware (`llmsim hardware show " + id
+            + "`), not a model: name a model here; `llmsim models list` shows them all"));
+      }
       List<String> known = new ArrayList<>(models.keySet());
       known.addAll(aliases.keySet().stream().filter(a -> models.containsKey(aliases.get(a))).toList());
       throw new InputException(new Problem(flag, 0, 0, "unknown model '" + idOrPath + "'"
