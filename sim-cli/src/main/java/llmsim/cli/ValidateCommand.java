@@ -24,7 +24,8 @@ import picocli.CommandLine.Spec;
 @Command(name = "validate", description = {
     "Run the validation cases (published measurements) and print predicted vs measured with the signed error,",
     "then the median absolute error, MAPE and worst cases per category and overall.",
-    "Default PATH: validation/cases of this checkout."})
+    "Default PATH: validation/cases of this checkout.",
+    "Example: llmsim validate validation/cases/A07.yaml --format json   (one case; without PATH, every case)"})
 final class ValidateCommand implements Callable<Integer> {
   @Spec CommandSpec spec;
   @Mixin Output output;
