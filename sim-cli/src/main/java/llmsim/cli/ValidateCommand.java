@@ -158,7 +158,9 @@ final class ValidateCommand implements Callable<Integer> {
     return v >= 100 ? 1 : v >= 10 ? 2 : 3;
   }
 
+  /** "+1.2%", "-5.0%"; an error that rounds to nothing is "0.0%", not "-0.0%" (E21 at -0.0009%) or "+0.0%". */
   static String signed(double e) {
-    return String.format(java.util.Locale.US, "%+.1f%%", e * 100);
+    String s = String.format(java.util.Locale.US, "%+.1f%%", e * 100);
+    return s.substring(1).equals("0.0%") ? "0.0%" : s;
   }
 }

@@ -64,6 +64,18 @@ class ValidateCommandTest {
   }
 
   @Test
+  void anErrorThatRoundsToNothing_isUnsigned_notMinusZero() {
+    // the full table read 'E21 -0.0%' and 'E10 +0.0%' for errors of -0.0009% and 0
+    assertThat(ValidateCommand.signed(-8.7e-6)).isEqualTo("0.0%");
+    assertThat(ValidateCommand.signed(0.0)).isEqualTo("0.0%");
+    assertThat(ValidateCommand.signed(-0.0)).isEqualTo("0.0%");
+    assertThat(ValidateCommand.signed(0.0004)).isEqualTo("0.0%");
+    assertThat(ValidateCommand.signed(0.0123)).isEqualTo("+1.2%");
+    assertThat(ValidateCommand.signed(-0.05)).isEqualTo("-5.0%");
+    assertThat(ValidateCommand.signed(-0.0006)).isEqualTo("-0.1%");
+  }
+
+  @Test
   void theTable_listsSkippedCasesOnlyWhereThereAreAny() throws IOException {
     // every run without a skipped case ended in '0 case(s) skipped:', announcing a list that never came
     write("s/S1.yaml", memoryCase("S1", "h100-sxm", "GB/s", 2900));
