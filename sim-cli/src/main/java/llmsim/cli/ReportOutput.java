@@ -181,7 +181,7 @@ final class ReportOutput {
     rows.add(List.of("precision / weights", t.precision().key() + " / " + t.weights().key()));
     rows.add(List.of(t.kind().training() ? "batch (micro-batch)" : "batch", String.valueOf(t.batch())));
     if (t.kind().training()) {
-      rows.add(List.of("sequence length x micro-batches", t.seqLen() + " x " + t.microBatches()));
+      rows.add(List.of("sequence length", t.seqLen() + " tokens"));
       rows.add(List.of("recompute", t.recompute().key()));
     } else {
       rows.add(List.of("prompt + generated tokens", t.promptTokens() + " + " + t.generateTokens()));
@@ -194,11 +194,11 @@ final class ReportOutput {
   /** The plan keys shown by their scenario names where a run used them; the others where set away from their default. */
   private static final List<ScenarioKey> PLAN_KEYS = List.of(ScenarioKey.TP, ScenarioKey.PP, ScenarioKey.DP,
       ScenarioKey.ZERO, ScenarioKey.SHARD, ScenarioKey.SEQUENCE_PARALLEL, ScenarioKey.VIRTUAL_STAGES,
-      ScenarioKey.GLOBAL_BATCH, ScenarioKey.SCHEDULE, ScenarioKey.OVERLAP_GRAD_REDUCE,
+      ScenarioKey.MICRO_BATCHES, ScenarioKey.GLOBAL_BATCH, ScenarioKey.SCHEDULE, ScenarioKey.OVERLAP_GRAD_REDUCE,
       ScenarioKey.ALL_GPUS);
 
   /**
-   * The parallel plan each run used, key by key (tp, pp, dp, zero, global_batch, schedule, all_gpus
+   * The parallel plan each run used, key by key (tp, pp, dp, zero, micro_batches, global_batch, schedule, all_gpus
    * where set ...), as the text's plan line gives it: one row where every system ran the same value, one row per
    * system where they differ (plan auto picks per system).
    */

@@ -322,11 +322,24 @@ class ReportOutputTest {
     String table = html.substring(html.indexOf("<h2>Scenario</h2>"), html.indexOf("<h2>Results</h2>"));
     int dp = gpus / tp;
     assertThat(table).contains("<td>tp</td><td>" + tp + "</td>", "<td>pp</td><td>1</td>", "<td>dp</td><td>" + dp + "</td>",
-        "<td>zero</td><td>1</td>", "<td>schedule</td><td>1f1b</td>",
+        "<td>zero</td><td>1</td>", "<td>schedule</td><td>1f1b</td>", "<td>micro_batches</td><td>" + microBatches + "</td>",
         "<td>global_batch</td><td>" + batch * microBatches * dp + " sequences",
         "<td>all_gpus</td><td>true (" + gpus + " GPUs simulated)</td>");
     // a key left at its default and one the task does not use are not listed
     assertThat(table).doesNotContain("overlap_grad_reduce", "virtual_stages", "sequence_parallel", "shard");
+    // plans that differ by system (plan auto: a pipeline on one, none on the other) get one row per system: the
+    // micro-batches of the first system's plan read as every system's
+    Path two = dir.resolve("plan-keys-two");
+    CliRunner c = CliRunner.run("compare", "--model", "gpt3-125m", "--task", "train", "--seq-len", "512",
+        "--hardware", "h100-sxm,hgx-h100-8x", "--micro-batches", "2", "--out", two.toString(), "--format", "json");
+    assertThat(c.code()).as(c.err()).isZero();
+    String page = Files.readString(two.resolve("report.html"));
+    for (JsonNode result : new ObjectMapper().readTree(c.out())) {
+      String id = result.get("hardware").asText();
+      int replicas = result.get("plan").get("dp").asInt();
+      assertThat(page).contains("<td>dp " + id + "</td><td>" + replicas + "</td>",
+          "<td>global_batch " + id + "</td><td>" + (2 * replicas) + " sequences");
+    }
   }
 
   @Test
