@@ -127,7 +127,7 @@ final class ReportOutput {
           java.util.stream.Stream.<String[]>of(new String[] {r.system().id(), r.explanation()}, costing == null ? null
               : new String[] {r.system().id(), ResultFormat.costNote(costing.job(r), r)}).filter(java.util.Objects::nonNull),
           r.warnings().stream().map(w -> new String[] {r.system().id() + ": warning", w}))).toList();
-      List<List<String>> rows = new ArrayList<>(scenarioRows(first));
+      List<List<String>> rows = new ArrayList<>(scenarioRows(results));
       rows.addAll(planRows(results));
       results.forEach(r -> rows.add(List.of("hardware " + r.system().id(), r.system().name())));
       HtmlReport.Table scenario = new HtmlReport.Table("Scenario", List.of("key", "value"), rows);
@@ -173,12 +173,20 @@ final class ReportOutput {
     return last;
   }
 
-  static List<List<String>> scenarioRows(StepResult r) {
+  static List<List<String>> scenarioRows(List<StepResult> results) {
+    StepResult r = results.get(0);
     var t = r.task();
     List<List<String>> rows = new ArrayList<>();
     rows.add(List.of("model", r.model().id() + " (" + r.model().name() + ")"));
     rows.add(List.of("task", t.kind().key()));
-    rows.add(List.of("precision / weights", t.precision().key() + " / " + t.weights().key()));
+    // a default precision a device lacks runs as another there (bf16 as fp16 on an M2 Ultra): the first system's
+    // read as every system's
+    if (results.stream().map(x -> x.task().precision()).distinct().count() == 1) {
+      rows.add(List.of("precision / weights", t.precision().key() + " / " + t.weights().key()));
+    } else {
+      results.forEach(x -> rows.add(List.of("precision / weights " + x.system().id(), x.task().precision().key() + " / "
+          + x.task().weights().key())));
+    }
     rows.add(List.of(t.kind().training() ? "batch (micro-batch)" : "batch", String.valueOf(t.batch())));
     if (t.kind().training()) {
       rows.add(List.of("sequence length", t.seqLen() + " tokens"));

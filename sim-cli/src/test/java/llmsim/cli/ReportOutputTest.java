@@ -286,6 +286,24 @@ class ReportOutputTest {
   }
 
   @Test
+  void reportHtmlsScenarioTable_givesEachSystemsPrecision_whereTheyDiffer() throws IOException {
+    // the M2 Ultra runs the default bf16 as fp16 (no bf16 units), the H100 runs bf16: the table read 'fp16 / f16' for
+    // both, the first system's
+    Path mixed = dir.resolve("precision");
+    CliRunner r = CliRunner.run("compare", "--model", "gpt3-125m", "--task", "train", "--seq-len", "512", "--hardware",
+        "m2-ultra,h100-sxm", "--out", mixed.toString(), "--format", "json");
+    assertThat(r.code()).as(r.err()).isZero();
+    String html = Files.readString(mixed.resolve("report.html"));
+    java.util.Set<String> precisions = new java.util.HashSet<>();
+    for (JsonNode result : new ObjectMapper().readTree(r.out())) {
+      precisions.add(result.get("precision").asText());
+      assertThat(html).contains("<td>precision / weights " + result.get("hardware").asText() + "</td><td>"
+          + result.get("precision").asText() + " / " + result.get("weights").asText() + "</td>");
+    }
+    assertThat(precisions).hasSize(2);
+  }
+
+  @Test
   void reportHtml_saysWhereEachJobsPriceCameFrom_orWhyItHasNone() throws IOException {
     // the terminal says 'h100-sxm: price: ...' and 'm2-ultra: no price: ...'; the page gave '0.202 USD' and
     // 'no price' in its table without either
