@@ -88,7 +88,9 @@ final class SweepCommand implements ScenarioOptions.GridCommand, Callable<Intege
   Integer top;
 
   @Option(names = "--by", defaultValue = "tokens_per_s", paramLabel = "KEY",
-      description = "Ranking for --top: tokens_per_s, mfu (higher is better), step_time_s, ttft_s, tpot_s (lower is better).")
+      description = "Ranking for --top (with it only): tokens_per_s, mfu (higher is better), step_time_s, ttft_s,"
+          + " tpot_s (lower is better); with a job (--tokens, --requests) also cost, cost_per_million_tokens and"
+          + " wall_time_s (lower is better). Default: ${DEFAULT-VALUE}.")
   String by;
 
   @Option(names = "--max-points", defaultValue = "20000000", paramLabel = "N", description = "Refuse grids larger than this (default: ${DEFAULT-VALUE}).")
@@ -298,6 +300,11 @@ final class SweepCommand implements ScenarioOptions.GridCommand, Callable<Intege
     }
     if (!SweepRows.RANKABLE.contains(by)) {
       throw new BadFlagException("--by", by, String.join(", ", SweepRows.RANKABLE));
+    }
+    if (top == null && spec.commandLine().getParseResult().hasMatchedOption("--by")) {
+      // every row is written, in grid order: the ranking asked for was dropped without a word
+      throw new BadFlagException("--by " + by + " ranks the rows --top keeps; give --top K (such as --top 10), or"
+          + " leave --by out to write every row in grid order");
     }
     if (top != null && (by.equals("ttft_s") || by.equals("tpot_s")) && !grid.hasInference()) {
       throw new BadFlagException("--by " + by + ": the grid's tasks are all training, which has no time to first"

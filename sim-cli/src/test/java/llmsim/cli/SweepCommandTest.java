@@ -396,6 +396,19 @@ class SweepCommandTest {
   }
 
   @Test
+  void byWithoutTop_isRefused_notDropped() {
+    // '--by mfu' alone wrote every row in grid order, the ranking asked for dropped without a word
+    CliRunner r = CliRunner.run("sweep", "--hardware", "h100-sxm", "--models", "gpt3-125m", "--batch", "1,2", "--by",
+        "mfu");
+    BadInputTest.assertBadInput(r, "--by mfu ranks the rows --top keeps; give --top K");
+    assertThat(r.out()).isEmpty();
+    assertThat(CliRunner.run("sweep", "--hardware", "h100-sxm", "--models", "gpt3-125m", "--batch", "1,2", "--by", "mfu",
+        "--top", "1").code()).isZero();
+    assertThat(CliRunner.run("sweep", "--help").out().replaceAll("\\s+", " "))
+        .contains("with a job (--tokens, --requests) also cost, cost_per_million_tokens and wall_time_s");
+  }
+
+  @Test
   void anOutputNamedForOneFormat_isRefused_whenTheRowsAreTheOther() {
     // --output grid.jsonl wrote CSV rows into it
     BadInputTest.assertBadInput(CliRunner.run("sweep", "--hardware", "m2-ultra", "--models", "llama-7b", "--output",
