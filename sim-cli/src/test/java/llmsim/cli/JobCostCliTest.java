@@ -145,6 +145,23 @@ class JobCostCliTest {
     assertThat(none.out()).contains("No price in the catalog for mi250-gcd: give --price");
   }
 
+  @Test
+  void electricityOrAmortization_onARentedJob_isRefused_notDropped() throws IOException {
+    // a rented GPU-hour covers the hardware and its power: '--electricity 0.15usd/kwh' or '--amortization 5y' on an
+    // on-demand job was taken and changed nothing
+    String[] base = {"simulate", "--model", "gpt3-125m", "--hardware", "rtx4090", "--tokens", "1M"};
+    assertBadInput(run(base, "--electricity", "0.15usd/kwh"), "--electricity: prices owned hardware (pricing: own),"
+        + " and the job is rented (pricing: on-demand)");
+    assertBadInput(run(base, "--pricing", "spot", "--amortization", "5y"), "--amortization: prices owned hardware",
+        "(pricing: spot)");
+    assertBadInput(CliRunner.run("sweep", "--models", "gpt3-125m", "--hardware", "rtx4090", "--tokens", "1M",
+        "--electricity", "0.15usd/kwh"), "--electricity: prices owned hardware");
+    // owned: taken, and the price says so
+    JsonNode own = job("simulate", "--model", "gpt3-125m", "--hardware", "rtx4090", "--tokens", "1M", "--pricing", "own",
+        "--electricity", "0.15usd/kwh", "--amortization", "5y", "--format", "json");
+    assertThat(own.get("price_source").asText()).contains("over 43800 h", "0.150 USD/kWh");
+  }
+
   static CliRunner run(String[] base, String... more) {
     String[] all = java.util.Arrays.copyOf(base, base.length + more.length);
     System.arraycopy(more, 0, all, base.length, more.length);
