@@ -100,6 +100,9 @@ final class Advisor {
   static List<SystemSpec> systems(Catalog c, List<String> hardware, int maxGpus) {
     boolean given = !hardware.isEmpty();
     List<SystemSpec> base = given ? hardware.stream().map(h -> c.system(h, "--hardware")).toList() : c.systems();
+    if (given) { // an alias or a file of a catalog id was dropped as the same system without a word
+      SweepGrid.refuseRepeats("--hardware", hardware, base.stream().map(SystemSpec::id).toList());
+    }
     List<SystemSpec> out = new ArrayList<>();
     Set<String> seen = new HashSet<>();
     for (SystemSpec s : base) {

@@ -51,6 +51,7 @@ final class MemoryCommand implements ScenarioOptions.Command, Callable<Integer> 
     ModelSpec model = r.modelSpec(); // an unknown id in --scenario's file is reported at its line there
     r.checkAgainst(model);
     List<SystemSpec> systems = r.hardware().stream().map(h -> r.sized(r.system(h))).toList();
+    SweepGrid.refuseRepeats("--hardware", r.hardware(), systems.stream().map(SystemSpec::id).toList());
     systems.forEach(r::checkAgainst);
     List<Row> rows = new ArrayList<>();
     for (SystemSpec s : systems) {

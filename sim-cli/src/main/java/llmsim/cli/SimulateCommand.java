@@ -84,6 +84,9 @@ class SimulateCommand implements ScenarioOptions.Command, Callable<Integer> {
     ModelSpec model = r.modelSpec();
     r.checkAgainst(model);
     List<SystemSpec> systems = r.hardware().stream().map(h -> r.sized(r.system(h))).toList();
+    // two names of one system (an alias, or a file of a catalog id) gave two columns of one name, and --out failed
+    // writing its charts twice
+    SweepGrid.refuseRepeats("--hardware", r.hardware(), systems.stream().map(SystemSpec::id).toList());
     systems.forEach(r::checkAgainst);
     r.checkSimulable(model, systems, reports);
     return systems;

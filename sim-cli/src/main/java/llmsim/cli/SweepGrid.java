@@ -118,8 +118,11 @@ final class SweepGrid {
     for (int i = 0; i < ids.size(); i++) {
       String first = seen.putIfAbsent(ids.get(i), given.get(i));
       if (first != null) {
+        boolean file = java.util.stream.Stream.of(first, given.get(i)).anyMatch(g -> g.endsWith(".yaml")
+            || g.endsWith(".yml") || g.endsWith(".json"));
         throw new BadFlagException(flag + ": " + (first.equals(given.get(i)) ? given.get(i) + " is given twice"
-            : given.get(i) + " and " + first + " both name " + ids.get(i)) + "; name each once");
+            : given.get(i) + " and " + first + " both name " + ids.get(i)) + "; name each once"
+            + (file ? " (a file's id names its results and charts: give the file an id of its own)" : ""));
       }
     }
   }

@@ -205,6 +205,28 @@ class BadInputTest {
   }
 
   @Test
+  void oneSystemNamedTwice_byAnAliasOrByAFileOfItsId_isRefused_andWritesNothing() throws IOException {
+    // 'compare --hardware h100-sxm,h100' printed two identical h100-sxm columns (memory too; advise dropped one), and
+    // with --out a device file of a catalog id failed on its charts: "timeline-h100-sxm.png is written twice"
+    Path out = dir.resolve("out");
+    assertBadInput(CliRunner.run("compare", "--model", "gpt3-125m", "--hardware", "h100-sxm,h100", "--out",
+        out.toString()), "--hardware: h100 and h100-sxm both name h100-sxm; name each once");
+    Path copy = write("copy.yaml", DEVICE.replace("id: my-gpu", "id: rtx4090"));
+    CliRunner file = CliRunner.run("compare", "--model", "gpt3-125m", "--hardware", "rtx4090," + copy, "--out",
+        out.toString());
+    assertBadInput(file, "--hardware: " + copy + " and rtx4090 both name rtx4090", "give the file an id of its own");
+    assertThat(out).doesNotExist();
+    for (String[] cmd : new String[][] {{"memory", "--model", "gpt3-125m"}, {"roofline", "--out", out.toString()},
+        {"advise", "--model", "gpt3-125m", "--tokens", "1M"}}) {
+      String[] args = java.util.Arrays.copyOf(cmd, cmd.length + 2);
+      args[cmd.length] = "--hardware";
+      args[cmd.length + 1] = "h100-sxm,h100";
+      assertBadInput(CliRunner.run(args), "--hardware: h100 and h100-sxm both name h100-sxm");
+    }
+    assertThat(out).doesNotExist();
+  }
+
+  @Test
   void unknownModelId_namesTheNearestIds() {
     assertBadInput(CliRunner.run("memory", "--model", "lama-7b", "--hardware", "m2-ultra"),
         "--model: unknown model 'lama-7b' (nearest: llama-7b");
