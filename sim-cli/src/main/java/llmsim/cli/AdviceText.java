@@ -59,7 +59,11 @@ final class AdviceText {
           fastest.seconds() / c.deadlineSeconds(), Units.duration(c.deadlineSeconds()), moreGpus
               ? "more GPUs (--max-gpus) or a smaller job"
               // single-GPU systems come in no larger size: --max-gpus would change nothing
-              : "a system of more or faster GPUs (--hardware), or a smaller job");
+              : "a system of more or faster GPUs (--hardware), or a smaller job")
+          // with no option within the budget either, more time alone would not do: the budget binds as well
+          + (cheapest.cost() > c.budget() ? String.format(Locale.US, " The budget binds too: the cheapest option, %s,"
+              + " is %s over the budget of %s.", describe(cheapest), Money.format(cheapest.cost() - c.budget(),
+                  cheapest.job().currency()), Money.format(c.budget(), cheapest.job().currency())) : "");
     }
     Advisor.Option inTime = res.options().stream().filter(o -> o.seconds() <= c.deadlineSeconds()).findFirst()
         .orElseThrow();

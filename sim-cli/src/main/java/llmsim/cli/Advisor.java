@@ -94,11 +94,15 @@ final class Advisor {
 
   /**
    * The systems to try: the --hardware ones at every power-of-two GPU count up to {@code maxGpus} they allow, or
-   * every catalog system (single-GPU systems alone, multi-GPU ones from two GPUs), one per device and GPU count.
+   * every catalog system (single-GPU systems alone, multi-GPU ones from two GPUs), one per device and GPU count (the
+   * ones named: each one).
    */
   static List<SystemSpec> systems(Catalog c, List<String> hardware, int maxGpus) {
     boolean given = !hardware.isEmpty();
     List<SystemSpec> base = given ? hardware.stream().map(h -> c.system(h, "--hardware")).toList() : c.systems();
+    if (given) { // an alias or a file of a catalog id was dropped as the same system without a word
+      SweepGrid.refuseRepeats("--hardware", hardware, base.stream().map(SystemSpec::id).toList());
+    }
     List<SystemSpec> out = new ArrayList<>();
     Set<String> seen = new HashSet<>();
     for (SystemSpec s : base) {
@@ -110,7 +114,9 @@ final class Advisor {
         } catch (ScenarioKeyException e) {
           continue; // a size this system does not come in
         }
-        if (seen.add(sized.device().id() + "x" + n)) {
+        // the catalog's systems are tried once per device and count; the ones named are each tried, since two systems
+        // of one device differ in their host and links (13900ks-h100 dropped h100-pcie, on a host 4x faster for it)
+        if (seen.add((given ? s.id() : sized.device().id()) + "x" + n)) {
           out.add(sized);
         }
       }

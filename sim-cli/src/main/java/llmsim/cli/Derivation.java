@@ -90,9 +90,10 @@ final class Derivation {
 
   private void decode(boolean perToken) {
     inferenceOnly();
-    if (r.task().generateTokens() == 0) { // no decode step: every number below would be NaN
-      throw new BadFlagException(metric + ": generate_tokens is 0, so the run has no decode step to explain; give"
-          + " --generate-tokens 1 or more (or explain ttft_s, prefill_tokens_per_s)");
+    if (r.task().generateTokens() <= 1) { // no decode step: every number below would be NaN
+      throw new BadFlagException(metric + ": generate_tokens is " + r.task().generateTokens() + (r.task()
+          .generateTokens() == 0 ? "" : ", a token the prefill itself gives") + ", so the run has no decode step to"
+          + " explain; give --generate-tokens 2 or more (or explain ttft_s, prefill_tokens_per_s)");
     }
     Device d = r.system().device();
     double w = weights();
@@ -230,9 +231,10 @@ final class Derivation {
       closedForm = r.hardwareFlops() / (peak.peakFlops() * g);
       formula("compute-only time (closed form)", "hardware FLOPs / (peak x g x h x s) = " + count(r.hardwareFlops()) + " / ("
           + Units.tflops(peak.peakFlops()) + " x " + fraction(g) + ")", seconds(closedForm));
-    } else if (r.task().generateTokens() == 0) { // the run is the prefill alone: there is no TPOT to add
+    } else if (r.task().generateTokens() <= 1) { // the run is the prefill alone: there is no TPOT to add
       closedForm = r.ttftSeconds();
-      formula("TTFT (no tokens generated)", seconds(r.ttftSeconds()), seconds(closedForm));
+      formula(r.task().generateTokens() == 0 ? "TTFT (no tokens generated)" : "TTFT (its one token is the prefill's)",
+          seconds(r.ttftSeconds()), seconds(closedForm));
     } else {
       closedForm = r.ttftSeconds() + (r.task().generateTokens() - 1) * r.tpotSeconds();
       formula("TTFT + (generated - 1) x TPOT", seconds(r.ttftSeconds()) + " + " + (r.task().generateTokens() - 1) + " x "

@@ -38,7 +38,8 @@ final class HardwareCommand implements Runnable {
     spec.commandLine().usage(spec.commandLine().getOut());
   }
 
-  @Command(name = "list", description = "List every system (a device id alone means that device on its default host), then hosts and links.")
+  @Command(name = "list", description = {"List every system (a device id alone means that device on its default host),"
+      + " then hosts and links.", "Example: llmsim hardware list --format csv"})
   static final class ListCmd implements Callable<Integer> {
     @Spec CommandSpec spec;
     @Mixin Output output;
@@ -69,7 +70,8 @@ final class HardwareCommand implements Runnable {
     }
   }
 
-  @Command(name = "show", description = "Show a system, device, host or link with every figure and its source.")
+  @Command(name = "show", description = {"Show a system, device, host or link with every figure and its source.",
+      "Example: llmsim hardware show h100-sxm"})
   static final class Show implements Callable<Integer> {
     @Spec CommandSpec spec;
     @Mixin Output output;
@@ -94,7 +96,7 @@ final class HardwareCommand implements Runnable {
           return 0;
         }
       }
-      SystemSpec s = c.system(id, "hardware show");
+      SystemSpec s = c.system(id, "hardware show", true);
       printPairs(out, systemJson(s));
       return 0;
     }
@@ -122,7 +124,9 @@ final class HardwareCommand implements Runnable {
     }
   }
 
-  @Command(name = "validate", description = "Check device, host, link, system, model or prices files; every problem is printed as file:line:col.")
+  @Command(name = "validate", description = {"Check device, host, link, system, model or prices files; every problem is"
+      + " printed as file:line:col (`llmsim hardware schema KIND` gives each kind's fields).",
+      "Example: llmsim hardware validate sim-hw-models/src/main/resources/llmsim/catalog/devices/rtx4090.yaml"})
   static final class Validate implements Callable<Integer> {
     @Spec CommandSpec spec;
 
@@ -153,7 +157,8 @@ final class HardwareCommand implements Runnable {
   }
 
   // ${COMPLETION-CANDIDATES} only works in an option's description (a command's printed "null"): list the kinds
-  @Command(name = "schema", description = "Print the JSON Schema of a file kind (KIND).")
+  @Command(name = "schema", description = {"Print the JSON Schema of a file kind (KIND).",
+      "Example: llmsim hardware schema device"})
   static final class Schema implements Callable<Integer> {
     @Spec CommandSpec spec;
 

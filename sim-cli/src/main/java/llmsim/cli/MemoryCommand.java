@@ -46,15 +46,12 @@ final class MemoryCommand implements ScenarioOptions.Command, Callable<Integer> 
 
   @Override
   public Integer call() {
-    if (scenario.given(ScenarioKey.ALL_GPUS) != null) {
-      // the bytes are one GPU's and the same on each of a plan's GPUs; all_gpus only says how many a simulation runs
-      throw new BadFlagException("--all-gpus: memory gives one GPU's bytes, the same on every GPU of the plan, and"
-          + " simulates nothing; all_gpus changes how many GPUs simulate, explain and compare run; leave it out");
-    }
+    scenario.refuseAllGpus("memory gives one GPU's bytes, the same on every GPU of the plan, and simulates nothing");
     ScenarioOptions.Resolved r = scenario.resolve(scenarioFile.read(), true);
     ModelSpec model = r.modelSpec(); // an unknown id in --scenario's file is reported at its line there
     r.checkAgainst(model);
     List<SystemSpec> systems = r.hardware().stream().map(h -> r.sized(r.system(h))).toList();
+    SweepGrid.refuseRepeats("--hardware", r.hardware(), systems.stream().map(SystemSpec::id).toList());
     systems.forEach(r::checkAgainst);
     List<Row> rows = new ArrayList<>();
     for (SystemSpec s : systems) {

@@ -26,7 +26,7 @@ final class ModelsCommand implements Runnable {
     spec.commandLine().usage(spec.commandLine().getOut());
   }
 
-  @Command(name = "list", description = "List every catalog model.")
+  @Command(name = "list", description = {"List every catalog model.", "Example: llmsim models list --format csv"})
   static final class ListCmd implements Callable<Integer> {
     @Spec CommandSpec spec;
     @Mixin Output output;
@@ -46,7 +46,8 @@ final class ModelsCommand implements Runnable {
     }
   }
 
-  @Command(name = "show", description = "Show one model: shape, computed and published parameter counts.")
+  @Command(name = "show", description = {"Show one model: shape, computed and published parameter counts.",
+      "Example: llmsim models show llama-7b"})
   static final class Show implements Callable<Integer> {
     @Spec CommandSpec spec;
     @Mixin Output output;

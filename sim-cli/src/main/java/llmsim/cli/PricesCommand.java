@@ -34,11 +34,10 @@ final class PricesCommand implements Callable<Integer> {
   @Override
   public Integer call() {
     Catalog c = Catalog.bundled();
-    List<String> ids = devices == null ? null : devices.stream().map(d -> {
-      String id = c.canonical(d);
-      c.system(id, "DEVICE"); // an unknown id is refused with the nearest ones
-      return id;
-    }).toList();
+    // a system's prices are its device's: 'hardware prices m2-ultra' (or 13900ks-h100, hgx-h100-8x) was taken and
+    // listed nothing, the offers being filed under the device; an unknown id is refused with the nearest ones
+    List<String> ids = devices == null ? null : devices.stream().map(d -> c.system(d, "DEVICE").device().id())
+        .distinct().toList();
     List<Offer> offers = PriceCatalog.bundled().offers().stream()
         .filter(o -> ids == null || ids.contains(o.deviceId()))
         .sorted(Comparator.comparing(Offer::deviceId).thenComparing(Offer::kind).thenComparing(Offer::currency)
@@ -55,6 +54,12 @@ final class PricesCommand implements Callable<Integer> {
     out.print(Output.print(output.format, t, json));
     if (output.format == Format.table) {
       out.println();
+      List<String> none = ids == null ? List.of() : ids.stream()
+          .filter(id -> offers.stream().noneMatch(o -> o.deviceId().equals(id))).toList();
+      if (!none.isEmpty()) {
+        out.println("No price in the catalog for " + String.join(", ", none) + ": give --price DEVICE=AMOUNTCUR/h (rent)"
+            + " or DEVICE=AMOUNTCUR (buy) to cost a job on it.");
+      }
       out.println("Prices change: each is as read on its date (sources: --format json). Override with --price.");
     }
     return 0;

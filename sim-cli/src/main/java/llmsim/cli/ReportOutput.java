@@ -8,6 +8,8 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
+import llmsim.core.scenario.ScenarioKey;
+import llmsim.core.scenario.ScenarioValues;
 import llmsim.core.workload.DecodeTrajectory;
 import llmsim.core.workload.StepResult;
 import llmsim.report.BoundsChart;
@@ -86,7 +88,7 @@ final class ReportOutput {
    * Writes every file as one unit (see {@link ReportFolder}); returns the paths written, in a stable order, after
    * saying on {@code err} which files of an earlier report were removed.
    */
-  static List<Path> write(Path dir, List<StepResult> results, TextTable table, PrintWriter err) {
+  static List<Path> write(Path dir, List<StepResult> results, TextTable table, Costing costing, PrintWriter err) {
     long drawn = 0;
     for (StepResult r : results) {
       drawn += ChromeTrace.drawnOps(r.trace());
@@ -127,12 +129,15 @@ final class ReportOutput {
       }
       written.add(folder.writeString("trace.json", ChromeTrace.write(results.stream()
           .map(r -> new ChromeTrace.Process(r.system().id() + ": " + what, r.trace(), r.memory())).toList())));
-      // each system's explanation, then its warnings as the terminal prints them (a changed default precision, replicas
-      // summed, a plan setting that does nothing, a --set override): the page had the numbers without them
+      // each system's explanation, its job's price source (or why it has none), then its warnings as the terminal
+      // prints them (a changed default precision, replicas summed, a plan setting that does nothing, a --set
+      // override): the page had the numbers without them, a cost without its price or 'no price' without why
       List<String[]> why = results.stream().flatMap(r -> java.util.stream.Stream.concat(
-          java.util.stream.Stream.<String[]>of(new String[] {r.system().id(), r.explanation()}),
+          java.util.stream.Stream.<String[]>of(new String[] {r.system().id(), r.explanation()}, costing == null ? null
+              : new String[] {r.system().id(), ResultFormat.costNote(costing.job(r), r)}).filter(java.util.Objects::nonNull),
           r.warnings().stream().map(w -> new String[] {r.system().id() + ": warning", w}))).toList();
-      List<List<String>> rows = new ArrayList<>(scenarioRows(first));
+      List<List<String>> rows = new ArrayList<>(scenarioRows(results));
+      rows.addAll(planRows(results));
       results.forEach(r -> rows.add(List.of("hardware " + r.system().id(), r.system().name())));
       HtmlReport.Table scenario = new HtmlReport.Table("Scenario", List.of("key", "value"), rows);
       HtmlReport.Table tab = new HtmlReport.Table("Results", table.header(), table.rows());
@@ -177,15 +182,23 @@ final class ReportOutput {
     return last;
   }
 
-  static List<List<String>> scenarioRows(StepResult r) {
+  static List<List<String>> scenarioRows(List<StepResult> results) {
+    StepResult r = results.get(0);
     var t = r.task();
     List<List<String>> rows = new ArrayList<>();
     rows.add(List.of("model", r.model().id() + " (" + r.model().name() + ")"));
     rows.add(List.of("task", t.kind().key()));
-    rows.add(List.of("precision / weights", t.precision().key() + " / " + t.weights().key()));
-    rows.add(List.of("batch", String.valueOf(t.batch())));
+    // a default precision a device lacks runs as another there (bf16 as fp16 on an M2 Ultra): the first system's
+    // read as every system's
+    if (results.stream().map(x -> x.task().precision()).distinct().count() == 1) {
+      rows.add(List.of("precision / weights", t.precision().key() + " / " + t.weights().key()));
+    } else {
+      results.forEach(x -> rows.add(List.of("precision / weights " + x.system().id(), x.task().precision().key() + " / "
+          + x.task().weights().key())));
+    }
+    rows.add(List.of(t.kind().training() ? "batch (micro-batch)" : "batch", String.valueOf(t.batch())));
     if (t.kind().training()) {
-      rows.add(List.of("sequence length x micro-batches", t.seqLen() + " x " + t.microBatches()));
+      rows.add(List.of("sequence length", t.seqLen() + " tokens"));
       rows.add(List.of("recompute", t.recompute().key()));
     } else {
       rows.add(List.of("prompt + generated tokens", t.promptTokens() + " + " + t.generateTokens()));
@@ -193,6 +206,59 @@ final class ReportOutput {
     rows.add(List.of("offload (requested)", t.offload().key()));
     rows.add(List.of("software", r.software().id()));
     return rows;
+  }
+
+  /** The plan keys shown by their scenario names where a run used them; the others where set away from their default. */
+  private static final List<ScenarioKey> PLAN_KEYS = List.of(ScenarioKey.TP, ScenarioKey.PP, ScenarioKey.DP,
+      ScenarioKey.ZERO, ScenarioKey.SHARD, ScenarioKey.SEQUENCE_PARALLEL, ScenarioKey.VIRTUAL_STAGES,
+      ScenarioKey.MICRO_BATCHES, ScenarioKey.GLOBAL_BATCH, ScenarioKey.SCHEDULE, ScenarioKey.OVERLAP_GRAD_REDUCE,
+      ScenarioKey.ALL_GPUS);
+
+  /**
+   * The parallel plan each run used, key by key (tp, pp, dp, zero, micro_batches, global_batch, schedule, all_gpus
+   * where set ...), as the text's plan line gives it: one row where every system ran the same value, one row per
+   * system where they differ (plan auto picks per system).
+   */
+  static List<List<String>> planRows(List<StepResult> results) {
+    List<java.util.EnumMap<ScenarioKey, Object>> used = results.stream()
+        .map(r -> ScenarioValues.describe(r.task(), r.software())).toList();
+    List<List<String>> rows = new ArrayList<>();
+    for (ScenarioKey k : PLAN_KEYS) {
+      List<String> values = new ArrayList<>();
+      for (int i = 0; i < results.size(); i++) {
+        values.add(planValue(k, used.get(i).get(k), results.get(i)));
+      }
+      if (values.stream().allMatch(java.util.Objects::isNull)) {
+        continue;
+      }
+      if (values.stream().distinct().count() == 1) {
+        rows.add(List.of(k.key(), values.get(0)));
+      } else {
+        for (int i = 0; i < results.size(); i++) {
+          rows.add(List.of(k.key() + " " + results.get(i).system().id(), values.get(i) == null ? "-" : values.get(i)));
+        }
+      }
+    }
+    return rows;
+  }
+
+  /** One plan key's value as the report shows it; null where the run did not use it or left it at its default. */
+  private static String planValue(ScenarioKey k, Object v, StepResult r) {
+    if (v == null) {
+      return null;
+    }
+    var p = r.task().plan();
+    return switch (k) {
+      case SEQUENCE_PARALLEL -> p.tp() > 1 && p.sequenceParallel() ? "true" : null;
+      case VIRTUAL_STAGES -> p.pp() > 1 && p.virtualStages() > 1 ? v.toString() : null;
+      case OVERLAP_GRAD_REDUCE -> p.overlapGradReduce() ? null : "false";
+      case ALL_GPUS -> p.allGpus() ? "true (" + r.system().totalDevices() + " GPU" + (r.system().totalDevices() == 1
+          ? "" : "s") + " simulated)" : null;
+      case GLOBAL_BATCH -> v + (((Number) v).longValue() == 1 ? " sequence (" : " sequences (") + r.task().batch() + " x " + r.task().microBatches() + " micro-batch"
+          + (r.task().microBatches() == 1 ? "" : "es") + " x " + r.task().replicas() + " replica"
+          + (r.task().replicas() == 1 ? ")" : "s)");
+      default -> v.toString();
+    };
   }
 
   static String safe(String id) {

@@ -88,6 +88,12 @@ final class ResultFormat {
     return m;
   }
 
+  /** Where a job's price came from (or why it has none) and what its energy assumes, as the terminal and report say. */
+  static String costNote(JobCost c, StepResult r) {
+    return (c.hourly().known() ? "price: " + c.hourly().source() : "no price: " + c.hourly().missing())
+        + "; energy is an " + energyBasis(r);
+  }
+
   /** "TDP 400 W x 8 GPUs": what the energy estimate assumes. */
   static String energyBasis(StepResult r) {
     return "estimate at TDP: " + num(r.system().device().powerWatts(), 0) + " W x " + r.system().totalDevices()

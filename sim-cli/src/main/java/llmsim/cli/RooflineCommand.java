@@ -57,7 +57,11 @@ final class RooflineCommand implements ScenarioOptions.Command, Callable<Integer
     @SuppressWarnings("unchecked")
     List<String> ids = (List<String>) ScenarioKey.HARDWARE.parse(hardware);
     scenario.refuseJobFlags(); // before the folder is made; without --model nothing else reads the flags
-    SweepGrid.refuseRepeats("--hardware", ids, ids); // its chart file would be written twice: an internal error
+    scenario.refuseAllGpus("the roofline places one GPU's kernels against that GPU's ceilings, the same on every GPU of"
+        + " the plan"); // it was taken and drew the same points
+    // its chart file would be written twice (an internal error), for a system named twice, by an alias or by a file
+    SweepGrid.refuseRepeats("--hardware", ids, ids.stream().map(h -> scenario.catalog().system(h, "--hardware").id())
+        .toList());
     for (ScenarioKey k : ScenarioKey.values()) {
       if (scenario.given(ScenarioKey.MODEL) == null && k != ScenarioKey.HARDWARE && scenario.given(k) != null) {
         // the charts are then the devices' ceilings alone: --task train --batch 8 drew the same ones, without a word

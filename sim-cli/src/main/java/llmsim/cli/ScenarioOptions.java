@@ -240,6 +240,18 @@ final class ScenarioOptions {
     }
   }
 
+  /**
+   * Refuses --all-gpus in a command whose figures are one GPU's, the same on every GPU of the plan ({@code gives}
+   * says what it gives): all_gpus only says how many GPUs a simulation runs apart, so it was taken there and changed
+   * nothing (memory, roofline).
+   */
+  void refuseAllGpus(String gives) {
+    if (given(ScenarioKey.ALL_GPUS) != null) {
+      throw new BadFlagException("--all-gpus: " + gives + "; all_gpus changes how many GPUs simulate, explain and"
+          + " compare run; leave it out");
+    }
+  }
+
   /** Set a key as if its flag were given (sweep-chart sets the model per point). */
   void set(ScenarioKey k, String value) {
     given.put(k, value);

@@ -4,7 +4,6 @@ import java.io.PrintWriter;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.concurrent.Callable;
-import llmsim.core.cost.JobCost;
 import llmsim.core.hw.SystemSpec;
 import llmsim.core.model.ModelSpec;
 import llmsim.core.workload.Simulator;
@@ -63,7 +62,8 @@ class SimulateCommand implements ScenarioOptions.Command, Callable<Integer> {
   void writeReports(List<StepResult> results) {
     if (report.out != null) {
       PrintWriter err = spec.commandLine().getErr();
-      List<java.nio.file.Path> files = ReportOutput.write(report.out, results, ResultFormat.table(results, costing), err);
+      List<java.nio.file.Path> files = ReportOutput.write(report.out, results, ResultFormat.table(results, costing),
+          costing, err);
       err.println("wrote " + files.size() + " files to " + report.out + " (open report.html; trace.json in ui.perfetto.dev)");
     }
   }
@@ -84,6 +84,9 @@ class SimulateCommand implements ScenarioOptions.Command, Callable<Integer> {
     ModelSpec model = r.modelSpec();
     r.checkAgainst(model);
     List<SystemSpec> systems = r.hardware().stream().map(h -> r.sized(r.system(h))).toList();
+    // two names of one system (an alias, or a file of a catalog id) gave two columns of one name, and --out failed
+    // writing its charts twice
+    SweepGrid.refuseRepeats("--hardware", r.hardware(), systems.stream().map(SystemSpec::id).toList());
     systems.forEach(r::checkAgainst);
     r.checkSimulable(model, systems, reports);
     return systems;
@@ -109,9 +112,7 @@ class SimulateCommand implements ScenarioOptions.Command, Callable<Integer> {
         results.forEach(r -> {
           out.println(r.system().id() + ": " + r.explanation());
           if (costing != null) {
-            JobCost c = costing.job(r);
-            out.println(r.system().id() + ": " + (c.hourly().known() ? "price: " + c.hourly().source()
-                : "no price: " + c.hourly().missing()) + "; energy is an " + ResultFormat.energyBasis(r));
+            out.println(r.system().id() + ": " + ResultFormat.costNote(costing.job(r), r));
           }
           r.warnings().forEach(w -> out.println(r.system().id() + ": warning: " + w));
         });

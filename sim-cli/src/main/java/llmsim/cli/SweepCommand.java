@@ -88,7 +88,9 @@ final class SweepCommand implements ScenarioOptions.GridCommand, Callable<Intege
   Integer top;
 
   @Option(names = "--by", defaultValue = "tokens_per_s", paramLabel = "KEY",
-      description = "Ranking for --top: tokens_per_s, mfu (higher is better), step_time_s, ttft_s, tpot_s (lower is better).")
+      description = "Ranking for --top (with it only): tokens_per_s, mfu (higher is better), step_time_s, ttft_s,"
+          + " tpot_s (lower is better); with a job (--tokens, --requests) also cost, cost_per_million_tokens and"
+          + " wall_time_s (lower is better). Default: ${DEFAULT-VALUE}.")
   String by;
 
   @Option(names = "--max-points", defaultValue = "20000000", paramLabel = "N", description = "Refuse grids larger than this (default: ${DEFAULT-VALUE}).")
@@ -121,7 +123,7 @@ final class SweepCommand implements ScenarioOptions.GridCommand, Callable<Intege
     try {
       Map<ScenarioKey, List<String>> axes = axes();
       SweepCosts costs = SweepCosts.of(this.job);
-      SweepGrid grid = new SweepGrid(axes, Catalog.bundled().withOverrides(sets), costs);
+      SweepGrid grid = inGridFile(() -> new SweepGrid(axes, Catalog.bundled().withOverrides(sets), costs));
       ScenarioOptions.warnOverrides(grid.catalog, spec.commandLine().getErr());
       long n = grid.points();
       checkOptions(n, costs, grid); // every flag is checked before the output is touched
@@ -299,6 +301,11 @@ final class SweepCommand implements ScenarioOptions.GridCommand, Callable<Intege
     if (!SweepRows.RANKABLE.contains(by)) {
       throw new BadFlagException("--by", by, String.join(", ", SweepRows.RANKABLE));
     }
+    if (top == null && spec.commandLine().getParseResult().hasMatchedOption("--by")) {
+      // every row is written, in grid order: the ranking asked for was dropped without a word
+      throw new BadFlagException("--by " + by + " ranks the rows --top keeps; give --top K (such as --top 10), or"
+          + " leave --by out to write every row in grid order");
+    }
     if (top != null && (by.equals("ttft_s") || by.equals("tpot_s")) && !grid.hasInference()) {
       throw new BadFlagException("--by " + by + ": the grid's tasks are all training, which has no time to first"
           + " token or per output token; rank them by step_time_s, tokens_per_s or mfu");
@@ -347,6 +354,30 @@ final class SweepCommand implements ScenarioOptions.GridCommand, Callable<Intege
               + p.system().id() + ", model " + p.model().id() + ")");
         }
       }
+    }
+  }
+
+  /**
+   * Run {@code body}, which reports an unknown hardware or model id at its flag; where the id came from the grid file
+   * rather than a flag, the problem is moved to the key's line there ('--hardware: unknown hardware' named a flag
+   * never typed).
+   */
+  private <T> T inGridFile(java.util.function.Supplier<T> body) {
+    try {
+      return body.get();
+    } catch (llmsim.hw.yaml.InputException e) {
+      if (gridFile == null) {
+        throw e;
+      }
+      throw new llmsim.hw.yaml.InputException(e.problems().stream().map(p -> {
+        for (ScenarioKey k : List.of(ScenarioKey.HARDWARE, ScenarioKey.MODEL)) {
+          if (p.line() == 0 && p.file().equals(k.gridFlag()) && !axisFlags.containsKey(k)) {
+            llmsim.hw.yaml.Problem at = GridFile.problemAt(gridFile, k.gridKey(), p.message());
+            return at == null ? p : at;
+          }
+        }
+        return p;
+      }).toList());
     }
   }
 

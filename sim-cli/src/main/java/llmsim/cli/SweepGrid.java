@@ -32,7 +32,10 @@ final class SweepGrid {
   private static final List<ScenarioKey> RULE_KEYS = List.of(ScenarioKey.TASK, ScenarioKey.OFFLOAD, ScenarioKey.WEIGHTS,
       ScenarioKey.CONTEXT, ScenarioKey.PROMPT_TOKENS, ScenarioKey.GENERATE_TOKENS, ScenarioKey.SEQ_LEN,
       ScenarioKey.GPU_LAYERS, ScenarioKey.KV_CACHE, ScenarioKey.MODEL, ScenarioKey.TP, ScenarioKey.PP, ScenarioKey.DP, ScenarioKey.ZERO,
-      ScenarioKey.NODES, ScenarioKey.GPUS);
+      ScenarioKey.NODES, ScenarioKey.GPUS, ScenarioKey.MICRO_BATCHES, ScenarioKey.RECOMPUTE, ScenarioKey.LORA_RANK,
+      ScenarioKey.LORA_TARGETS, ScenarioKey.PREFIX_TOKENS, ScenarioKey.SCHEDULE, ScenarioKey.OVERLAP_GRAD_REDUCE,
+      ScenarioKey.GLOBAL_BATCH, ScenarioKey.SHARD, ScenarioKey.VIRTUAL_STAGES, ScenarioKey.OPTIMIZER,
+      ScenarioKey.MASTER_WEIGHTS, ScenarioKey.OPTIMIZER_IN_BACKWARD, ScenarioKey.FLASH_ATTENTION);
 
   final List<SystemSpec> systems;
   final List<ModelSpec> models;
@@ -115,8 +118,11 @@ final class SweepGrid {
     for (int i = 0; i < ids.size(); i++) {
       String first = seen.putIfAbsent(ids.get(i), given.get(i));
       if (first != null) {
+        boolean file = java.util.stream.Stream.of(first, given.get(i)).anyMatch(g -> g.endsWith(".yaml")
+            || g.endsWith(".yml") || g.endsWith(".json"));
         throw new BadFlagException(flag + ": " + (first.equals(given.get(i)) ? given.get(i) + " is given twice"
-            : given.get(i) + " and " + first + " both name " + ids.get(i)) + "; name each once");
+            : given.get(i) + " and " + first + " both name " + ids.get(i)) + "; name each once"
+            + (file ? " (a file's id names its results and charts: give the file an id of its own)" : ""));
       }
     }
   }
@@ -207,6 +213,10 @@ final class SweepGrid {
     for (ScenarioKey k : RULE_KEYS) {
       free.add(java.util.Arrays.asList(AXES).indexOf(k));
     }
+    if (axis(ScenarioKey.GLOBAL_BATCH).get(0) != null) {
+      // a global batch must divide by batch x dp: the batch is a rule key then (else each batch's rows run alike)
+      free.add(java.util.Arrays.asList(AXES).indexOf(ScenarioKey.BATCH));
+    }
     long combos = 1;
     for (int a : free) {
       combos = Math.multiplyExact(combos, radix[a]);
@@ -228,6 +238,7 @@ final class SweepGrid {
         v = values(sub);
         t = v.task();
         ScenarioValues.checkAgainstModel(t, models.get(sub[1]));
+        checkUsed(v, t, sub);
         if (job != null) {
           job.tokens(t); // --requests on a training task
         }
@@ -251,6 +262,26 @@ final class SweepGrid {
       }
       checkPrecisions(sub, broken);
     }
+  }
+
+  /**
+   * A key swept over several values that this point's task does not use (seq_len for inference, lora_rank outside
+   * LoRA, micro_batches for inference ...) would give its rows again at each value, identical: the points past the
+   * key's first value are skipped, the rows at the first standing for them (simulate refuses the key outright, but a
+   * grid sweeping it for its training points would then lose its inference points).
+   */
+  private void checkUsed(ScenarioValues v, Task t, int[] at) {
+    try {
+      v.checkApplies(t, k -> at[java.util.Arrays.asList(AXES).indexOf(k)] > 0);
+    } catch (ScenarioKeyException e) {
+      ScenarioKey k = e.key();
+      throw new ScenarioKeyException(k, e.getMessage().replaceFirst("; leave it out$", "") + ": its rows at "
+          + k.gridKey() + "=" + typed(axis(k).get(0)) + " stand for these, which would repeat them");
+    }
+  }
+
+  private static String typed(Object v) {
+    return v instanceof Integer i && i == ScenarioKey.AUTO ? "auto" : String.valueOf(v);
   }
 
   /**

@@ -24,7 +24,8 @@ import picocli.CommandLine.Spec;
 @Command(name = "validate", description = {
     "Run the validation cases (published measurements) and print predicted vs measured with the signed error,",
     "then the median absolute error, MAPE and worst cases per category and overall.",
-    "Default PATH: validation/cases of this checkout."})
+    "Default PATH: validation/cases of this checkout.",
+    "Example: llmsim validate validation/cases/A07.yaml --format json   (one case; without PATH, every case)"})
 final class ValidateCommand implements Callable<Integer> {
   @Spec CommandSpec spec;
   @Mixin Output output;
@@ -122,9 +123,11 @@ final class ValidateCommand implements Callable<Integer> {
         }
         out.print(s.render());
         long skipped = outcomes.stream().filter(o -> !o.ran()).count();
-        out.println();
-        out.println(skipped + " case(s) skipped:");
-        outcomes.stream().filter(o -> !o.ran()).forEach(o -> out.println("  " + o.c().id() + ": " + o.skipped()));
+        if (skipped > 0) { // '0 case(s) skipped:' announced a list that never came
+          out.println();
+          out.println(skipped + (skipped == 1 ? " case skipped:" : " cases skipped:"));
+          outcomes.stream().filter(o -> !o.ran()).forEach(o -> out.println("  " + o.c().id() + ": " + o.skipped()));
+        }
       }
     }
   }
@@ -155,7 +158,9 @@ final class ValidateCommand implements Callable<Integer> {
     return v >= 100 ? 1 : v >= 10 ? 2 : 3;
   }
 
+  /** "+1.2%", "-5.0%"; an error that rounds to nothing is "0.0%", not "-0.0%" (E21 at -0.0009%) or "+0.0%". */
   static String signed(double e) {
-    return String.format(java.util.Locale.US, "%+.1f%%", e * 100);
+    String s = String.format(java.util.Locale.US, "%+.1f%%", e * 100);
+    return s.substring(1).equals("0.0%") ? "0.0%" : s;
   }
 }

@@ -107,6 +107,36 @@ class AdviseCommandTest {
   }
 
   @Test
+  void nothingMeetsEither_saysBothBind_notTheDeadlineAlone() throws IOException {
+    // '--deadline 1s --budget 0.0001usd' said only 'The deadline binds', as if more time would do; no option is within
+    // the budget at any time either
+    JsonNode a = advise(SMALL, "--deadline", "1s", "--budget", "0.0001usd");
+    JsonNode cheapest = a.get("options").get(0);
+    for (JsonNode o : a.get("options")) {
+      assertThat(o.get("cost").asDouble()).isGreaterThanOrEqualTo(cheapest.get("cost").asDouble());
+    }
+    assertThat(a.get("explanation").asText()).contains("The deadline binds: the fastest option, ",
+        "The budget binds too: the cheapest option, " + cheapest.get("plan").get("gpus").asInt() + "x ")
+        .contains("(" + cheapest.get("hardware").asText() + ", ");
+    // a budget the cheapest option meets does not bind
+    JsonNode rich = advise(SMALL, "--deadline", "1s", "--budget", "1000usd");
+    assertThat(rich.get("explanation").asText()).contains("The deadline binds").doesNotContain("budget binds");
+  }
+
+  @Test
+  void twoNamedSystemsOfOneDevice_areBothTried_theirHostsDiffer() throws IOException {
+    // '--hardware 13900ks-h100,h100-pcie' (one H100 PCIe on an i9, one on two Xeons) dropped the second without a word
+    // (one option per device and GPU count), though its host ran LLaMA-7B's offloaded step 4x faster
+    JsonNode a = advise(new String[] {"advise", "--model", "gpt3-125m", "--task", "train", "--tokens", "1M",
+        "--hardware", "13900ks-h100,h100-pcie", "--price", "h100-pcie=2usd/h", "--format", "json"});
+    assertThat(a.get("options").findValuesAsText("hardware")).containsExactlyInAnyOrder("13900ks-h100", "h100-pcie");
+    // the catalog-wide search still tries one system per device and GPU count
+    var c = llmsim.hw.catalog.Catalog.bundled();
+    List<llmsim.core.hw.SystemSpec> all = Advisor.systems(c, List.of(), 1);
+    assertThat(all.stream().map(s -> s.device().id()).distinct()).hasSize(all.size());
+  }
+
+  @Test
   void aBudgetTooSmall_saysTheBudgetBinds() throws IOException {
     JsonNode a = advise(SMALL, "--budget", "0.0001usd");
     assertThat(a.get("explanation").asText()).contains("The budget binds");

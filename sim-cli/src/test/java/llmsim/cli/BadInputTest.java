@@ -63,6 +63,20 @@ class BadInputTest {
   }
 
   @Test
+  void aSparsePeak_isRefusedAsNoPeak_notSentToTheDenseFieldOfItsName() throws IOException {
+    // 'fp16_sparse: 200' was told "unknown field (did you mean 'fp16'?)": the sparse figure, twice the dense one,
+    // written as the dense peak would double every compute-bound time's speed
+    Path out = dir.resolve("out");
+    CliRunner r = CliRunner.run("simulate", "--model", "gpt3-125m", "--hardware", write("sparse.yaml",
+        DEVICE.replace("  fp16: 100", "  fp16_sparse: 200")).toString(), "--out", out.toString());
+    assertBadInput(r, "sparse.yaml:6:3: 'peak_dense_tflops.fp16_sparse': sparse figures are not peaks");
+    assertThat(r.err()).doesNotContain("did you mean").hasLineCount(1);
+    assertThat(out).doesNotExist();
+    assertBadInput(validate(DEVICE.replace("  fp16: 100", "  fp16: 100\n  bf16_Sparse: 200")), "'peak_dense_tflops"
+        + ".bf16_Sparse': sparse figures are not peaks");
+  }
+
+  @Test
   void aPriceDateThatIsNoDate_isRefusedAtItsLine_inADeviceFileAsInAPricesFile() throws IOException {
     String price = String.join("\n", "price:", "  amount: 1599", "  currency: USD", "  per: purchase",
         "  date: \"2022-13\"", "  source: my receipt", "");
@@ -147,6 +161,69 @@ class BadInputTest {
   void unknownHardwareId_namesTheNearestIds() {
     assertBadInput(CliRunner.run("memory", "--model", "llama-7b", "--hardware", "h100-sxn"),
         "--hardware: unknown hardware 'h100-sxn' (nearest: h100-sxm");
+  }
+
+  @Test
+  void unknownIds_areOfferedDistinctEntriesOfTheirOwnKind() {
+    // 'h100-sx' was offered 'h100-sxm, h100, h100-sxm5' (one device and two of its aliases), 'lama-7b' as hardware
+    // the model alias llama1-7b, and 'hardware show i9-13900k' three systems where it shows the host i9-13900ks
+    java.util.function.Function<CliRunner, List<String>> nearest = r -> List.of(r.err()
+        .substring(r.err().indexOf("(nearest: ") + 10, r.err().indexOf(")")).split(", "));
+    llmsim.hw.catalog.Catalog c = llmsim.hw.catalog.Catalog.bundled();
+    List<String> devices = nearest.apply(CliRunner.run("simulate", "--model", "gpt3-125m", "--hardware", "h100-sx"));
+    assertThat(devices).hasSize(3).startsWith("h100-sxm");
+    assertThat(devices.stream().map(c::canonical).distinct()).hasSize(devices.size());
+    List<String> models = nearest.apply(CliRunner.run("models", "show", "lama-7b"));
+    assertThat(models.stream().map(c::canonical).distinct()).hasSize(models.size());
+    List<String> hardware = nearest.apply(CliRunner.run("simulate", "--model", "gpt3-125m", "--hardware", "lama-7b"));
+    assertThat(hardware).noneMatch(h -> c.models().stream().anyMatch(m -> m.id().equals(c.canonical(h))));
+    assertThat(nearest.apply(CliRunner.run("hardware", "show", "i9-13900k"))).startsWith("i9-13900ks");
+  }
+
+  @Test
+  void aHostOrLinkGivenAsHardware_isSaidToBeOne_withTheSystemsThatHaveIt() {
+    // 'compare --hardware m2-ultra,rtx4090,i9-13900ks' (a CPU beside the GPUs) was told "unknown hardware
+    // 'i9-13900ks' (nearest: 8x-4090, 8x-a800, 8x-h100)", an id the catalog knows
+    llmsim.hw.catalog.Catalog c = llmsim.hw.catalog.Catalog.bundled();
+    CliRunner host = CliRunner.run("compare", "--model", "gpt3-125m", "--hardware", "m2-ultra,rtx4090,i9-13900ks");
+    assertBadInput(host, "--hardware: 'i9-13900ks' is a host (the CPU and memory beside the GPUs), not a system or"
+        + " device");
+    String listed = host.err().substring(host.err().indexOf("systems with it: ") + 17, host.err().indexOf("; `llmsim"));
+    assertThat(listed.split(", ")).isNotEmpty()
+        .allSatisfy(id -> assertThat(c.system(id, "test").host().id()).isEqualTo("i9-13900ks"));
+    assertBadInput(CliRunner.run("simulate", "--model", "gpt3-125m", "--hardware", "nvlink4"),
+        "--hardware: 'nvlink4' is a link, not a system or device", "hgx-h100-8x");
+  }
+
+  @Test
+  void aModelGivenAsHardware_orHardwareAsAModel_isSaidToBeOne() {
+    // '--model h100-sxm --hardware llama-7b' (the two values swapped) was told 'unknown hardware' with three systems
+    assertBadInput(CliRunner.run("simulate", "--model", "gpt3-125m", "--hardware", "llama-7b"),
+        "--hardware: 'llama-7b' is a model (`llmsim models show llama-7b`), not hardware");
+    assertBadInput(CliRunner.run("simulate", "--model", "h100", "--hardware", "m2-ultra"),
+        "--model: 'h100' is hardware (`llmsim hardware show h100-sxm`), not a model");
+  }
+
+  @Test
+  void oneSystemNamedTwice_byAnAliasOrByAFileOfItsId_isRefused_andWritesNothing() throws IOException {
+    // 'compare --hardware h100-sxm,h100' printed two identical h100-sxm columns (memory too; advise dropped one), and
+    // with --out a device file of a catalog id failed on its charts: "timeline-h100-sxm.png is written twice"
+    Path out = dir.resolve("out");
+    assertBadInput(CliRunner.run("compare", "--model", "gpt3-125m", "--hardware", "h100-sxm,h100", "--out",
+        out.toString()), "--hardware: h100 and h100-sxm both name h100-sxm; name each once");
+    Path copy = write("copy.yaml", DEVICE.replace("id: my-gpu", "id: rtx4090"));
+    CliRunner file = CliRunner.run("compare", "--model", "gpt3-125m", "--hardware", "rtx4090," + copy, "--out",
+        out.toString());
+    assertBadInput(file, "--hardware: " + copy + " and rtx4090 both name rtx4090", "give the file an id of its own");
+    assertThat(out).doesNotExist();
+    for (String[] cmd : new String[][] {{"memory", "--model", "gpt3-125m"}, {"roofline", "--out", out.toString()},
+        {"advise", "--model", "gpt3-125m", "--tokens", "1M"}}) {
+      String[] args = java.util.Arrays.copyOf(cmd, cmd.length + 2);
+      args[cmd.length] = "--hardware";
+      args[cmd.length + 1] = "h100-sxm,h100";
+      assertBadInput(CliRunner.run(args), "--hardware: h100 and h100-sxm both name h100-sxm");
+    }
+    assertThat(out).doesNotExist();
   }
 
   @Test

@@ -242,4 +242,21 @@ class CommandsTest {
     assertThat(CliRunner.run("roofline", "--hardware", "h100-sxm", "--model", "llama-7b", "--task", "train", "--batch",
         "8", "--out", out.toString()).code()).isZero();
   }
+
+  @Test
+  void roofline_refusesAllGpus_asMemoryDoes_itPlacesOneGpusKernels(@org.junit.jupiter.api.io.TempDir
+      java.nio.file.Path dir) {
+    // every GPU of a symmetric plan runs the same kernels against the same ceilings: --all-gpus was taken and drew the
+    // same points
+    java.nio.file.Path out = dir.resolve("r");
+    CliRunner r = CliRunner.run("roofline", "--hardware", "hgx-h100-8x", "--model", "llama-7b", "--task", "train",
+        "--tp", "2", "--all-gpus", "--out", out.toString());
+    BadInputTest.assertBadInput(r, "error: --all-gpus: the roofline places one GPU's kernels");
+    assertThat(r.err()).contains("all_gpus changes how many GPUs simulate, explain and compare run; leave it out");
+    assertThat(out).doesNotExist();
+    // without a model too: the flag is named for what it is, not sent to --model, which would be refused in turn
+    CliRunner bare = CliRunner.run("roofline", "--hardware", "h100-sxm", "--all-gpus", "--out", out.toString());
+    BadInputTest.assertBadInput(bare, "error: --all-gpus: the roofline places one GPU's kernels");
+    assertThat(out).doesNotExist();
+  }
 }

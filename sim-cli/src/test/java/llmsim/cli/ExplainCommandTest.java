@@ -346,6 +346,26 @@ class ExplainCommandTest {
   }
 
   @Test
+  void aRunOfOneGeneratedToken_hasNoDecodeStepEither_itsTokenIsThePrefills() throws IOException {
+    // generate_tokens 1: the prefill gives the token, no decode step runs; tpot_s read 'NaN kB', 'NaN s', and
+    // step_time_s 'TTFT + 0 x NaN s = NaN s'
+    String[] run = {"--model", "gpt3-125m", "--hardware", "m2-ultra", "--task", "inference", "--generate-tokens", "1"};
+    for (String metric : new String[] {"tpot_s", "decode_tokens_per_s"}) {
+      assertBadInput(CliRunner.run(CatalogOverrideTest.with(new String[] {"explain", metric}, run)),
+          metric + ": generate_tokens is 1, a token the prefill itself gives, so the run has no decode step to explain");
+    }
+    CliRunner table = CliRunner.run(CatalogOverrideTest.with(new String[] {"explain", "step_time_s"}, run));
+    assertThat(table.code()).as(table.err()).isZero();
+    assertThat(table.out()).doesNotContain("NaN").doesNotContain("0 x");
+    JsonNode j = json(CatalogOverrideTest.with(CatalogOverrideTest.with(new String[] {"explain", "step_time_s"}, run),
+        "--format", "json"));
+    JsonNode sim = json(CatalogOverrideTest.with(CatalogOverrideTest.with(new String[] {"simulate"}, run), "--format",
+        "json"));
+    assertThat(sim.get("tpot_s").isNull()).isTrue();
+    assertThat(j.get("closed_form").asDouble()).isEqualTo(sim.get("ttft_s").asDouble());
+  }
+
+  @Test
   void decode_bytesPerStep_countTheWeightsAStepReads_soTheRestIsNeverNegative() throws IOException {
     // ChatGLM2-6B's untied 65,024 x 4,096 input embedding table (533 MB in f16) is not read by a decode step (a token
     // reads one row): "W + KV cache read + activations" showed "12.5 GB + -54465.5 kB"

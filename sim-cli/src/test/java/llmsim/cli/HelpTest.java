@@ -109,4 +109,39 @@ class HelpTest {
     assertThat(r.err).contains("Unknown option: '--no-such-flag'").contains("llmsim simulate --help");
     assertThat(Arrays.asList(r.out.split("\n"))).noneMatch(l -> l.startsWith("Usage:"));
   }
+
+  /** Commands that only group others (and picocli's help), which have no example of their own. */
+  static final List<List<String>> GROUPS = List.of(List.of(), List.of("hardware"), List.of("models"), List.of("help"));
+
+  @org.junit.jupiter.api.Test
+  void everyCommand_teachesByAnExample_andTheCatalogAndValidateExamplesRunAsWritten() {
+    // hardware list/show/validate/schema, models list/show and validate printed none
+    CommandLine root = Main.commandLine(new PrintWriter(new StringWriter()), new PrintWriter(new StringWriter()));
+    for (List<String> path : commandPaths()) {
+      if (GROUPS.contains(path)) {
+        continue;
+      }
+      CommandLine cl = root;
+      for (String p : path) {
+        cl = cl.getSubcommands().get(p);
+      }
+      String name = String.join(" ", Stream.concat(Stream.of("llmsim"), path.stream()).toList());
+      String line = Arrays.stream(cl.getCommandSpec().usageMessage().description())
+          .filter(d -> d.startsWith("Example")).findFirst().orElse(null);
+      assertThat(line).as(name).isNotNull().containsPattern("^Example[^:]*: " + java.util.regex.Pattern.quote(name) + " ");
+      if (path.get(0).equals("hardware") || path.get(0).equals("models") || path.get(0).equals("validate")) {
+        // as written from the checkout's root (the tests run in sim-cli/), its comment after three spaces left out
+        String[] words = line.substring("Example: llmsim ".length()).split(" {3}")[0].trim().split(" ");
+        for (int i = 0; i < words.length; i++) {
+          java.nio.file.Path fromRoot = java.nio.file.Path.of("..", words[i]);
+          if (words[i].contains("/") && java.nio.file.Files.exists(fromRoot)) {
+            words[i] = fromRoot.toString();
+          }
+        }
+        Captured r = runCapturingSystemErr(words);
+        assertThat(r.code).as("%s: %s", line, r.err).isZero();
+        assertThat(r.out).as(line).isNotBlank();
+      }
+    }
+  }
 }

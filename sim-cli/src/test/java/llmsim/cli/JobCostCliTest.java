@@ -9,6 +9,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.List;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -104,6 +105,61 @@ class JobCostCliTest {
         "offers:", "  - device: t4", "    pricing: on-demand", "    amount: 1", "    currency: USD",
         "    date: \"2026-02-30x\"", "    source: me", ""));
     assertBadInput(run(base, "--price", file.toString()), "prices.yaml:8:11:", "YYYY-MM");
+  }
+
+  @Test
+  void aPriceFile_addsItsOffersToTheCatalogs_theCheapestWinning_unlessProviderPicksIt() throws IOException {
+    // README said a --price file wins over the catalog: a dearer offer in it was passed over for the catalog's
+    // cheapest without a word; the help and README now say what it does, and --provider picks it
+    String dear = "999";
+    Path file = Files.writeString(dir.resolve("mine.yaml"), String.join("\n", "kind: prices", "provider: mine",
+        "offers:", "  - device: a100-sxm-80gb", "    pricing: on-demand", "    amount: " + dear, "    currency: USD",
+        "    date: \"2026-09-25\"", "    source: my quote", ""));
+    String[] base = {"simulate", "--model", "gpt3-125m", "--task", "train", "--hardware", "a100", "--tokens", "1M",
+        "--price", file.toString(), "--format", "json"};
+    JsonNode cheapest = new ObjectMapper().readTree(run(base).out()).get("job");
+    assertThat(cheapest.get("price_per_gpu_hour").asDouble()).isLessThan(Double.parseDouble(dear));
+    JsonNode mine = new ObjectMapper().readTree(run(base, "--provider", "mine").out()).get("job");
+    assertThat(mine.get("price_per_gpu_hour").asDouble()).isEqualTo(Double.parseDouble(dear));
+    assertThat(CliRunner.run("simulate", "--help").out().replaceAll("\\s+", " "))
+        .contains("FILE.yaml adds its offers to the catalog's, the cheapest of which is used unless --provider names the"
+            + " file's provider");
+  }
+
+  @Test
+  void hardwarePrices_ofASystem_listsItsDevicesOffers_andSaysWhereThereAreNone() throws IOException {
+    // 'hardware prices m2-ultra' (or 13900ks-h100) was taken and listed no offer: they are filed under the device
+    llmsim.hw.catalog.Catalog c = llmsim.hw.catalog.Catalog.bundled();
+    for (String system : List.of("m2-ultra", "13900ks-h100")) {
+      String device = c.system(system, "test").device().id();
+      CliRunner bySystem = CliRunner.run("hardware", "prices", system, "--format", "json");
+      CliRunner byDevice = CliRunner.run("hardware", "prices", device, "--format", "json");
+      assertThat(bySystem.code()).as(bySystem.err()).isZero();
+      JsonNode offers = new ObjectMapper().readTree(bySystem.out());
+      assertThat(offers.size()).as(system).isPositive();
+      assertThat(offers.findValuesAsText("device")).containsOnly(device);
+      assertThat(bySystem.out()).isEqualTo(byDevice.out());
+    }
+    CliRunner none = CliRunner.run("hardware", "prices", "mi250-gcd");
+    assertThat(none.code()).as(none.err()).isZero();
+    assertThat(none.out()).contains("No price in the catalog for mi250-gcd: give --price");
+  }
+
+  @Test
+  void electricityOrAmortization_onARentedJob_isRefused_notDropped() throws IOException {
+    // a rented GPU-hour covers the hardware and its power: '--electricity 0.15usd/kwh' or '--amortization 5y' on an
+    // on-demand job was taken and changed nothing
+    String[] base = {"simulate", "--model", "gpt3-125m", "--hardware", "rtx4090", "--tokens", "1M"};
+    assertBadInput(run(base, "--electricity", "0.15usd/kwh"), "--electricity: prices owned hardware (pricing: own),"
+        + " and the job is rented (pricing: on-demand)");
+    assertBadInput(run(base, "--pricing", "spot", "--amortization", "5y"), "--amortization: prices owned hardware",
+        "(pricing: spot)");
+    assertBadInput(CliRunner.run("sweep", "--models", "gpt3-125m", "--hardware", "rtx4090", "--tokens", "1M",
+        "--electricity", "0.15usd/kwh"), "--electricity: prices owned hardware");
+    // owned: taken, and the price says so
+    JsonNode own = job("simulate", "--model", "gpt3-125m", "--hardware", "rtx4090", "--tokens", "1M", "--pricing", "own",
+        "--electricity", "0.15usd/kwh", "--amortization", "5y", "--format", "json");
+    assertThat(own.get("price_source").asText()).contains("over 43800 h", "0.150 USD/kWh");
   }
 
   static CliRunner run(String[] base, String... more) {

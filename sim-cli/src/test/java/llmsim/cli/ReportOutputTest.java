@@ -240,12 +240,19 @@ class ReportOutputTest {
     double peak = one.system().device().peakFlops(llmsim.core.hw.Precision.BF16);
     var t = one.trace();
     double flops = 0;
+    double[] bytes = new double[2]; // host to device, device to host
     for (int i = 0; i < t.size(); i++) {
       flops += t.ops().flops()[i];
+      if (t.lane(i).hostLink()) {
+        bytes[t.lane(i) == llmsim.core.engine.Lane.H2D ? 0 : 1] += t.ops().linkBytes()[i];
+      }
     }
+    assertThat(bytes[0] + bytes[1]).isCloseTo(one.linkBytes(), org.assertj.core.data.Percentage.withPercentage(1e-6));
     var p = wholeStep(one).orElseThrow();
-    // one GPU simulated: its FLOPs over the host link's bytes, and over the step
-    assertThat(p.intensity()).isCloseTo(flops / one.linkBytes(), org.assertj.core.data.Percentage.withPercentage(1e-6));
+    // one GPU simulated: its FLOPs over the bytes of the host link's busier direction (the roof is one direction's
+    // bandwidth), and over the step
+    assertThat(p.intensity()).isCloseTo(flops / Math.max(bytes[0], bytes[1]),
+        org.assertj.core.data.Percentage.withPercentage(1e-6));
     assertThat(p.flopsPerSecond()).isCloseTo(flops / one.stepTimeSeconds(),
         org.assertj.core.data.Percentage.withPercentage(1e-6)).isLessThan(peak);
     // every GPU simulated: the same GPU's point, not the eight GPUs' FLOPs over one step (8x, above the roof)
@@ -266,6 +273,19 @@ class ReportOutputTest {
     }
     // tp 2 without offload: the collectives' bytes cross NVLink, not the host link, which carries almost nothing
     assertThat(wholeStep(run("MODEL", "llama-7b", "HARDWARE", "hgx-h100-8x", "TASK", "train", "TP", "2"))).isEmpty();
+  }
+
+  @Test
+  void rooflinesWholeStepPoint_staysUnderTheHostLinkRoof_whenBothDirectionsCarryBytes() {
+    // ZeRO-Offload on one H100: gradients out and weights in, both directions busy; both directions' bytes over one
+    // direction's roof drew the step at 3.8e13 FLOP/s where the roof at its intensity is 3.2e13
+    for (String hw : List.of("h100-sxm", "a100")) {
+      var r = run("MODEL", "llama-7b", "HARDWARE", hw, "TASK", "train", "SEQ_LEN", "512", "OFFLOAD", "optimizer");
+      var d = ReportOutput.roofline(r);
+      var p = wholeStep(r).orElseThrow();
+      assertThat(p.flopsPerSecond()).as(hw).isLessThanOrEqualTo(p.intensity() * d.linkBytesPerSecond());
+      assertThat(d.linkBytesPerSecond()).isEqualTo(r.system().hostLink().nominalBytesPerSecondPerDirection());
+    }
   }
 
   @Test
@@ -327,6 +347,81 @@ class ReportOutputTest {
         "--tp", "4", "--dp", "1", "--gpus", "4", "--zero", "3", "--out", zero.toString());
     assertThat(z.code()).as(z.err()).isZero();
     assertThat(Files.readString(zero.resolve("report.html"))).contains("zero 3 has no effect at dp 1");
+  }
+
+  @Test
+  void reportHtmlsScenarioTable_givesEachSystemsPrecision_whereTheyDiffer() throws IOException {
+    // the M2 Ultra runs the default bf16 as fp16 (no bf16 units), the H100 runs bf16: the table read 'fp16 / f16' for
+    // both, the first system's
+    Path mixed = dir.resolve("precision");
+    CliRunner r = CliRunner.run("compare", "--model", "gpt3-125m", "--task", "train", "--seq-len", "512", "--hardware",
+        "m2-ultra,h100-sxm", "--out", mixed.toString(), "--format", "json");
+    assertThat(r.code()).as(r.err()).isZero();
+    String html = Files.readString(mixed.resolve("report.html"));
+    java.util.Set<String> precisions = new java.util.HashSet<>();
+    for (JsonNode result : new ObjectMapper().readTree(r.out())) {
+      precisions.add(result.get("precision").asText());
+      assertThat(html).contains("<td>precision / weights " + result.get("hardware").asText() + "</td><td>"
+          + result.get("precision").asText() + " / " + result.get("weights").asText() + "</td>");
+    }
+    assertThat(precisions).hasSize(2);
+  }
+
+  @Test
+  void reportHtml_saysWhereEachJobsPriceCameFrom_orWhyItHasNone() throws IOException {
+    // the terminal says 'h100-sxm: price: ...' and 'm2-ultra: no price: ...'; the page gave '0.202 USD' and
+    // 'no price' in its table without either
+    Path priced = dir.resolve("priced");
+    CliRunner r = CliRunner.run("compare", "--model", "gpt3-125m", "--task", "inference", "--hardware",
+        "m2-ultra,h100-sxm", "--requests", "10", "--price", "h100-sxm=2usd/h", "--out", priced.toString(), "--format",
+        "json");
+    assertThat(r.code()).as(r.err()).isZero();
+    String html = Files.readString(priced.resolve("report.html"));
+    for (JsonNode result : new ObjectMapper().readTree(r.out())) {
+      JsonNode job = result.get("job");
+      String note = job.get("price_source").isNull() ? "no price: " + job.get("price_missing").asText()
+          : "price: " + job.get("price_source").asText();
+      assertThat(html).contains("<b>" + result.get("hardware").asText() + "</b>: "
+          + llmsim.report.Escape.html(note + "; energy is an " + job.get("energy_basis").asText()));
+    }
+    assertThat(html).contains("no price: ", "price: ");
+  }
+
+  @Test
+  void reportHtmlsScenarioTable_listsThePlanKeysTheRunUsed() throws IOException {
+    // the text's plan line said 'tp 2, pp 1, dp 4, ZeRO-1 on 8 GPUs'; the page's scenario table gave batch, recompute
+    // and software but no plan at all
+    int gpus = 8;
+    int tp = 2;
+    int batch = 1;
+    int microBatches = 2;
+    Path plan = dir.resolve("plan-keys");
+    CliRunner r = CliRunner.run("simulate", "--model", "gpt3-125m", "--task", "train", "--seq-len", "512",
+        "--hardware", "hgx-h100-8x", "--tp", String.valueOf(tp), "--zero", "1", "--batch", String.valueOf(batch),
+        "--micro-batches", String.valueOf(microBatches), "--all-gpus", "--out", plan.toString());
+    assertThat(r.code()).as(r.err()).isZero();
+    String html = Files.readString(plan.resolve("report.html"));
+    String table = html.substring(html.indexOf("<h2>Scenario</h2>"), html.indexOf("<h2>Results</h2>"));
+    int dp = gpus / tp;
+    assertThat(table).contains("<td>tp</td><td>" + tp + "</td>", "<td>pp</td><td>1</td>", "<td>dp</td><td>" + dp + "</td>",
+        "<td>zero</td><td>1</td>", "<td>schedule</td><td>1f1b</td>", "<td>micro_batches</td><td>" + microBatches + "</td>",
+        "<td>global_batch</td><td>" + batch * microBatches * dp + " sequences",
+        "<td>all_gpus</td><td>true (" + gpus + " GPUs simulated)</td>");
+    // a key left at its default and one the task does not use are not listed
+    assertThat(table).doesNotContain("overlap_grad_reduce", "virtual_stages", "sequence_parallel", "shard");
+    // plans that differ by system (plan auto: a pipeline on one, none on the other) get one row per system: the
+    // micro-batches of the first system's plan read as every system's
+    Path two = dir.resolve("plan-keys-two");
+    CliRunner c = CliRunner.run("compare", "--model", "gpt3-125m", "--task", "train", "--seq-len", "512",
+        "--hardware", "h100-sxm,hgx-h100-8x", "--micro-batches", "2", "--out", two.toString(), "--format", "json");
+    assertThat(c.code()).as(c.err()).isZero();
+    String page = Files.readString(two.resolve("report.html"));
+    for (JsonNode result : new ObjectMapper().readTree(c.out())) {
+      String id = result.get("hardware").asText();
+      int replicas = result.get("plan").get("dp").asInt();
+      assertThat(page).contains("<td>dp " + id + "</td><td>" + replicas + "</td>",
+          "<td>global_batch " + id + "</td><td>" + (2 * replicas) + " sequences");
+    }
   }
 
   @Test

@@ -108,6 +108,61 @@ class SweepCommandTest {
   }
 
   @Test
+  void aKeySweptThatATaskDoesNotUse_skipsTheRowsThatWouldRepeat_namingThem() {
+    // '--tasks inference --seq-len 512,1024' gave two identical rows (seq_len blank in both)
+    List<String> seqLens = List.of("512", "1024");
+    List<String> prompts = List.of("128", "256");
+    CliRunner r = CliRunner.run("sweep", "--hardware", "h100-sxm", "--models", "gpt3-125m", "--tasks",
+        "inference,train", "--seq-len", String.join(",", seqLens), "--prompt-tokens", String.join(",", prompts));
+    assertThat(r.code()).as(r.err()).isZero();
+    // inference runs at each prompt length (seq_len at its first value only), training at each seq_len (prompt_tokens
+    // at its first only)
+    List<String> rows = r.out().lines().skip(1).toList();
+    assertThat(rows).hasSize(prompts.size() + seqLens.size());
+    assertThat(rows.stream().map(l -> l.substring(l.indexOf(',') + 1)).distinct()).hasSize(rows.size());
+    assertThat(r.err().lines().toList()).hasSize(2 * 2).allSatisfy(l -> assertThat(l).startsWith("sweep: skipped 1 row"))
+        .anySatisfy(l -> assertThat(l).contains("tasks=inference", "seq_len=1024", ": --seq-len: does not apply to"
+            + " inference").endsWith("its rows at seq_len=512 stand for these, which would repeat them"))
+        .anySatisfy(l -> assertThat(l).contains("tasks=train", "prompt_tokens=256", ": --prompt-tokens: does not"
+            + " apply to train").endsWith("its rows at prompt_tokens=128 stand for these, which would repeat them"));
+    // a key no task of the grid uses: one row, the others named
+    CliRunner none = CliRunner.run("sweep", "--hardware", "h100-sxm", "--models", "gpt3-125m", "--tasks", "inference",
+        "--micro-batches", "1,2,4");
+    assertThat(none.code()).as(none.err()).isZero();
+    assertThat(none.out().lines().skip(1).toList()).hasSize(1);
+    assertThat(none.err()).contains("micro_batches=2: --micro-batches: does not apply to inference");
+  }
+
+  @Test
+  void aRuleBetweenKeysOutsideTheCheckedOnes_skipsItsPointsBeforeAnyRow_insteadOfEndingTheSweepMidway() {
+    // each grid stopped with exit 2 after its header, the message naming no flag ("error: 'shard: hybrid' is ZeRO-3
+    // ..."), or lost rows that run: kv_cache q8_0 was skipped with flash_attention true too
+    record Grid(int points, int skipped, String flag, String... args) {}
+    List<Grid> grids = List.of(
+        new Grid(2 * 2, 1, "--master-weights", "--hardware", "h100-sxm", "--tasks", "train,finetune-lora",
+            "--master-weights", "true,false"),
+        new Grid(2 * 2, 1, "--optimizer-in-backward", "--hardware", "h100-sxm", "--tasks", "train",
+            "--optimizer-in-backward", "false,true", "--micro-batches", "1,2"),
+        new Grid(2 * 2, 2, "--shard", "--hardware", "hgx-h100-8x", "--tasks", "train", "--zero", "1,3", "--shard",
+            "full,hybrid"),
+        new Grid(2 * 2, 1, "--virtual-stages", "--hardware", "hgx-h100-8x", "--tasks", "train", "--pp", "1,2",
+            "--virtual-stages", "1,2", "--micro-batches", "2", "--mode", "simulate"),
+        new Grid(2, 1, "--global-batch", "--hardware", "hgx-h100-8x", "--tasks", "train", "--global-batch", "8",
+            "--batch", "1,3"),
+        new Grid(2 * 2, 1, "--kv-cache", "--hardware", "m2-ultra", "--software", "llama.cpp", "--flash-attention",
+            "false,true", "--kv-cache", "f16,q8_0"));
+    for (Grid g : grids) {
+      String[] args = java.util.stream.Stream.concat(java.util.stream.Stream.of("sweep", "--models", "gpt3-125m"),
+          java.util.Arrays.stream(g.args())).toArray(String[]::new);
+      CliRunner r = CliRunner.run(args);
+      assertThat(r.code()).as(g.flag() + ": " + r.err()).isZero();
+      assertThat(r.out().lines().skip(1).toList()).as(g.flag()).hasSize(g.points() - g.skipped());
+      assertThat(r.err().lines().toList()).as(g.flag()).hasSize(g.skipped())
+          .allSatisfy(l -> assertThat(l).startsWith("sweep: skipped 1 row at ").contains(": " + g.flag() + ": "));
+    }
+  }
+
+  @Test
   void backendFlags_areCheckedBeforeAnyWork() {
     CliRunner unknown = CliRunner.run(with("--backend", "spark"));
     assertThat(unknown.code()).isEqualTo(2);
@@ -288,6 +343,32 @@ class SweepCommandTest {
   }
 
   @Test
+  void anUnknownIdInAGridFile_isRefusedAtItsLine_notAtAFlagNeverGiven() throws IOException {
+    // 'hardware: [h100-sxm, h100-sxn]' in a grid file was told '--hardware: unknown hardware', as a scenario file's
+    // was before it was moved to its line
+    Path g = dir.resolve("ids.yaml");
+    Files.writeString(g, "kind: grid\nhardware: [h100-sxm, h100-sxn]\nmodels: gpt3-12m\n");
+    BadInputTest.assertBadInput(CliRunner.run("sweep", g.toString(), "--models", "gpt3-125m"),
+        g + ":2:1: unknown hardware 'h100-sxn' (nearest: h100-sxm");
+    BadInputTest.assertBadInput(CliRunner.run("sweep", g.toString(), "--hardware", "h100-sxm"),
+        g + ":3:1: unknown model 'gpt3-12m' (nearest: gpt3-125m");
+    // a flag that overrides the key is still named as the flag
+    BadInputTest.assertBadInput(CliRunner.run("sweep", g.toString(), "--hardware", "h100-sxq", "--models", "gpt3-125m"),
+        "error: --hardware: unknown hardware 'h100-sxq'");
+  }
+
+  @Test
+  void aValueListedTwiceInAGridFile_isRefusedAtItsLine_notAtAFlagNeverGiven() throws IOException {
+    // 'batch: [1, 2, 1]' in a grid file was told '--batch: 1 is given twice', a flag never typed, without the file
+    Path g = dir.resolve("g.yaml");
+    Files.writeString(g, "kind: grid\nhardware: [m2-ultra]\nmodels: llama-7b\nbatch:\n  - 1\n  - 2\n  - 1\n");
+    CliRunner r = CliRunner.run("sweep", g.toString());
+    BadInputTest.assertBadInput(r, g + ":7:5: 'batch' lists 1 twice (first at line 5); name each once");
+    assertThat(r.err()).doesNotContain("--batch").hasLineCount(1);
+    assertThat(r.out()).isEmpty();
+  }
+
+  @Test
   void anAxisFlagGivenTwice_addsItsValues_asARepeatedSetDoes() {
     // the second --models replaced the first without a word: llama-7b's rows were missing
     CliRunner r = CliRunner.run("sweep", "--hardware", "m2-ultra", "--models", "llama-7b", "--models", "llama-13b");
@@ -312,6 +393,19 @@ class SweepCommandTest {
     assertThat(cost.code()).as(cost.err()).isZero();
     assertThat(cost.out().lines().skip(1).toList()).hasSize(1);
     assertThat(cost.err()).contains("sweep: 1 point has no cost to rank by and is left out of --top");
+  }
+
+  @Test
+  void byWithoutTop_isRefused_notDropped() {
+    // '--by mfu' alone wrote every row in grid order, the ranking asked for dropped without a word
+    CliRunner r = CliRunner.run("sweep", "--hardware", "h100-sxm", "--models", "gpt3-125m", "--batch", "1,2", "--by",
+        "mfu");
+    BadInputTest.assertBadInput(r, "--by mfu ranks the rows --top keeps; give --top K");
+    assertThat(r.out()).isEmpty();
+    assertThat(CliRunner.run("sweep", "--hardware", "h100-sxm", "--models", "gpt3-125m", "--batch", "1,2", "--by", "mfu",
+        "--top", "1").code()).isZero();
+    assertThat(CliRunner.run("sweep", "--help").out().replaceAll("\\s+", " "))
+        .contains("with a job (--tokens, --requests) also cost, cost_per_million_tokens and wall_time_s");
   }
 
   @Test

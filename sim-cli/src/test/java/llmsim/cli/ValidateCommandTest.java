@@ -47,6 +47,49 @@ class ValidateCommandTest {
   }
 
   @Test
+  void aCaseNamedTwice_orTwoFilesOfOneId_areRefused_andCountedOnce() throws IOException {
+    // 'validate A07.yaml A07.yaml' ran A07 twice: 'cases run 2', worst 'A07 +1.9%, A07 +1.9%', its error weighing
+    // twice in the medians and MAPE
+    Path a = write("cases/A1.yaml", memoryCase("A1", "h100-sxm", "GB/s", 2900));
+    write("cases/B1.yaml", memoryCase("B1", "h100-sxm", "GB/s", 2900));
+    Path copy = write("other/A1-copy.yaml", memoryCase("A1", "h100-sxm", "GB/s", 2900));
+    CliRunner r = CliRunner.run("validate", dir.resolve("cases").toString(), a.toString(), copy.toString(), "--format",
+        "json");
+    assertThat(r.code()).isEqualTo(2);
+    assertThat(r.err()).contains(a + ": given twice: a case is run and counted once")
+        .contains(copy + ":1:1: case id 'A1' is also " + a + "'s").doesNotContain("Exception");
+    JsonNode cases = new ObjectMapper().readTree(r.out()).get("cases");
+    assertThat(cases).hasSize(2);
+    assertThat(cases.findValuesAsText("id")).containsExactly("A1", "B1");
+  }
+
+  @Test
+  void anErrorThatRoundsToNothing_isUnsigned_notMinusZero() {
+    // the full table read 'E21 -0.0%' and 'E10 +0.0%' for errors of -0.0009% and 0
+    assertThat(ValidateCommand.signed(-8.7e-6)).isEqualTo("0.0%");
+    assertThat(ValidateCommand.signed(0.0)).isEqualTo("0.0%");
+    assertThat(ValidateCommand.signed(-0.0)).isEqualTo("0.0%");
+    assertThat(ValidateCommand.signed(0.0004)).isEqualTo("0.0%");
+    assertThat(ValidateCommand.signed(0.0123)).isEqualTo("+1.2%");
+    assertThat(ValidateCommand.signed(-0.05)).isEqualTo("-5.0%");
+    assertThat(ValidateCommand.signed(-0.0006)).isEqualTo("-0.1%");
+  }
+
+  @Test
+  void theTable_listsSkippedCasesOnlyWhereThereAreAny() throws IOException {
+    // every run without a skipped case ended in '0 case(s) skipped:', announcing a list that never came
+    write("s/S1.yaml", memoryCase("S1", "h100-sxm", "GB/s", 2900));
+    CliRunner none = CliRunner.run("validate", dir.resolve("s").toString());
+    assertThat(none.code()).as(none.err()).isZero();
+    assertThat(none.out()).doesNotContain("skipped");
+    write("s/S2.yaml", "kind: case\nid: S2\ncategory: E-microbench\nskip: needs two GPUs\nmeasured:\n  value: 1\n"
+        + "  unit: \"GB/s\"\nsource: s\nquote: q\nconfidence: high\n");
+    CliRunner one = CliRunner.run("validate", dir.resolve("s").toString());
+    assertThat(one.code()).as(one.err()).isZero();
+    assertThat(one.out()).endsWith("1 case skipped:\n  S2: needs two GPUs\n");
+  }
+
+  @Test
   void relativeHardwareAndModelFiles_resolveAgainstTheCaseFilesFolder() throws IOException {
     write("cases/hw/gpu.yaml", BadInputTest.DEVICE);
     write("cases/models/tiny.json", "{\"model_type\": \"llama\", \"hidden_size\": 512, \"intermediate_size\": 1024,"

@@ -34,11 +34,12 @@ class EmbeddedSweepTest {
     String[] big = Cli.concat(grid.toArray(String[]::new), "--batch", "1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,16,17,18,19,20,21,22,23,24,25,26,"
         + "27,28,29,30,31,32,33,34,35,36,37,38,39,40,41,42,43,44,45,46,47,48,49,50,51,52,53,54,55,56,57,58,59,60,61,62,63,64",
         "--seq-len", "128,256,384,512,640,768,896,1024,1152,1280");
-    // 2 x 2 x 2 x 64 x 10 = 5,120 points: three chunks of 2,048, the last one short
+    // 2 x 2 x 2 x 64 x 10 = 5,120 points: three chunks of 2,048, the last one short; inference does not use seq_len,
+    // so its points run at the first one alone: 2 x 2 x 64 x 10 training rows and 2 x 2 x 64 inference rows
     Cli local = Cli.run(big);
     Cli hz = Cli.run(Cli.concat(big, "--backend", "hazelcast", "--threads", "2"));
     assertThat(hz.code).as(hz.err.toString()).isZero();
-    assertThat(local.out.toString().lines()).hasSize(1 + 5120);
+    assertThat(local.out.toString().lines()).hasSize(1 + 2 * 2 * 64 * 10 + 2 * 2 * 64);
     assertThat(hz.out.toString()).isEqualTo(local.out.toString());
     Cli localTop = Cli.run(Cli.concat(big, "--top", "7", "--by", "mfu"));
     Cli hzTop = Cli.run(Cli.concat(big, "--top", "7", "--by", "mfu", "--backend", "hazelcast"));

@@ -155,8 +155,9 @@ public enum ScenarioKey {
       "Use only these providers' offers (aws, gcp, azure, lambda, runpod, vast, alibaba, tencent, volcano); default:"
           + " the cheapest offer of any."),
   PRICE("price", null, null, "DEVICE=PRICE|FILE", Type.PRICES, null, 0, 0, null,
-      "Prices that win over the catalog, comma-separated: DEVICE=AMOUNTCUR/h rents one GPU per hour"
-          + " (a100-sxm-80gb=1.89usd/h), DEVICE=AMOUNTCUR buys one (rtx4090=1599usd), FILE.yaml adds a price file"
+      "Prices, comma-separated: DEVICE=AMOUNTCUR/h rents one GPU per hour (a100-sxm-80gb=1.89usd/h) and"
+          + " DEVICE=AMOUNTCUR buys one (rtx4090=1599usd), both winning over the catalog; FILE.yaml adds its offers to"
+          + " the catalog's, the cheapest of which is used unless --provider names the file's provider"
           + " (`llmsim hardware schema prices`)."),
   CURRENCY("currency", null, null, "CUR", Type.TEXT, null, 0, 0, "usd",
       "Currency costs are reported in (a three-letter code); prices in another currency need --rate."),

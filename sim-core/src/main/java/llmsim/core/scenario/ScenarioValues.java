@@ -370,6 +370,14 @@ public final class ScenarioValues {
     List<String> providers = has(ScenarioKey.PROVIDER) ? java.util.Arrays.stream(text(ScenarioKey.PROVIDER, "")
         .split(",")).map(p -> p.strip().toLowerCase(java.util.Locale.ROOT)).filter(p -> !p.isEmpty()).toList()
         : List.of();
+    // what prices owned hardware alone: on a rented GPU-hour (power and the hardware's cost included) it changed nothing
+    for (ScenarioKey own : List.of(ScenarioKey.ELECTRICITY, ScenarioKey.AMORTIZATION)) {
+      if (kind != OfferKind.PURCHASE && has(own)) {
+        throw new ScenarioKeyException(own, "'" + own.key() + "' prices owned hardware (pricing: own), and the job is"
+            + " rented (pricing: " + pricing + "), its GPU-hour price covering the hardware and its power; give"
+            + " --pricing own, or leave it out");
+      }
+    }
     PriceOverride.Entries prices = priceEntries();
     Object amort = values.get(ScenarioKey.AMORTIZATION);
     return new CostBasis(kind, providers, currency, has(ScenarioKey.RATE) ? (Rates) values.get(ScenarioKey.RATE)

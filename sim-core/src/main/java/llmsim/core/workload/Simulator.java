@@ -81,7 +81,7 @@ public final class Simulator {
         java.util.stream.Stream.concat(java.util.stream.Stream.of(w.ctx.precision.warning(), w.ctx.softwareWarning,
             w.ctx.fp8RecipeWarning), java.util.stream.Stream.concat(w.ctx.planWarnings.stream(),
             java.util.stream.Stream.of(communicates(t) ? w.ctx.collectives.warning() : null,
-            replicasNote(t, tokensPerSecond),
+            tensorParallelSpanNote(t, s), replicasNote(t, tokensPerSecond),
             w.offloadWarning())))
             .filter(java.util.Objects::nonNull).toList(), 0);
   }
@@ -109,6 +109,23 @@ public final class Simulator {
    */
   static boolean communicates(Task t) {
     return t.plan().tp() > 1 || t.plan().pp() > 1 || t.kind().training() && t.replicas() > 1;
+  }
+
+  /**
+   * A tensor-parallel group wider than a node: its per-layer all-reduces run hierarchically, the shard of each over
+   * the network between nodes ({@link Collectives}), which a plan line 'tp 16 on 16 GPUs' does not tell (Megatron
+   * keeps tp within a node for that reason). Null where the group fits a node.
+   */
+  static String tensorParallelSpanNote(Task t, SystemSpec s) {
+    int tp = t.plan().tp();
+    if (tp <= s.deviceCount() || s.network().isEmpty()) {
+      return null;
+    }
+    int nodes = tp / s.deviceCount();
+    return "tp " + tp + " spans " + nodes + " nodes of " + s.deviceCount() + " GPUs: its per-layer "
+        + (t.plan().sequenceParallel() ? "reduce-scatters and all-gathers" : "all-reduces") + " cross the network ("
+        + s.network().get().nic().id() + ") between them, hierarchically (inside a node over its fabric, between nodes"
+        + " over the NICs); a tp of at most " + s.deviceCount() + " keeps them inside a node";
   }
 
   /**

@@ -395,6 +395,31 @@ class CollectivesTest {
   }
 
   @Test
+  void aTensorParallelGroupWiderThanANode_allReducesOverTheNetwork_andTheResultSaysSo() {
+    ModelSpec m = Fixtures.llama7b();
+    int perNode = 8;
+    int nodes = 2;
+    int tp = perNode * nodes;
+    int batch = 1;
+    SystemSpec system = Fixtures.cluster(nodes, 0, 108, 24, 16);
+    Task wide = training(new ParallelPlan(tp, 1, 1, 0), batch);
+    // hierarchical: each of the 4 per-layer all-reduces of the activations sends its 1/8 shard over the network, a
+    // ring of 2 (nodes - 1) / nodes of it over each GPU's share of the NICs
+    double activations = (double) batch * 2048 * m.hidden() * 2;
+    assertThat(bytesOn(step(system, m, wide), Lane.NETWORK))
+        .isCloseTo(4.0 * m.layers() * 2.0 * (nodes - 1) / nodes * activations / perNode, withPercentage(1e-9));
+    StepResult r = Simulator.simulate(system, m, wide, IDEAL);
+    assertThat(r.timeByBound().get(llmsim.core.engine.Bound.NETWORK)).isPositive();
+    // 'tp 16 on 16 GPUs' read as if its all-reduces stayed on NVLink
+    assertThat(r.warnings()).singleElement().asString().startsWith("tp " + tp + " spans " + nodes + " nodes of "
+        + perNode + " GPUs: its per-layer all-reduces cross the network (nic)")
+        .contains("a tp of at most " + perNode + " keeps them inside a node");
+    // a group inside a node, data parallel across nodes: no note
+    Task inside = training(new ParallelPlan(perNode, 1, nodes, 0), batch);
+    assertThat(Simulator.simulate(system, m, inside, IDEAL).warnings()).isEmpty();
+  }
+
+  @Test
   void perGpuMemory_isSplitByTensorParallelism_andShardedByZeroStage() {
     ModelSpec m = Fixtures.llama7b();
     SystemSpec c = Fixtures.cluster(1);

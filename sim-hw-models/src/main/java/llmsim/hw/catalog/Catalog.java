@@ -279,6 +279,17 @@ public final class Catalog {
     return v;
   }
 
+  /**
+   * As {@link #nearestNote}, each id or alias standing for a different entry: 'h100-sx' was offered 'h100-sxm, h100,
+   * h100-sxm5', one device's id and two of its aliases, which read as three choices.
+   */
+  private String distinctNearestNote(String id, Collection<String> idsAndAliases) {
+    java.util.Set<String> seen = new java.util.HashSet<>();
+    List<String> near = Suggest.nearest(id, idsAndAliases, idsAndAliases.size()).stream()
+        .filter(n -> seen.add(aliases.getOrDefault(n, n))).limit(3).toList();
+    return " (nearest: " + String.join(", ", near) + ")";
+  }
+
   private static String nearestNote(String id, Collection<String> ids) {
     return " (nearest: " + String.join(", ", Suggest.nearest(id, ids, 3)) + ")";
   }
@@ -381,6 +392,15 @@ public final class Catalog {
    * device or system file.
    */
   public synchronized SystemSpec system(String idOrPath, String flag) {
+    return system(idOrPath, flag, false);
+  }
+
+  /**
+   * As {@link #system(String, String)}, for a command that takes a host or link id as well ('hardware show'): an
+   * unknown id is offered the nearest hosts and links too ('i9-13900k' was offered three systems, not the host
+   * i9-13900ks).
+   */
+  public synchronized SystemSpec system(String idOrPath, String flag, boolean hostsAndLinks) {
     requireValue(idOrPath, flag, "a hardware id or a .yaml file");
     if (looksLikeFile(idOrPath)) {
       return userSystem(Path.of(idOrPath), flag);
@@ -394,11 +414,33 @@ public final class Catalog {
       return deviceSystem(devices.get(id));
     }
     needAll();
+    if (models.containsKey(id)) { // the two flags' values swapped: 'unknown hardware' offered three systems
+      throw new InputException(new Problem(flag, 0, 0, "'" + idOrPath + "' is a model (`llmsim models show " + id
+          + "`), not hardware: name a system or device here; `llmsim hardware list` shows them all"));
+    }
+    if (hosts.containsKey(id) || links.containsKey(id)) {
+      // a host's or a link's id is known, but not as hardware to run on: 'unknown hardware' offered three systems
+      boolean host = hosts.containsKey(id);
+      List<String> on = systems().stream().filter(x -> host ? x.host().id().equals(id)
+          : x.hostLink().id().equals(id) || x.deviceLink().map(l -> l.id().equals(id)).orElse(false)
+              || x.network().map(net -> net.nic().id().equals(id)).orElse(false)).map(SystemSpec::id).limit(4).toList();
+      throw new InputException(new Problem(flag, 0, 0, "'" + idOrPath + "' is a " + (host ? "host (the CPU and"
+          + " memory beside the GPUs)" : "link") + ", not a system or device: llmsim runs the work on a system's GPUs"
+          + (on.isEmpty() ? "" : "; systems with it: " + String.join(", ", on))
+          + "; `llmsim hardware list` shows them all"));
+    }
     List<String> known = new ArrayList<>(systemNodes.keySet());
     known.addAll(devices.keySet());
-    known.addAll(aliases.keySet());
+    // the aliases of systems and devices: a model's ('llama1-7b') was offered for 'lama-7b' as hardware
+    if (hostsAndLinks) {
+      known.addAll(hosts.keySet());
+      known.addAll(links.keySet());
+    }
+    known.addAll(aliases.keySet().stream().filter(a -> systemNodes.containsKey(aliases.get(a))
+        || devices.containsKey(aliases.get(a))
+        || hostsAndLinks && (hosts.containsKey(aliases.get(a)) || links.containsKey(aliases.get(a)))).toList());
     throw new InputException(new Problem(flag, 0, 0, "unknown hardware '" + idOrPath + "'"
-        + nearestNote(idOrPath, known) + "; `llmsim hardware list` shows them all, or give a .yaml file"));
+        + distinctNearestNote(idOrPath, known) + "; `llmsim hardware list` shows them all, or give a .yaml file"));
   }
 
   /** A device or system file; {@code flag} is what named it ("--hardware", "hardware show"), for a file of another kind. */
@@ -444,10 +486,15 @@ public final class Catalog {
     ModelSpec m = models.get(canonical(idOrPath));
     if (m == null) {
       needAll();
+      String id = canonical(idOrPath);
+      if (systemNodes.containsKey(id) || devices.containsKey(id)) { // the two flags' values swapped
+        throw new InputException(new Problem(flag, 0, 0, "'" + idOrPath + "' is hardware (`llmsim hardware show " + id
+            + "`), not a model: name a model here; `llmsim models list` shows them all"));
+      }
       List<String> known = new ArrayList<>(models.keySet());
       known.addAll(aliases.keySet().stream().filter(a -> models.containsKey(aliases.get(a))).toList());
       throw new InputException(new Problem(flag, 0, 0, "unknown model '" + idOrPath + "'"
-          + nearestNote(idOrPath, known) + "; `llmsim models list` shows them all, or give a .yaml or config.json"));
+          + distinctNearestNote(idOrPath, known) + "; `llmsim models list` shows them all, or give a .yaml or config.json"));
     }
     return m;
   }

@@ -154,6 +154,24 @@ public final class SchemaValidator {
     }
   }
 
+  /**
+   * Why a key the schema's {@code x-refused} names by pattern is not taken (a key a user writes for a figure the
+   * schema refuses on purpose, such as a sparse peak, which the nearest known key would invite under the wrong name);
+   * null where none matches.
+   */
+  private static String refusal(Node s, String key) {
+    Node refused = s.get("x-refused").orElse(null);
+    if (refused == null) {
+      return null;
+    }
+    for (var e : refused.fields().entrySet()) {
+      if (key.matches(e.getKey())) {
+        return e.getValue().asText();
+      }
+    }
+    return null;
+  }
+
   private void checkObject(Node n, Node s, String path, List<Problem> out) {
     Node props = s.get("properties").orElse(null);
     List<String> known = props == null ? List.of() : new ArrayList<>(props.fields().keySet());
@@ -163,6 +181,8 @@ public final class SchemaValidator {
       String sub = path.isEmpty() ? key : path + "." + key;
       if (props != null && props.get(key).isPresent()) {
         check(e.getValue(), props.require(key), sub, n, out);
+      } else if (refusal(s, key) != null) {
+        out.add(n.problemAtKey(key, "'" + sub + "': " + refusal(s, key)));
       } else if (s.get("x-renamed").flatMap(r -> r.get(key)).isPresent()) {
         out.add(n.problemAtKey(key, "'" + key + "' was renamed: write " + s.require("x-renamed").require(key).asText()));
       } else if (additional != null && additional.kind() == Node.Kind.BOOLEAN && !additional.asBoolean()) {

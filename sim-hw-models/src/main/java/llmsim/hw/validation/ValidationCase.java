@@ -131,9 +131,26 @@ public record ValidationCase(
       }
     }
     List<ValidationCase> out = new ArrayList<>();
+    // a case named twice (a file given twice, or inside a folder also given) would be run and counted twice in the
+    // medians and MAPE: refused, as two files of one id are
+    java.util.Map<Path, Path> seenFiles = new java.util.HashMap<>();
+    java.util.Map<String, String> seenIds = new java.util.HashMap<>();
     for (Path f : files) {
+      Path first = seenFiles.putIfAbsent(f.toAbsolutePath().normalize(), f);
+      if (first != null) {
+        problems.add(new Problem(f.toString(), 0, 0, "given twice" + (first.toString().equals(f.toString()) ? ""
+            : " (also as " + first + ")") + ": a case is run and counted once; name it once"));
+        continue;
+      }
       try {
-        out.add(read(f));
+        ValidationCase c = read(f);
+        String other = seenIds.putIfAbsent(c.id(), c.file());
+        if (other != null) {
+          problems.add(new Problem(c.file(), c.line(), 1, "case id '" + c.id() + "' is also " + other + "'s: each"
+              + " case is counted once in the summary; give each file its own id"));
+          continue;
+        }
+        out.add(c);
       } catch (InputException e) {
         problems.addAll(e.problems());
       }

@@ -142,7 +142,8 @@ public record RooflineData(String system, Map<Precision, Double> ceilings, doubl
       });
     }
     double flops = 0;
-    double linkBytes = 0;
+    double h2dBytes = 0;
+    double d2hBytes = 0;
     double memBytes = 0;
     for (int i = 0; i < t.size(); i++) {
       int s = t.stream(i);
@@ -151,12 +152,17 @@ public record RooflineData(String system, Map<Precision, Double> ceilings, doubl
         continue;
       }
       flops += w * t.flops(i);
-      linkBytes += t.lanes().get(s).hostLink() ? w * t.linkBytes(i) : 0; // collectives cross the fabric and network
+      // collectives cross the fabric and network, not the host link
+      Lane lane = t.lanes().get(s);
+      h2dBytes += lane == Lane.H2D ? w * t.linkBytes(i) : 0;
+      d2hBytes += lane == Lane.D2H ? w * t.linkBytes(i) : 0;
       memBytes += w * t.memBytes(i);
     }
-    // only when the link carries real traffic (offload), not just prompts and logits
-    if (linkBytes > 0.01 * memBytes && t.makespan() > 0) {
-      out.add(new Point("whole step vs host-link bytes", null, false, flops / linkBytes,
+    // only when the link carries real traffic (offload), not just prompts and logits; the roof is one direction's
+    // bandwidth, so the bytes are the busier direction's (both directions' summed put ZeRO-Offload's step above it)
+    double linkBytes = Math.max(h2dBytes, d2hBytes);
+    if (h2dBytes + d2hBytes > 0.01 * memBytes && t.makespan() > 0) {
+      out.add(new Point("whole step vs host-link bytes (busier direction)", null, false, flops / linkBytes,
           flops / Math.max(1, gpus) / t.makespan(), false));
     }
     return out;
