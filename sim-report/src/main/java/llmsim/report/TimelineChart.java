@@ -101,7 +101,7 @@ public final class TimelineChart {
       used[t.stream(op)] = true;
     }
     return java.util.stream.IntStream.range(0, n)
-        .filter(s -> (n <= ALL_LANES_UP_TO || used[s]) && t.inStepWith(t.gpuOf(s)) == t.gpuOf(s)).toArray();
+        .filter(s -> (n <= ALL_LANES_UP_TO || used[s]) && ChromeTrace.drawn(t, s)).toArray();
   }
 
   static final int ALL_LANES_UP_TO = 8;

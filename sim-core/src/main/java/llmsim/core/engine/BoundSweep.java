@@ -195,10 +195,6 @@ final class BoundSweep {
     }
   }
 
-  void end(int op, int stream, Lane lane, double t) {
-    end(op, stream, lane, t, 0, 0, 0);
-  }
-
   /**
    * Op {@code op} ends at {@code t}, having started at {@code start} and its work at {@code work}, charged to bound
    * {@code bound}: where its GPU has a leader or shadows, the op's intervals go into the GPU's digest ({@link

@@ -392,6 +392,11 @@ public final class Simulation implements OpSink {
       return Double.longBitsToDouble(rows[f + field]);
     }
 
+    /** Where the fixed fields of the op in {@code slot} are in {@link #rows}: its own line when packed, else its row's. */
+    private int fixed(int slot) {
+      return packed ? 8 * slot + 4 : 4 * streamRow[slot];
+    }
+
     /** The pools of the op in {@code slot}, packed as in {@link #POOLS}: its row's, plus its copy. */
     private long pools(int slot) {
       if (packed) {
@@ -521,11 +526,7 @@ public final class Simulation implements OpSink {
       put(stride * slot, REMAINING, 0);
       put(stride * slot, DUE, Double.NaN);
       end[op] = now;
-      if (packed) {
-        sweep.end(op, s, lane[s], now);
-      } else {
-        sweep.end(op, s, lane[s], now, streamStart[s], streamWork[s], streamBound[s]);
-      }
+      sweep.end(op, s, lane[s], now, packed ? 0 : streamStart[s], packed ? 0 : streamWork[s], streamBound[s]);
       long p = pools(slot);
       int mp = (int) (p >> 32);
       int lp = (int) p;
@@ -673,18 +674,9 @@ public final class Simulation implements OpSink {
     /** Re-rate the op in {@code slot} at its current share and push its completion at that rate. */
     void rerate(int slot) {
       int o = stride * slot;
-      int f;
-      long p;
-      int op = slot;
-      if (packed) {
-        f = 8 * slot + 4;
-        p = state[f + POOLS];
-      } else {
-        int r = streamRow[slot];
-        op = streamOp[slot];
-        f = 4 * r;
-        p = ofCopy(rows[f + POOLS], op - ops.first(r));
-      }
+      int f = fixed(slot);
+      long p = pools(slot);
+      int op = packed ? slot : streamOp[slot];
       double remaining = Math.max(0, get(o, REMAINING) - get(o, RATE) * (now - get(o, LAST)));
       put(o, REMAINING, remaining);
       put(o, LAST, now);
@@ -718,17 +710,7 @@ public final class Simulation implements OpSink {
      * either side of the change keeps its rate and its completion event.
      */
     private void rerateIfChanged(int slot) {
-      int f;
-      long p;
-      if (packed) {
-        f = 8 * slot + 4;
-        p = state[f + POOLS];
-      } else {
-        int r = streamRow[slot];
-        f = 4 * r;
-        p = ofCopy(rows[f + POOLS], streamOp[slot] - ops.first(r));
-      }
-      double t = serviceTime(f, p);
+      double t = serviceTime(fixed(slot), pools(slot));
       double rate = t <= 0 ? 0 : 1.0 / t;
       if (rate != get(stride * slot, RATE)) {
         rerate(slot);

@@ -71,9 +71,9 @@ public final class Trace {
     return streamGpus[stream];
   }
 
-  /** How many GPUs the run simulated, each with its own streams. */
+  /** How many GPUs the run simulated, each with its own streams (at least one). */
   public int gpus() {
-    return java.util.Arrays.stream(streamGpus).max().orElse(0) + 1;
+    return inStep.length;
   }
 
   /**
@@ -82,7 +82,7 @@ public final class Trace {
    * peers of a symmetric plan are found in step with one of them (checked op by op, {@link BoundSweep}).
    */
   public int inStepWith(int gpu) {
-    return gpu < inStep.length ? inStep[gpu] : gpu;
+    return inStep[gpu];
   }
 
   /** How many other GPUs ran in step with GPU {@code gpu} ({@link #inStepWith}). */
@@ -103,7 +103,7 @@ public final class Trace {
       }
       standsFor = n;
     }
-    return gpu < standsFor.length ? standsFor[gpu] : 1;
+    return standsFor[gpu];
   }
 
   /** The stream op {@code op} ran on (without spreading the op columns over every copy, as {@link #ops} does). */
