@@ -381,6 +381,14 @@ class SimulateCommandTest {
         "--gpus", "16", "--zero", "1", "--shard", "hybrid");
     assertThat(zero1.code()).isEqualTo(2);
     assertThat(zero1.err()).contains("--shard:").contains("needs zero 3, was zero 1");
+    // 'full' is ZeRO-3's default scope: with ZeRO-1 it would do nothing, so it is refused rather than accepted
+    CliRunner fullAtZero1 = CliRunner.run("simulate", "--model", "llama-7b", "--task", "train", "--hardware",
+        "hgx-h100-8x", "--zero", "1", "--shard", "full");
+    assertThat(fullAtZero1.code()).isEqualTo(2);
+    assertThat(fullAtZero1.err()).contains("--shard:").contains("applies with zero 3").contains("was zero 1");
+    CliRunner fullAtZero3 = CliRunner.run("simulate", "--model", "llama-7b", "--task", "train", "--hardware",
+        "hgx-h100-8x", "--zero", "3", "--shard", "full");
+    assertThat(fullAtZero3.code()).as(fullAtZero3.err()).isZero();
   }
 
   @Test

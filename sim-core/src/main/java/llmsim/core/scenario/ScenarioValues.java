@@ -164,6 +164,10 @@ public final class ScenarioValues {
     } else if (hybrid && zero != 3) {
       throw new ScenarioKeyException(ScenarioKey.SHARD, "'shard: hybrid' is ZeRO-3 within a node (FSDP hybrid shard);"
           + " it needs zero 3, was zero " + zero);
+    } else if (has(ScenarioKey.SHARD) && zero != 3 && !planAuto()) {
+      // 'full' is the default scope of ZeRO-3's shards: given with another stage it would change nothing, silently
+      throw new ScenarioKeyException(ScenarioKey.SHARD, "'shard' applies with zero 3 (it is what ZeRO-3 shards over),"
+          + " was zero " + zero + "; leave it out, or set zero 3");
     }
     if (planAuto()) {
       refuseLayoutWithPlanAuto(o);
