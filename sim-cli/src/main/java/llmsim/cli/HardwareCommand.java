@@ -107,20 +107,8 @@ final class HardwareCommand implements Runnable {
         return;
       }
       TextTable t = new TextTable(List.of("field", "value"));
-      flatten("", m, t);
+      FieldCells.flatten("", m, t);
       out.print(output.format == Format.csv ? t.csv() : t.render());
-    }
-
-    @SuppressWarnings("unchecked")
-    private static void flatten(String prefix, Map<String, Object> m, TextTable t) {
-      for (var e : m.entrySet()) {
-        String k = prefix + e.getKey();
-        if (e.getValue() instanceof Map<?, ?> sub) {
-          flatten(k + ".", (Map<String, Object>) sub, t);
-        } else {
-          t.row(List.of(k, String.valueOf(e.getValue())));
-        }
-      }
     }
   }
 

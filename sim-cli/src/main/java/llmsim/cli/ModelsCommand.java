@@ -60,7 +60,7 @@ final class ModelsCommand implements Runnable {
       ModelSpec m = Catalog.bundled().model(id, "models show");
       Map<String, Object> json = modelJson(m);
       TextTable t = new TextTable(List.of("field", "value"));
-      json.forEach((k, v) -> t.row(List.of(k, String.valueOf(v))));
+      FieldCells.flatten("", json, t);
       spec.commandLine().getOut().print(Output.print(output.format, t, json));
       return 0;
     }

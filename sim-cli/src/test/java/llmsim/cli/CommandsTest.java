@@ -63,6 +63,37 @@ class CommandsTest {
   }
 
   @Test
+  void hardwareShow_table_givesEachNumberWithItsUnit_andNoBinaryNoise() throws Exception {
+    // the JSON's SI numbers, read back and converted by hand: the table must show them in the field's unit
+    JsonNode j = JSON.readTree(CliRunner.run("hardware", "show", "hgx-h100-8x", "--format", "json").out());
+    CliRunner r = CliRunner.run("hardware", "show", "hgx-h100-8x");
+    assertThat(r.code()).as(r.err()).isZero();
+    double gib = j.at("/device/memory_capacity_bytes").asDouble() / (1024.0 * 1024 * 1024);
+    double tbs = j.at("/device/memory_bandwidth_bytes_per_s").asDouble() / 1e12;
+    double tflops = j.at("/device/peak_dense/bf16_flops").asDouble() / 1e12;
+    double latencyUs = j.at("/device_link/latency_s").asDouble() * 1e6;
+    assertThat(r.out())
+        .containsPattern("device\\.memory_capacity_bytes +" + java.util.regex.Pattern.quote(trim(gib)) + " GiB\\n")
+        .containsPattern("device\\.memory_bandwidth_bytes_per_s +" + java.util.regex.Pattern.quote(trim(tbs)) + " TB/s\\n")
+        .containsPattern("device\\.peak_dense\\.bf16_flops +" + java.util.regex.Pattern.quote(trim(tflops)) + " TFLOP/s\\n")
+        .containsPattern("device\\.power_w +" + j.at("/device/power_w").asInt() + " W\\n")
+        .containsPattern("device_link\\.latency_s +" + java.util.regex.Pattern.quote(trim(latencyUs)) + " us\\n");
+    // no value cell in exponent form (2.4100000000000002E-6 was printed for a 2.41 us latency)
+    for (String line : r.out().split("\\n")) {
+      if (!line.contains("source") && !line.contains("notes")) {
+        assertThat(line).doesNotContainPattern("[0-9]E-?[0-9]");
+      }
+    }
+    CliRunner m = CliRunner.run("models", "show", "llama-7b");
+    assertThat(m.out()).containsPattern("published_parameters +6738415616\\n");
+  }
+
+  /** {@code v} as the table writes a figure quoted to a few digits: no trailing zeros. */
+  private static String trim(double v) {
+    return new java.math.BigDecimal(v).round(new java.math.MathContext(6)).stripTrailingZeros().toPlainString();
+  }
+
+  @Test
   void hardwareSchema_printsTheShippedJsonSchema() throws Exception {
     JsonNode j = JSON.readTree(CliRunner.run("hardware", "schema", "device").out());
     assertThat(j.at("/title").asText()).isEqualTo("llmsim device");
