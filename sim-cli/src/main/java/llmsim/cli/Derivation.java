@@ -262,14 +262,14 @@ final class Derivation {
     MemoryPlan p = r.memory();
     weights(true);
     String share = r.system().totalDevices() > 1 ? ", this GPU's share (" + r.task().plan().describe() + ")" : "";
-    formula("gradients", "trainable parameters x gradient bytes" + share, Units.gib(p.gradientsBytes()));
+    formula("gradients", "trainable parameters x gradient bytes" + share, held(p.gradientsBytes()));
     formula("optimizer state", optimizerHow() + share + (r.task().kind().training() && p.optimizerBytes() == 0
-        && p.hostBytes() > 0 ? "; in host memory (offload " + p.offload().key() + ")" : ""), Units.gib(p.optimizerBytes()));
+        && p.hostBytes() > 0 ? "; in host memory (offload " + p.offload().key() + ")" : ""), held(p.optimizerBytes()));
     formula("activations", "batch x seq x hidden x layers (Korthikanti et al. 2022)" + share,
-        Units.gib(p.activationsBytes()));
+        held(p.activationsBytes()));
     formula("KV cache", "2 x layers x kv_heads x head_dim x context x batch x bytes" + share,
-        Units.gib(p.kvCacheBytes()));
-    formula("workspace", "software profile " + r.software().id(), Units.gib(p.workspaceBytes()));
+        held(p.kvCacheBytes()));
+    formula("workspace", "software profile " + r.software().id(), held(p.workspaceBytes()));
     simulated = p.totalBytes();
     formula("total on this GPU", "the sum" + (p.offload().key().equals("none") ? "" : ", after offload="
         + p.offload().key()), Units.gib(simulated));
@@ -278,6 +278,14 @@ final class Derivation {
     formula("usable share", r.system().gpuMemoryShareSource(), fraction(r.system().gpuMemoryShare()));
     formula("usable capacity", "capacity x share", Units.gib(p.capacityBytes()));
     formula("fits", "total <= usable" + (p.fitsHost() ? "" : ", and host memory"), p.fits() ? "yes" : "no");
+  }
+
+  /**
+   * A memory row in GiB as {@code llmsim memory} gives it: a LoRA adapter's 16 MiB of gradients to two significant
+   * digits, where one decimal read 0.0 GiB, as if there were none, beside a KV cache that is none.
+   */
+  private static String held(double bytes) {
+    return MemoryCommand.gib(bytes) + " GiB";
   }
 
   /**

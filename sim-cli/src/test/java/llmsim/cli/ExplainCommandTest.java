@@ -294,6 +294,26 @@ class ExplainCommandTest {
   }
 
   @Test
+  void memory_aLoraAdaptersStateIsShownToTwoDigits_asMemoryShowsIt_notAsNone() throws IOException {
+    // LoRA rank 8 on q and v of LLaMA-7B: per layer an adapter of rank x (in + out) parameters on each, fp32
+    // gradients (4 bytes) and AdamW's m and v (8 bytes): 16 MiB and 32 MiB, which read '0.0 GiB' beside a KV cache
+    // that is none, where 'llmsim memory' gives 0.016 and 0.031
+    var m = Catalog.bundled().model("llama-7b", "--model");
+    double adapters = m.layers() * 8.0 * ((m.hidden() + m.heads() * m.headDim()) + (m.hidden() + m.kvHeads() * m.headDim()));
+    for (String task : new String[] {"finetune-lora", "finetune-qlora"}) {
+      JsonNode steps = json("explain", "memory", "--model", "llama-7b", "--hardware", "h100-sxm", "--task", task,
+          "--format", "json").get("steps");
+      java.util.Map<String, String> v = new java.util.HashMap<>();
+      steps.forEach(s -> v.put(s.get("quantity").asText(), s.get("value").asText()));
+      assertThat(v.get("gradients")).as(task).isEqualTo(String.format(java.util.Locale.US, "%.3f GiB",
+          adapters * 4 / (1L << 30)));
+      assertThat(v.get("optimizer state")).as(task).isEqualTo(String.format(java.util.Locale.US, "%.3f GiB",
+          adapters * 8 / (1L << 30)));
+      assertThat(v.get("KV cache")).isEqualTo("0.0 GiB");
+    }
+  }
+
+  @Test
   void memory_givesEveryRowInGiB_theWeightsToo() throws IOException {
     var m = Catalog.bundled().model("llama-7b", "--model");
     CliRunner r = CliRunner.run("explain", "memory", "--model", "llama-7b", "--hardware", "h100-sxm", "--task",
