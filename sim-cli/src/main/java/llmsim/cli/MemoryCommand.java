@@ -73,6 +73,10 @@ final class MemoryCommand implements ScenarioOptions.Command, Callable<Integer> 
       }
       MemoryPlan chosen = MemoryPlanner.plan(s, model, t, r.software());
       MemoryPlan bare = MemoryPlanner.place(s, model, t.withOffload(Offload.NONE), r.software(), Offload.NONE);
+      String offloadNote = llmsim.core.workload.Simulator.weightOffloadNote(t, chosen);
+      if (offloadNote != null && !r.planAuto()) { // plan auto's warnings are its simulation's, which says it
+        warnings = java.util.stream.Stream.concat(warnings.stream(), java.util.stream.Stream.of(offloadNote)).toList();
+      }
       rows.add(new Row(s, chosen, MemoryExplainer.explain(s, model, chosen, bare, t), t, warnings));
     }
     print(model, r, rows);

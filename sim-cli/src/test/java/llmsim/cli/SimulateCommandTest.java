@@ -479,4 +479,25 @@ class SimulateCommandTest {
         "--all-gpus", "--format", "json");
     assertThat(eight.get("warnings").toString()).doesNotContain("all_gpus");
   }
+
+  @Test
+  void inferenceWithOffloadWeights_whereEveryLayerFits_saysNoneIsOffloaded() throws IOException {
+    // LLaMA-7B's f16 weights (2 bytes a parameter) fit an RTX 4090's 24 GiB: 'offload weights' read beside 32 of 32
+    // layers on the GPU and 0 bytes in host memory without a word (gpu_layers auto keeps as many as fit)
+    var m = llmsim.hw.catalog.Catalog.bundled().model("llama-7b", "--model");
+    var d = llmsim.hw.catalog.Catalog.bundled().system("rtx4090", "--hardware").device();
+    assertThat(2.0 * m.parameterCount()).isLessThan(d.memoryCapacityBytes());
+    String note = "offload weights has no effect here: all " + m.layers() + " layers fit on the GPU";
+    JsonNode r = json("simulate", "--model", "llama-7b", "--hardware", "rtx4090", "--task", "inference", "--offload",
+        "weights", "--format", "json");
+    assertThat(r.get("memory").get("host_bytes").asDouble()).isZero();
+    assertThat(r.get("warnings").toString()).contains(note);
+    assertThat(json("memory", "--model", "llama-7b", "--hardware", "rtx4090", "--task", "inference", "--offload",
+        "weights", "--format", "json").toString()).contains(note);
+    // with the layers on the GPU given, or a model that does not fit (LLaMA-13B: 26 GB of f16 weights), no note
+    assertThat(json("simulate", "--model", "llama-7b", "--hardware", "rtx4090", "--task", "inference", "--offload",
+        "weights", "--gpu-layers", "16", "--format", "json").get("warnings").toString()).doesNotContain(note);
+    assertThat(json("simulate", "--model", "llama-13b", "--hardware", "rtx4090", "--task", "inference", "--offload",
+        "weights", "--format", "json").get("warnings").toString()).doesNotContain("offload weights has no effect");
+  }
 }
