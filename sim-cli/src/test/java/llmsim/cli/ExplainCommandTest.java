@@ -103,6 +103,34 @@ class ExplainCommandTest {
     assertThat(one.get("difference").asText()).doesNotContain("collectives");
   }
 
+  /**
+   * Offloaded state crosses the host link and runs on the CPU, which the closed form has no term for: the gap names
+   * each share (ZeRO-Offload's step on an H100, most of it on PCIe, was put down to launch overhead, 10%, and 'the
+   * ops the formula leaves out'; llama.cpp's CPU-computed layers likewise).
+   */
+  @Test
+  void aGapFromOffload_namesTheHostLinkAndTheHostsShares() throws IOException {
+    String[][] runs = {{"--model", "llama-7b", "--task", "train", "--hardware", "h100-sxm", "--offload", "optimizer"},
+        {"--model", "llama-7b", "--task", "inference", "--hardware", "13900ks-h100", "--gpu-layers", "20"},
+        {"--model", "llama-7b", "--task", "inference", "--hardware", "13900ks-h100", "--gpu-layers", "20", "--software",
+            "llama.cpp"}};
+    for (String[] run : runs) {
+      String[] flags = CatalogOverrideTest.with(run, "--format", "json");
+      JsonNode sim = json(CatalogOverrideTest.with(new String[] {"simulate"}, flags));
+      String metric = run[3].equals("train") ? "step_time_s" : "decode_tokens_per_s";
+      String gap = json(CatalogOverrideTest.with(new String[] {"explain", metric}, flags)).get("difference").asText();
+      double step = sim.get("step_time_s").asDouble();
+      long link = Math.round(100 * sim.get("time_by_bound_s").get("host_link").asDouble() / step);
+      long host = Math.round(100 * sim.get("time_by_bound_s").get("host").asDouble() / step);
+      String linkName = Catalog.bundled().system(run[5], "--hardware").hostLink().name();
+      assertThat(link + host).as(String.join(" ", run)).isGreaterThan(50);
+      assertThat(gap).as(String.join(" ", run)).contains("the host it waits on (")
+          .contains(link > 0 ? linkName + " " + link + "%" : "the host's CPU and memory " + host + "%");
+    }
+    assertThat(json("explain", "decode_tokens_per_s", "--model", "llama-7b", "--hardware", "13900ks-h100", "--task",
+        "inference", "--format", "json").get("difference").asText()).doesNotContain("the host it waits on");
+  }
+
   /** MFU on several GPUs: its model FLOPs are one GPU's share of 6 x P x tokens, and the row says so. */
   @Test
   void mfu_onSeveralGpus_saysItsModelFlopsAreThisGpusShare() throws IOException {
