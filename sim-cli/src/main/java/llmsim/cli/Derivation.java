@@ -9,6 +9,7 @@ import llmsim.core.engine.Bound;
 import llmsim.core.hw.Device;
 import llmsim.core.hw.PrecisionSupport;
 import llmsim.core.memory.MemoryPlan;
+import llmsim.core.memory.MemoryPlanner;
 import llmsim.core.util.Units;
 import llmsim.core.workload.StepResult;
 import llmsim.hw.catalog.FieldOverride;
@@ -82,10 +83,23 @@ final class Derivation {
     formula("parameters P", String.format(Locale.US, "from %s's shape (%d layers, hidden %d, ffn %d, vocab %d); published:"
         + " %s", m.id(), m.layers(), m.hidden(), m.ffnHidden(), m.vocab(), m.publishedSource()), count(m.parameterCount()));
     double w = r.memory().weightsBytes();
-    formula("weights W", String.format(Locale.US, "P x %.3g bytes (%s)%s", r.task().weights().bytesPerWeight(),
-        r.task().weights().key(), r.system().totalDevices() > 1 ? ", this GPU's share (" + r.task().plan().describe() + ")"
-            : ""), binary ? Units.gib(w) : Units.gb(w));
+    formula("weights W", String.format(Locale.US, "P x %.3g bytes (%s)%s%s", r.task().weights().bytesPerWeight(),
+        r.task().weights().key(), resident(r.memory()), r.system().totalDevices() > 1 ? ", this GPU's share ("
+            + r.task().plan().describe() + ")" : ""), binary ? Units.gib(w) : Units.gb(w));
     return w;
+  }
+
+  /**
+   * The share of the weights offload leaves on the GPU, as a factor of P x bytes (empty where every layer is there):
+   * 16 of LLaMA-7B's 32 layers read 'P x 2.00 bytes (f16)' beside 7.1 GiB, half of what that says.
+   */
+  private static String resident(MemoryPlan p) {
+    if (p.hostLayers() <= 0) {
+      return "";
+    }
+    return String.format(Locale.US, " x %d / %d layers on the GPU (the other %d in host memory, %s)", p.gpuLayers(),
+        p.layers(), p.hostLayers(), p.cpuRunsHostLayers() ? "computed by the CPU"
+            : "streamed to the GPU through a buffer of " + MemoryPlanner.PREFETCH_LAYERS + " layers, counted here");
   }
 
   private void decode(boolean perToken) {
@@ -267,8 +281,9 @@ final class Derivation {
         && p.hostBytes() > 0 ? "; in host memory (offload " + p.offload().key() + ")" : ""), held(p.optimizerBytes()));
     formula("activations", "batch x seq x hidden x layers (Korthikanti et al. 2022)" + share,
         held(p.activationsBytes()));
-    formula("KV cache", "2 x layers x kv_heads x head_dim x context x batch x bytes" + share,
-        held(p.kvCacheBytes()));
+    formula("KV cache", "2 x layers x kv_heads x head_dim x context x batch x bytes" + (p.cpuRunsHostLayers()
+        && p.hostLayers() > 0 ? String.format(Locale.US, " x %d / %d layers on the GPU (llama.cpp keeps a CPU layer's"
+            + " cache beside it in host memory)", p.gpuLayers(), p.layers()) : "") + share, held(p.kvCacheBytes()));
     formula("workspace", "software profile " + r.software().id(), held(p.workspaceBytes()));
     simulated = p.totalBytes();
     formula("total on this GPU", "the sum" + (p.offload().key().equals("none") ? "" : ", after offload="

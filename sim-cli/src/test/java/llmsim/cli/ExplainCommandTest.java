@@ -342,6 +342,34 @@ class ExplainCommandTest {
   }
 
   @Test
+  void memory_withLayersInHostMemory_theWeightsRowSaysItsTheGpuLayersShare() throws IOException {
+    // 16 of LLaMA-7B's 32 layers on an RTX 4090: 'weights W  6.3 GiB  P x 2.00 bytes (f16)', half of what it says
+    var m = Catalog.bundled().model("llama-7b", "--model");
+    JsonNode cpp = json("explain", "memory", "--model", "llama-7b", "--hardware", "rtx4090", "--task", "inference",
+        "--gpu-layers", "16", "--software", "llama.cpp", "--format", "json").get("steps");
+    JsonNode w = null;
+    JsonNode kv = null;
+    for (JsonNode s : cpp) {
+      w = s.get("quantity").asText().equals("weights W") ? s : w;
+      kv = s.get("quantity").asText().equals("KV cache") ? s : kv;
+    }
+    assertThat(w.get("how").asText()).isEqualTo("P x 2.00 bytes (f16) x 16 / 32 layers on the GPU (the other 16 in"
+        + " host memory, computed by the CPU)");
+    assertThat(w.get("value").asText()).isEqualTo(llmsim.core.util.Units.gib(m.parameterCount() * 2.0 * 16 / 32));
+    // llama.cpp keeps a CPU layer's cache beside it: the GPU holds 16 layers' of 2 x layers x kv_heads x head_dim x
+    // context (512 + 128) x batch x 2 bytes
+    assertThat(kv.get("how").asText()).contains("x 16 / 32 layers on the GPU");
+    assertThat(kv.get("value").asText()).isEqualTo(llmsim.core.util.Units.gib(2.0 * 16 * m.kvHeads() * m.headDim()
+        * (512 + 128) * 2));
+    String streamed = json("explain", "memory", "--model", "llama-7b", "--hardware", "rtx4090", "--task", "inference",
+        "--gpu-layers", "16", "--format", "json").get("steps").toString();
+    assertThat(streamed).contains("P x 2.00 bytes (f16) x 16 / 32 layers on the GPU (the other 16 in host memory,"
+        + " streamed to the GPU through a buffer of 2 layers, counted here)");
+    assertThat(json("explain", "memory", "--model", "llama-7b", "--hardware", "rtx4090", "--task", "inference",
+        "--format", "json").get("steps").toString()).contains("\"P x 2.00 bytes (f16)\"");
+  }
+
+  @Test
   void memory_givesEveryRowInGiB_theWeightsToo() throws IOException {
     var m = Catalog.bundled().model("llama-7b", "--model");
     CliRunner r = CliRunner.run("explain", "memory", "--model", "llama-7b", "--hardware", "h100-sxm", "--task",
