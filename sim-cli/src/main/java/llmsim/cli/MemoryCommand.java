@@ -53,6 +53,7 @@ final class MemoryCommand implements ScenarioOptions.Command, Callable<Integer> 
     List<SystemSpec> systems = r.hardware().stream().map(h -> r.sized(r.system(h))).toList();
     SweepGrid.refuseRepeats("--hardware", r.hardware(), systems.stream().map(SystemSpec::id).toList());
     systems.forEach(r::checkAgainst);
+    r.refuseUnusedOverrides(systems, List.of(model));
     List<Row> rows = new ArrayList<>();
     for (SystemSpec s : systems) {
       Task t;
