@@ -130,6 +130,21 @@ class CatalogOverrideTest {
   }
 
   @Test
+  void aFieldAndTheSourceItNeeds_setByTwoFlags_areCheckedTogether() throws IOException {
+    // each --set was checked alone, so 'gpu_memory_share=0.9' was refused as needing gpu_memory_share_source even
+    // with the --set that gives it: an M2 Ultra's GPU share could not be changed at all
+    SystemSpec s = Catalog.bundled().system("m2-ultra", "--hardware");
+    JsonNode j = json("memory", "--model", "llama-7b", "--hardware", "m2-ultra", "--task", "inference", "--set",
+        "m2-ultra.gpu_memory_share=0.9", "--set", "m2-ultra.gpu_memory_share_source=my measurement", "--format", "json");
+    assertThat(j.get(0).at("/memory/capacity_bytes").asDouble()).isCloseTo(0.9 * s.device().memoryCapacityBytes(),
+        org.assertj.core.data.Offset.offset(1.0));
+    // alone it still needs its source
+    assertBadInput(CliRunner.run("memory", "--model", "llama-7b", "--hardware", "m2-ultra", "--set",
+        "m2-ultra.gpu_memory_share=0.9"), "--set m2-ultra.gpu_memory_share=0.9: 'gpu_memory_share' needs"
+        + " 'gpu_memory_share_source' next to it");
+  }
+
+  @Test
   void userFiles_areUntouched_andTheCatalogIsTheSameAfterwards() throws IOException {
     Path gpu = dir.resolve("gpu.yaml");
     Files.writeString(gpu, BadInputTest.DEVICE);
