@@ -290,9 +290,20 @@ final class ScenarioOptions {
           .map(ScenarioOptions::note).toList();
     }
 
-    /** {@link ScenarioOptions#refuseUnusedOverrides} for this run's systems and models. */
+    /**
+     * {@link ScenarioOptions#refuseUnusedOverrides} for this run's systems and models, and a --price for a device none
+     * of them has ('--hardware h100-sxm --price a100=2usd/h' costed the H100 at the catalog's price, without a word).
+     */
     void refuseUnusedOverrides(List<SystemSpec> systems, List<ModelSpec> models) {
       ScenarioOptions.refuseUnusedOverrides(catalog, systems, models);
+      List<String> devices = systems.stream().map(s -> s.device().id()).distinct().toList();
+      for (llmsim.core.cost.PriceOverride o : cost.overrides()) {
+        if (!devices.contains(catalog.canonical(o.device()))) {
+          throw locate(new ScenarioKeyException(ScenarioKey.PRICE, "'price' " + o.device() + " is no device of this"
+              + " run (" + String.join(", ", devices) + "), so its price would price nothing; price a device the run"
+              + " uses"), flags, file);
+        }
+      }
     }
 
     static java.util.Set<String> partIds(List<SystemSpec> systems, List<ModelSpec> models) {

@@ -125,6 +125,9 @@ final class SweepCommand implements ScenarioOptions.GridCommand, Callable<Intege
       SweepCosts costs = SweepCosts.of(this.job);
       SweepGrid grid = inGridFile(() -> new SweepGrid(axes, Catalog.bundled().withOverrides(sets), costs));
       ScenarioOptions.refuseUnusedOverrides(grid.catalog, grid.systems, grid.models);
+      if (costs != null) {
+        costs.refuseUnusedPrices(grid.catalog, grid.systems);
+      }
       ScenarioOptions.warnOverrides(grid.catalog, spec.commandLine().getErr());
       long n = grid.points();
       checkOptions(n, costs, grid); // every flag is checked before the output is touched

@@ -130,6 +130,27 @@ class JobCostCliTest {
   }
 
   @Test
+  void aPriceForADeviceTheRunDoesNotHave_isRefused_notLeftUnused() throws IOException {
+    // '--hardware h100-sxm --price a100=2usd/h' costed the H100 at the catalog's cheapest offer without a word
+    String[] base = {"--model", "llama-7b", "--task", "train", "--tokens", "1M", "--price", "a100=2usd/h"};
+    for (String cmd : new String[] {"simulate", "sweep", "advise"}) {
+      String[] args = CatalogOverrideTest.with(new String[] {cmd, "--hardware", "h100-sxm"}, base);
+      if (cmd.equals("sweep")) {
+        args[3] = "--models";
+        args[5] = "--tasks";
+      }
+      assertBadInput(CliRunner.run(args), "--price: a100 is no device of this run (h100-sxm), so its price would price"
+          + " nothing");
+    }
+    // beside the system whose device it prices, it is that system's price; an alias of the device is the device
+    CliRunner both = CliRunner.run(CatalogOverrideTest.with(new String[] {"compare", "--hardware", "h100-sxm,a100"},
+        CatalogOverrideTest.with(base, "--format", "json")));
+    assertThat(both.code()).as(both.err()).isZero();
+    assertThat(new ObjectMapper().readTree(both.out()).get(1).get("job").get("price_per_gpu_hour").asDouble())
+        .isEqualTo(2.0);
+  }
+
+  @Test
   void aPriceFile_addsItsOffersToTheCatalogs_theCheapestWinning_unlessProviderPicksIt() throws IOException {
     // README said a --price file wins over the catalog: a dearer offer in it was passed over for the catalog's
     // cheapest without a word; the help and README now say what it does, and --provider picks it
