@@ -500,4 +500,27 @@ class SimulateCommandTest {
     assertThat(json("simulate", "--model", "llama-13b", "--hardware", "rtx4090", "--task", "inference", "--offload",
         "weights", "--format", "json").get("warnings").toString()).doesNotContain("offload weights has no effect");
   }
+
+  @Test
+  void everyJsonKey_isInReadmesTable_andTheTableNamesEveryTopLevelKey() throws IOException {
+    // 'hfu' was printed by every simulate --format json and documented nowhere
+    String readme = Files.readString(Path.of("..", "README.md"));
+    String section = readme.substring(readme.indexOf("## JSON output"), readme.indexOf("## How accurate is it?"));
+    java.util.Map<String, String> rows = new java.util.LinkedHashMap<>(); // each key of a row's first column: its row
+    for (String line : section.lines().filter(l -> l.startsWith("| `")).toList()) {
+      String[] cells = line.split("\\|");
+      java.util.regex.Matcher m = java.util.regex.Pattern.compile("`([a-z_0-9]+)`").matcher(cells[1]);
+      while (m.find()) {
+        rows.put(m.group(1), cells[2]);
+      }
+    }
+    JsonNode r = json("simulate", "--model", "llama-7b", "--hardware", "hgx-h100-8x", "--task", "train", "--tokens",
+        "1M", "--format", "json");
+    List<String> top = new java.util.ArrayList<>();
+    r.fieldNames().forEachRemaining(top::add);
+    assertThat(rows.keySet()).containsExactlyInAnyOrderElementsOf(top);
+    for (String nested : List.of("plan", "memory", "time_by_bound_s", "job")) {
+      r.get(nested).fieldNames().forEachRemaining(k -> assertThat(rows.get(nested)).as(nested).contains("`" + k + "`"));
+    }
+  }
 }
