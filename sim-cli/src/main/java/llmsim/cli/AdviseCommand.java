@@ -133,6 +133,7 @@ final class AdviseCommand implements ScenarioOptions.Command, Callable<Integer> 
     r.checkAgainst(m);
     r.hardware().forEach(r::system); // an unknown id is reported at its flag or scenario file line
     List<SystemSpec> systems = Advisor.systems(r.catalog(), r.hardware(), maxGpus);
+    r.refuseUnusedOverrides(systems, List.of(m));
     llmsim.core.task.Offload offload = r.task().offload();
     if (r.given(ScenarioKey.OFFLOAD) && (offload == llmsim.core.task.Offload.OPTIMIZER
         || offload == llmsim.core.task.Offload.WEIGHTS) && systems.stream().anyMatch(s -> s.totalDevices() > 1)) {

@@ -10,6 +10,8 @@ import llmsim.core.cost.Offer;
 import llmsim.core.cost.PriceBook;
 import llmsim.core.cost.PriceOverride;
 import llmsim.core.hw.Device;
+import llmsim.core.scenario.ScenarioKey;
+import llmsim.core.scenario.ScenarioKeyException;
 import llmsim.core.hw.SystemSpec;
 import llmsim.core.util.Suggest;
 import llmsim.core.workload.StepResult;
@@ -27,7 +29,11 @@ record Costing(PriceBook book, CostBasis basis) {
    * without a job is refused, since there is nothing to price.
    */
   static Costing of(ScenarioOptions.Resolved r) {
-    return of(r.jobTokens() > 0, r.costKeysGiven(), r.cost(), r.priceFiles());
+    try {
+      return of(r.jobTokens() > 0, r.costKeysGiven(), r.cost(), r.priceFiles());
+    } catch (ScenarioKeyException e) { // at the flag, or at the scenario file's line
+      throw ScenarioOptions.locate(e, r.flags(), r.file());
+    }
   }
 
   /** The costing of a job ({@code sized}), or null without one; {@code priced}: a price key was given. */
@@ -52,6 +58,7 @@ record Costing(PriceBook book, CostBasis basis) {
         throw new BadFlagException("--price: unknown device '" + o.device() + "' (nearest: "
             + String.join(", ", Suggest.nearest(o.device(), ids, 3)) + "); `llmsim hardware prices` lists the priced ones");
       }
+      refuseUnusedKind(o, basis);
     }
     List<Offer> more = new ArrayList<>();
     for (String f : files) {
@@ -67,6 +74,24 @@ record Costing(PriceBook book, CostBasis basis) {
       }
     }
     return new Costing(book, basis);
+  }
+
+  /**
+   * A purchase price where GPU-hours are rented, or a GPU-hour rate for owned hardware, prices nothing: '--price
+   * h100-sxm=30000usd' (no /h) was taken and the job costed at the catalog's cheapest on-demand offer, without a word.
+   */
+  private static void refuseUnusedKind(PriceOverride o, CostBasis basis) {
+    String given = "'price' " + o.device() + "=" + java.math.BigDecimal.valueOf(o.price().amount())
+        .stripTrailingZeros().toPlainString() + o.price().currency().toLowerCase(java.util.Locale.ROOT);
+    if (basis.owned() && o.kind().hourly()) {
+      throw new ScenarioKeyException(ScenarioKey.PRICE, given + "/h is a GPU-hour rate, which pricing own does not"
+          + " use (it costs the purchase price over amortization, plus electricity); give the purchase price, such as "
+          + o.device() + "=30000usd, or rent (pricing " + o.kind().key() + ")");
+    }
+    if (!basis.owned() && !o.kind().hourly()) {
+      throw new ScenarioKeyException(ScenarioKey.PRICE, given + " is a purchase price (no /h), which prices owned"
+          + " hardware (pricing own); a rented GPU-hour is written with /h, such as " + o.device() + "=2.50usd/h");
+    }
   }
 
   HourlyCost hourly(SystemSpec s) {

@@ -9,6 +9,7 @@ import llmsim.core.engine.Bound;
 import llmsim.core.hw.Device;
 import llmsim.core.hw.PrecisionSupport;
 import llmsim.core.memory.MemoryPlan;
+import llmsim.core.memory.MemoryPlanner;
 import llmsim.core.util.Units;
 import llmsim.core.workload.StepResult;
 import llmsim.hw.catalog.FieldOverride;
@@ -82,10 +83,23 @@ final class Derivation {
     formula("parameters P", String.format(Locale.US, "from %s's shape (%d layers, hidden %d, ffn %d, vocab %d); published:"
         + " %s", m.id(), m.layers(), m.hidden(), m.ffnHidden(), m.vocab(), m.publishedSource()), count(m.parameterCount()));
     double w = r.memory().weightsBytes();
-    formula("weights W", String.format(Locale.US, "P x %.3g bytes (%s)%s", r.task().weights().bytesPerWeight(),
-        r.task().weights().key(), r.system().totalDevices() > 1 ? ", this GPU's share (" + r.task().plan().describe() + ")"
-            : ""), binary ? Units.gib(w) : Units.gb(w));
+    formula("weights W", String.format(Locale.US, "P x %.3g bytes (%s)%s%s", r.task().weights().bytesPerWeight(),
+        r.task().weights().key(), resident(r.memory()), r.system().totalDevices() > 1 ? ", this GPU's share ("
+            + r.task().plan().describe() + ")" : ""), binary ? Units.gib(w) : Units.gb(w));
     return w;
+  }
+
+  /**
+   * The share of the weights offload leaves on the GPU, as a factor of P x bytes (empty where every layer is there):
+   * 16 of LLaMA-7B's 32 layers read 'P x 2.00 bytes (f16)' beside 7.1 GiB, half of what that says.
+   */
+  private static String resident(MemoryPlan p) {
+    if (p.hostLayers() <= 0) {
+      return "";
+    }
+    return String.format(Locale.US, " x %d / %d layers on the GPU (the other %d in host memory, %s)", p.gpuLayers(),
+        p.layers(), p.hostLayers(), p.cpuRunsHostLayers() ? "computed by the CPU"
+            : "streamed to the GPU through a buffer of " + MemoryPlanner.PREFETCH_LAYERS + " layers, counted here");
   }
 
   private void decode(boolean perToken) {
@@ -262,14 +276,15 @@ final class Derivation {
     MemoryPlan p = r.memory();
     weights(true);
     String share = r.system().totalDevices() > 1 ? ", this GPU's share (" + r.task().plan().describe() + ")" : "";
-    formula("gradients", "trainable parameters x gradient bytes" + share, Units.gib(p.gradientsBytes()));
+    formula("gradients", "trainable parameters x gradient bytes" + share, held(p.gradientsBytes()));
     formula("optimizer state", optimizerHow() + share + (r.task().kind().training() && p.optimizerBytes() == 0
-        && p.hostBytes() > 0 ? "; in host memory (offload " + p.offload().key() + ")" : ""), Units.gib(p.optimizerBytes()));
+        && p.hostBytes() > 0 ? "; in host memory (offload " + p.offload().key() + ")" : ""), held(p.optimizerBytes()));
     formula("activations", "batch x seq x hidden x layers (Korthikanti et al. 2022)" + share,
-        Units.gib(p.activationsBytes()));
-    formula("KV cache", "2 x layers x kv_heads x head_dim x context x batch x bytes" + share,
-        Units.gib(p.kvCacheBytes()));
-    formula("workspace", "software profile " + r.software().id(), Units.gib(p.workspaceBytes()));
+        held(p.activationsBytes()));
+    formula("KV cache", "2 x layers x kv_heads x head_dim x context x batch x bytes" + (p.cpuRunsHostLayers()
+        && p.hostLayers() > 0 ? String.format(Locale.US, " x %d / %d layers on the GPU (llama.cpp keeps a CPU layer's"
+            + " cache beside it in host memory)", p.gpuLayers(), p.layers()) : "") + share, held(p.kvCacheBytes()));
+    formula("workspace", "software profile " + r.software().id(), held(p.workspaceBytes()));
     simulated = p.totalBytes();
     formula("total on this GPU", "the sum" + (p.offload().key().equals("none") ? "" : ", after offload="
         + p.offload().key()), Units.gib(simulated));
@@ -278,6 +293,14 @@ final class Derivation {
     formula("usable share", r.system().gpuMemoryShareSource(), fraction(r.system().gpuMemoryShare()));
     formula("usable capacity", "capacity x share", Units.gib(p.capacityBytes()));
     formula("fits", "total <= usable" + (p.fitsHost() ? "" : ", and host memory"), p.fits() ? "yes" : "no");
+  }
+
+  /**
+   * A memory row in GiB as {@code llmsim memory} gives it: a LoRA adapter's 16 MiB of gradients to two significant
+   * digits, where one decimal read 0.0 GiB, as if there were none, beside a KV cache that is none.
+   */
+  private static String held(double bytes) {
+    return MemoryCommand.gib(bytes) + " GiB";
   }
 
   /**
@@ -319,8 +342,28 @@ final class Derivation {
     difference = String.format(Locale.US, "the simulation gives %s, %+.0f%% from the closed form: it also counts"
         + " launch and dispatch overhead (%.0f%% of the %s)%s%s, the ops the formula leaves out, and overlap between"
         + " them; the %s is bound by %s", value(simulated), 100 * gap, 100 * overhead,
-        prefill ? "whole run, decode included" : "run", collectives(by), bubble(), prefill ? "whole run" : "run",
-        r.bound().key());
+        prefill ? "whole run, decode included" : "run", collectives(by) + hostSide(by), bubble(),
+        prefill ? "whole run" : "run", r.bound().key());
+  }
+
+  /**
+   * The time the run waited on the host link and on the host (its CPU and memory), as a clause (empty where neither
+   * held it): offloaded weights or optimizer state cross the link and run on the CPU, which the closed form, one
+   * device's bytes or FLOPs over its own rates, has no term for. ZeRO-Offload's LLaMA-7B step on an H100, 66% on the
+   * link, was '+397% from the closed form: it also counts launch and dispatch overhead (10% of the run), the ops the
+   * formula leaves out, and overlap', the link named only as the bound.
+   */
+  private String hostSide(Map<Bound, Double> by) {
+    List<String> parts = new ArrayList<>();
+    double link = by.getOrDefault(Bound.HOST_LINK, 0.0);
+    double host = by.getOrDefault(Bound.HOST, 0.0);
+    if (link > 0.005 * r.stepTimeSeconds()) {
+      parts.add(String.format(Locale.US, "%s %.0f%%", r.system().hostLink().name(), 100 * link / r.stepTimeSeconds()));
+    }
+    if (host > 0.005 * r.stepTimeSeconds()) {
+      parts.add(String.format(Locale.US, "the host's CPU and memory %.0f%%", 100 * host / r.stepTimeSeconds()));
+    }
+    return parts.isEmpty() ? "" : ", the host it waits on (" + String.join(", ", parts) + " of the run)";
   }
 
   /**

@@ -53,6 +53,7 @@ final class MemoryCommand implements ScenarioOptions.Command, Callable<Integer> 
     List<SystemSpec> systems = r.hardware().stream().map(h -> r.sized(r.system(h))).toList();
     SweepGrid.refuseRepeats("--hardware", r.hardware(), systems.stream().map(SystemSpec::id).toList());
     systems.forEach(r::checkAgainst);
+    r.refuseUnusedOverrides(systems, List.of(model));
     List<Row> rows = new ArrayList<>();
     for (SystemSpec s : systems) {
       Task t;
@@ -73,6 +74,10 @@ final class MemoryCommand implements ScenarioOptions.Command, Callable<Integer> 
       }
       MemoryPlan chosen = MemoryPlanner.plan(s, model, t, r.software());
       MemoryPlan bare = MemoryPlanner.place(s, model, t.withOffload(Offload.NONE), r.software(), Offload.NONE);
+      String offloadNote = llmsim.core.workload.Simulator.weightOffloadNote(t, chosen);
+      if (offloadNote != null && !r.planAuto()) { // plan auto's warnings are its simulation's, which says it
+        warnings = java.util.stream.Stream.concat(warnings.stream(), java.util.stream.Stream.of(offloadNote)).toList();
+      }
       rows.add(new Row(s, chosen, MemoryExplainer.explain(s, model, chosen, bare, t), t, warnings));
     }
     print(model, r, rows);

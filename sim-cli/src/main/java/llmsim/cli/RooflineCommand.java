@@ -69,6 +69,10 @@ final class RooflineCommand implements ScenarioOptions.Command, Callable<Integer
             + k.key() + " does not change; give --model to place a run's ops on them, or leave " + k.flag() + " out");
       }
     }
+    if (scenario.given(ScenarioKey.MODEL) == null) { // with a model, simulate's checks refuse it
+      ScenarioOptions.refuseUnusedOverrides(scenario.catalog(), ids.stream().map(h -> scenario.catalog().system(h,
+          "--hardware")).toList(), List.of());
+    }
     ReportOutput.prepare(out, ids.size(), "--hardware");
     Catalog c = scenario.catalog();
     List<RooflineData> data = new ArrayList<>();

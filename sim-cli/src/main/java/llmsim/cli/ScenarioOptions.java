@@ -169,6 +169,22 @@ final class ScenarioOptions {
     c.overrides().forEach(o -> err.println("warning: " + note(o)));
   }
 
+  /**
+   * Refuse a --set that changes no part of the systems and models run: '--hardware m2-ultra --set
+   * h100-sxm.memory.bandwidth_gb_per_s=1' ran the M2 Ultra as the catalog has it, without a word, the change unused.
+   */
+  static void refuseUnusedOverrides(Catalog catalog, List<SystemSpec> systems, List<ModelSpec> models) {
+    java.util.Set<String> ids = Resolved.partIds(systems, models);
+    for (llmsim.hw.catalog.FieldOverride o : catalog.overrides()) {
+      if (!ids.contains(o.target())) {
+        throw new llmsim.hw.yaml.InputException(new llmsim.hw.yaml.Problem(o.flag(), 0, 0, o.target() + " is no part"
+            + " of this run (" + String.join(", ", systems.stream().map(SystemSpec::id).toList()) + (models.isEmpty()
+                ? "" : "; model " + String.join(", ", models.stream().map(ModelSpec::id).toList())) + "), so the change"
+            + " would change nothing; set a field of a system, device, host, link or model the run uses"));
+      }
+    }
+  }
+
   /** What a result says about a --set change that touches it. */
   static String note(llmsim.hw.catalog.FieldOverride o) {
     return "override in effect: " + o.describe();
@@ -269,15 +285,36 @@ final class ScenarioOptions {
 
     /** The --set changes that touch this system or model, one line each (empty when none does). */
     List<String> overrideNotes(SystemSpec s, ModelSpec m) {
-      java.util.Set<String> ids = new java.util.HashSet<>(List.of(s.id(), s.device().id(), s.host().id(),
-          s.hostLink().id()));
-      s.deviceLink().ifPresent(l -> ids.add(l.id()));
-      s.network().ifPresent(n -> ids.add(n.nic().id()));
-      if (m != null) {
-        ids.add(m.id());
-      }
+      java.util.Set<String> ids = partIds(List.of(s), m == null ? List.of() : List.of(m));
       return catalog.overrides().stream().filter(o -> ids.contains(o.target()))
           .map(ScenarioOptions::note).toList();
+    }
+
+    /**
+     * {@link ScenarioOptions#refuseUnusedOverrides} for this run's systems and models, and a --price for a device none
+     * of them has ('--hardware h100-sxm --price a100=2usd/h' costed the H100 at the catalog's price, without a word).
+     */
+    void refuseUnusedOverrides(List<SystemSpec> systems, List<ModelSpec> models) {
+      ScenarioOptions.refuseUnusedOverrides(catalog, systems, models);
+      List<String> devices = systems.stream().map(s -> s.device().id()).distinct().toList();
+      for (llmsim.core.cost.PriceOverride o : cost.overrides()) {
+        if (!devices.contains(catalog.canonical(o.device()))) {
+          throw locate(new ScenarioKeyException(ScenarioKey.PRICE, "'price' " + o.device() + " is no device of this"
+              + " run (" + String.join(", ", devices) + "), so its price would price nothing; price a device the run"
+              + " uses"), flags, file);
+        }
+      }
+    }
+
+    static java.util.Set<String> partIds(List<SystemSpec> systems, List<ModelSpec> models) {
+      java.util.Set<String> ids = new java.util.HashSet<>();
+      for (SystemSpec s : systems) {
+        ids.addAll(List.of(s.id(), s.device().id(), s.host().id(), s.hostLink().id()));
+        s.deviceLink().ifPresent(l -> ids.add(l.id()));
+        s.network().ifPresent(n -> ids.add(n.nic().id()));
+      }
+      models.forEach(m -> ids.add(m.id()));
+      return ids;
     }
 
     /** Whether {@code k} was set, by a flag or in the scenario file (not left at its default). */

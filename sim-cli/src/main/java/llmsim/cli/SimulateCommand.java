@@ -88,6 +88,7 @@ class SimulateCommand implements ScenarioOptions.Command, Callable<Integer> {
     // writing its charts twice
     SweepGrid.refuseRepeats("--hardware", r.hardware(), systems.stream().map(SystemSpec::id).toList());
     systems.forEach(r::checkAgainst);
+    r.refuseUnusedOverrides(systems, List.of(model));
     r.checkSimulable(model, systems, reports);
     return systems;
   }

@@ -76,6 +76,7 @@ final class SweepChartCommand implements ScenarioOptions.Command, Callable<Integ
     SweepGrid.refuseRepeats("--models", models, ms.stream().map(ModelSpec::id).toList());
     SweepGrid.refuseRepeats("--hardware", r.hardware(), systems.stream().map(SystemSpec::id).toList());
     systems.forEach(r::checkAgainst);
+    r.refuseUnusedOverrides(systems, ms);
     for (SystemSpec s : systems) {
       for (ModelSpec m : ms) {
         r.checkAgainst(m);

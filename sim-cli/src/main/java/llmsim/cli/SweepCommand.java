@@ -124,6 +124,10 @@ final class SweepCommand implements ScenarioOptions.GridCommand, Callable<Intege
       Map<ScenarioKey, List<String>> axes = axes();
       SweepCosts costs = SweepCosts.of(this.job);
       SweepGrid grid = inGridFile(() -> new SweepGrid(axes, Catalog.bundled().withOverrides(sets), costs));
+      ScenarioOptions.refuseUnusedOverrides(grid.catalog, grid.systems, grid.models);
+      if (costs != null) {
+        costs.refuseUnusedPrices(grid.catalog, grid.systems);
+      }
       ScenarioOptions.warnOverrides(grid.catalog, spec.commandLine().getErr());
       long n = grid.points();
       checkOptions(n, costs, grid); // every flag is checked before the output is touched

@@ -38,6 +38,17 @@ final class SweepCosts {
     }
   }
 
+  /** A --price for a device no system of the grid has is refused, as simulate refuses it: it would price nothing. */
+  void refuseUnusedPrices(llmsim.hw.catalog.Catalog c, java.util.List<SystemSpec> systems) {
+    java.util.List<String> devices = systems.stream().map(s -> s.device().id()).distinct().toList();
+    for (llmsim.core.cost.PriceOverride o : costing.basis().overrides()) {
+      if (!devices.contains(c.canonical(o.device()))) {
+        throw new BadFlagException("--price: " + o.device() + " is no device of this run (" + String.join(", ", devices)
+            + "), so its price would price nothing; price a device the run uses");
+      }
+    }
+  }
+
   /**
    * The job's tokens for a point's task: --tokens, epochs x dataset_tokens (training only), or --requests x its
    * generated tokens (inference only).

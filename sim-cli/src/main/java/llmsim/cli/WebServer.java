@@ -24,6 +24,7 @@ import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import llmsim.core.hw.PrecisionSupport;
 import llmsim.core.hw.SystemSpec;
 import llmsim.core.model.ModelSpec;
 import llmsim.core.scenario.ScenarioKey;
@@ -349,10 +350,11 @@ final class WebServer implements AutoCloseable {
         add(n, "host_memory", "offloaded to host memory / host capacity", String.format(Locale.US, "%.1f / %.1f GiB",
             r.memory().hostBytes() / gib, r.memory().hostCapacityBytes() / gib));
       }
-      add(n, "device", "device", String.format(Locale.US, "%s: %.2f TB/s, %.1f TFLOP/s %s", r.system().device().name(),
-          r.system().device().memoryBandwidthBytesPerSecond() / 1e12,
-          r.system().device().peakFlopsDense().getOrDefault(r.task().precision(), Double.NaN) / 1e12,
-          r.task().precision().key()));
+      // the peak the run used: an emulated precision (MLX's bf16 on an M2) or tf32 as fp32 has none of its own
+      var peak = PrecisionSupport.resolve(r.system().device(), r.task().precision(), r.software());
+      add(n, "device", "device", String.format(Locale.US, "%s: %.2f TB/s, %.1f TFLOP/s %s%s", r.system().device().name(),
+          r.system().device().memoryBandwidthBytesPerSecond() / 1e12, peak.peakFlops() / 1e12, r.task().precision().key(),
+          peak.warning() == null ? "" : " (not native: see the warning)"));
       return n;
     }
 

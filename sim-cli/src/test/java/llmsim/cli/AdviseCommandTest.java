@@ -287,6 +287,7 @@ class AdviseCommandTest {
         .toArray(String[]::new);
     String[] rtx = table.clone();
     rtx[java.util.Arrays.asList(table).indexOf("--hardware") + 1] = "rtx4090";
+    rtx[java.util.Arrays.asList(table).indexOf("--price") + 1] = "rtx4090=0.5usd/h"; // a100's would price nothing
     CliRunner one = CliRunner.run(rtx);
     assertThat(one.code()).as(one.err()).isZero();
     assertThat(one.out()).doesNotContain("micro-batches of").contains(" were simulated, 1 run;");

@@ -530,4 +530,32 @@ class BadInputTest {
         ""));
     assertThat(CliRunner.run("hardware", "validate", one.toString()).code()).isZero();
   }
+
+  @Test
+  void aFileOfAnotherKind_whereAScenarioGridCaseOrPricesFileIsRead_isOneMessageSayingWhatReadsIt() throws IOException {
+    // a validation case given as a scenario was a dozen errors, one per case field ('unknown field id', 'category',
+    // 'quote' ...), the kind mismatch among them; a device given to --price was told 'missing required field provider'
+    Path kase = write("C99.yaml", "kind: case\nid: C99\ncategory: C-training\nscenario:\n  model: llama-7b\n"
+        + "  hardware: h100-sxm\nmetric: tokens_per_s\nmeasured: {value: 1, unit: tokens/s}\nsource: a paper\n"
+        + "quote: a quote\nconfidence: low\n");
+    CliRunner r = CliRunner.run("compare", "--scenario", kase.toString());
+    assertBadInput(r, kase + ":1:7: this is a case file, where a scenario file is needed", "`llmsim validate " + kase
+        + "`", "its `scenario:` block");
+    assertThat(r.err()).hasLineCount(1);
+    assertThat(CliRunner.run("simulate", kase.toString()).err()).hasLineCount(1);
+    Path device = write("gpu.yaml", DEVICE);
+    r = CliRunner.run("simulate", "--model", "llama-7b", "--hardware", "h100-sxm", "--tokens", "1M", "--price",
+        device.toString());
+    assertBadInput(r, device + ":1:7: this is a device file, where a prices file is needed: name it with --hardware "
+        + device);
+    assertThat(r.err()).hasLineCount(1);
+    Path scenario = write("s.yaml", "kind: scenario\nmodel: llama-7b\nhardware: h100-sxm\n");
+    r = CliRunner.run("sweep", scenario.toString());
+    assertBadInput(r, scenario + ":1:7: this is a scenario file, where a grid file is needed: `llmsim simulate "
+        + scenario + "` runs it");
+    assertThat(r.err()).hasLineCount(1);
+    r = CliRunner.run("validate", scenario.toString());
+    assertBadInput(r, scenario + ":1:7: this is a scenario file, where a case file is needed");
+    assertThat(r.err()).hasLineCount(1);
+  }
 }

@@ -104,13 +104,55 @@ class CatalogOverrideTest {
   }
 
   @Test
+  void aChangeToNoPartOfTheRun_isRefused_notAppliedToNothing() {
+    // '--hardware m2-ultra --set h100-sxm.memory.bandwidth_gb_per_s=1' ran the M2 Ultra as the catalog has it; sweep,
+    // sweep-chart and advise even warned 'override in effect: h100-sxm ...' of a device they never ran
+    String set = "h100-sxm.memory.bandwidth_gb_per_s=1";
+    String[][] runs = {with(with(new String[] {"simulate"}, DECODE), "--set", set),
+        {"memory", "--model", "llama-7b", "--hardware", "m2-ultra", "--set", set},
+        {"explain", "mfu", "--model", "llama-7b", "--hardware", "m2-ultra", "--set", set},
+        {"sweep", "--models", "llama-7b", "--hardware", "m2-ultra", "--set", set},
+        {"sweep-chart", "--models", "llama-7b", "--hardware", "m2-ultra", "--set", set, "--out",
+            dir.resolve("chart").toString()},
+        {"advise", "--model", "llama-7b", "--hardware", "m2-ultra", "--requests", "100", "--set", set}};
+    for (String[] run : runs) {
+      CliRunner r = CliRunner.run(run);
+      assertBadInput(r, "--set " + set + ": h100-sxm is no part of this run (m2-ultra; model llama-7b), so the change"
+          + " would change nothing");
+      assertThat(r.out()).as(run[0]).isEmpty();
+    }
+    assertBadInput(CliRunner.run("simulate", "--model", "llama-7b", "--hardware", "m2-ultra", "--set",
+        "llama-13b.layers=20"), "llama-13b is no part of this run");
+    assertBadInput(CliRunner.run("compare", "--model", "llama-7b", "--hardware", "m2-ultra", "--vary",
+        "h100-sxm.memory.bandwidth_gb_per_s=1x,2x"), "--vary h100-sxm.memory.bandwidth_gb_per_s=1x,2x (at " + Math.round(
+        Catalog.bundled().system("h100-sxm", "--hardware").device().memoryBandwidthBytesPerSecond() / Units.GB)
+        + "): h100-sxm is no part of this run");
+  }
+
+  @Test
+  void aFieldAndTheSourceItNeeds_setByTwoFlags_areCheckedTogether() throws IOException {
+    // each --set was checked alone, so 'gpu_memory_share=0.9' was refused as needing gpu_memory_share_source even
+    // with the --set that gives it: an M2 Ultra's GPU share could not be changed at all
+    SystemSpec s = Catalog.bundled().system("m2-ultra", "--hardware");
+    JsonNode j = json("memory", "--model", "llama-7b", "--hardware", "m2-ultra", "--task", "inference", "--set",
+        "m2-ultra.gpu_memory_share=0.9", "--set", "m2-ultra.gpu_memory_share_source=my measurement", "--format", "json");
+    assertThat(j.get(0).at("/memory/capacity_bytes").asDouble()).isCloseTo(0.9 * s.device().memoryCapacityBytes(),
+        org.assertj.core.data.Offset.offset(1.0));
+    // alone it still needs its source
+    assertBadInput(CliRunner.run("memory", "--model", "llama-7b", "--hardware", "m2-ultra", "--set",
+        "m2-ultra.gpu_memory_share=0.9"), "--set m2-ultra.gpu_memory_share=0.9: 'gpu_memory_share' needs"
+        + " 'gpu_memory_share_source' next to it");
+  }
+
+  @Test
   void userFiles_areUntouched_andTheCatalogIsTheSameAfterwards() throws IOException {
     Path gpu = dir.resolve("gpu.yaml");
     Files.writeString(gpu, BadInputTest.DEVICE);
-    CliRunner r = CliRunner.run("simulate", "--model", "llama-7b", "--hardware", gpu.toString(), "--task", "inference",
+    // beside a catalog system the flag changes: the file's column has no override, the catalog system's has
+    JsonNode both = json("compare", "--model", "llama-7b", "--hardware", gpu + ",h100-sxm", "--task", "inference",
         "--set", "h100-sxm.memory.bandwidth_gb_per_s=1", "--format", "json");
-    assertThat(r.code()).as(r.err()).isZero();
-    assertThat(r.out()).doesNotContain("override");
+    assertThat(both.get(0).get("warnings").toString()).doesNotContain("override");
+    assertThat(both.get(1).get("warnings").toString()).contains("override in effect: h100-sxm");
     assertThat(Catalog.bundled().system("m2-ultra", "--hardware").device().memoryBandwidthBytesPerSecond())
         .isEqualTo(800 * Units.GB);
   }

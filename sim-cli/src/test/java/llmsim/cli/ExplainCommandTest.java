@@ -103,6 +103,34 @@ class ExplainCommandTest {
     assertThat(one.get("difference").asText()).doesNotContain("collectives");
   }
 
+  /**
+   * Offloaded state crosses the host link and runs on the CPU, which the closed form has no term for: the gap names
+   * each share (ZeRO-Offload's step on an H100, most of it on PCIe, was put down to launch overhead, 10%, and 'the
+   * ops the formula leaves out'; llama.cpp's CPU-computed layers likewise).
+   */
+  @Test
+  void aGapFromOffload_namesTheHostLinkAndTheHostsShares() throws IOException {
+    String[][] runs = {{"--model", "llama-7b", "--task", "train", "--hardware", "h100-sxm", "--offload", "optimizer"},
+        {"--model", "llama-7b", "--task", "inference", "--hardware", "13900ks-h100", "--gpu-layers", "20"},
+        {"--model", "llama-7b", "--task", "inference", "--hardware", "13900ks-h100", "--gpu-layers", "20", "--software",
+            "llama.cpp"}};
+    for (String[] run : runs) {
+      String[] flags = CatalogOverrideTest.with(run, "--format", "json");
+      JsonNode sim = json(CatalogOverrideTest.with(new String[] {"simulate"}, flags));
+      String metric = run[3].equals("train") ? "step_time_s" : "decode_tokens_per_s";
+      String gap = json(CatalogOverrideTest.with(new String[] {"explain", metric}, flags)).get("difference").asText();
+      double step = sim.get("step_time_s").asDouble();
+      long link = Math.round(100 * sim.get("time_by_bound_s").get("host_link").asDouble() / step);
+      long host = Math.round(100 * sim.get("time_by_bound_s").get("host").asDouble() / step);
+      String linkName = Catalog.bundled().system(run[5], "--hardware").hostLink().name();
+      assertThat(link + host).as(String.join(" ", run)).isGreaterThan(50);
+      assertThat(gap).as(String.join(" ", run)).contains("the host it waits on (")
+          .contains(link > 0 ? linkName + " " + link + "%" : "the host's CPU and memory " + host + "%");
+    }
+    assertThat(json("explain", "decode_tokens_per_s", "--model", "llama-7b", "--hardware", "13900ks-h100", "--task",
+        "inference", "--format", "json").get("difference").asText()).doesNotContain("the host it waits on");
+  }
+
   /** MFU on several GPUs: its model FLOPs are one GPU's share of 6 x P x tokens, and the row says so. */
   @Test
   void mfu_onSeveralGpus_saysItsModelFlopsAreThisGpusShare() throws IOException {
@@ -291,6 +319,54 @@ class ExplainCommandTest {
         "METRIC: 'tokens' is not allowed (allowed: decode_tokens_per_s");
     assertBadInput(CliRunner.run("explain", "decode_tokens_per_s", "--model", "llama-7b", "--hardware", "m2-ultra",
         "--task", "train"), "is an inference metric");
+  }
+
+  @Test
+  void memory_aLoraAdaptersStateIsShownToTwoDigits_asMemoryShowsIt_notAsNone() throws IOException {
+    // LoRA rank 8 on q and v of LLaMA-7B: per layer an adapter of rank x (in + out) parameters on each, fp32
+    // gradients (4 bytes) and AdamW's m and v (8 bytes): 16 MiB and 32 MiB, which read '0.0 GiB' beside a KV cache
+    // that is none, where 'llmsim memory' gives 0.016 and 0.031
+    var m = Catalog.bundled().model("llama-7b", "--model");
+    double adapters = m.layers() * 8.0 * ((m.hidden() + m.heads() * m.headDim()) + (m.hidden() + m.kvHeads() * m.headDim()));
+    for (String task : new String[] {"finetune-lora", "finetune-qlora"}) {
+      JsonNode steps = json("explain", "memory", "--model", "llama-7b", "--hardware", "h100-sxm", "--task", task,
+          "--format", "json").get("steps");
+      java.util.Map<String, String> v = new java.util.HashMap<>();
+      steps.forEach(s -> v.put(s.get("quantity").asText(), s.get("value").asText()));
+      assertThat(v.get("gradients")).as(task).isEqualTo(String.format(java.util.Locale.US, "%.3f GiB",
+          adapters * 4 / (1L << 30)));
+      assertThat(v.get("optimizer state")).as(task).isEqualTo(String.format(java.util.Locale.US, "%.3f GiB",
+          adapters * 8 / (1L << 30)));
+      assertThat(v.get("KV cache")).isEqualTo("0.0 GiB");
+    }
+  }
+
+  @Test
+  void memory_withLayersInHostMemory_theWeightsRowSaysItsTheGpuLayersShare() throws IOException {
+    // 16 of LLaMA-7B's 32 layers on an RTX 4090: 'weights W  6.3 GiB  P x 2.00 bytes (f16)', half of what it says
+    var m = Catalog.bundled().model("llama-7b", "--model");
+    JsonNode cpp = json("explain", "memory", "--model", "llama-7b", "--hardware", "rtx4090", "--task", "inference",
+        "--gpu-layers", "16", "--software", "llama.cpp", "--format", "json").get("steps");
+    JsonNode w = null;
+    JsonNode kv = null;
+    for (JsonNode s : cpp) {
+      w = s.get("quantity").asText().equals("weights W") ? s : w;
+      kv = s.get("quantity").asText().equals("KV cache") ? s : kv;
+    }
+    assertThat(w.get("how").asText()).isEqualTo("P x 2.00 bytes (f16) x 16 / 32 layers on the GPU (the other 16 in"
+        + " host memory, computed by the CPU)");
+    assertThat(w.get("value").asText()).isEqualTo(llmsim.core.util.Units.gib(m.parameterCount() * 2.0 * 16 / 32));
+    // llama.cpp keeps a CPU layer's cache beside it: the GPU holds 16 layers' of 2 x layers x kv_heads x head_dim x
+    // context (512 + 128) x batch x 2 bytes
+    assertThat(kv.get("how").asText()).contains("x 16 / 32 layers on the GPU");
+    assertThat(kv.get("value").asText()).isEqualTo(llmsim.core.util.Units.gib(2.0 * 16 * m.kvHeads() * m.headDim()
+        * (512 + 128) * 2));
+    String streamed = json("explain", "memory", "--model", "llama-7b", "--hardware", "rtx4090", "--task", "inference",
+        "--gpu-layers", "16", "--format", "json").get("steps").toString();
+    assertThat(streamed).contains("P x 2.00 bytes (f16) x 16 / 32 layers on the GPU (the other 16 in host memory,"
+        + " streamed to the GPU through a buffer of 2 layers, counted here)");
+    assertThat(json("explain", "memory", "--model", "llama-7b", "--hardware", "rtx4090", "--task", "inference",
+        "--format", "json").get("steps").toString()).contains("\"P x 2.00 bytes (f16)\"");
   }
 
   @Test

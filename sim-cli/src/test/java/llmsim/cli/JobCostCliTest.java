@@ -108,6 +108,49 @@ class JobCostCliTest {
   }
 
   @Test
+  void aPriceOfTheOtherKind_thanThePricingUsed_isRefused_notPassedOver() throws IOException {
+    // '--price h100-sxm=30000usd' (a purchase, no /h) on a rented job was taken and the job costed at the catalog's
+    // cheapest on-demand offer without a word; a GPU-hour rate under --pricing own was passed over the same way
+    String[] base = {"simulate", "--model", "llama-7b", "--hardware", "h100-sxm", "--task", "train", "--tokens", "1M"};
+    assertBadInput(run(base, "--price", "h100-sxm=30000usd"), "--price: h100-sxm=30000usd is a purchase price (no /h),"
+        + " which prices owned hardware (pricing own)");
+    assertBadInput(run(base, "--price", "h100-sxm=30000usd", "--pricing", "spot"), "is a purchase price");
+    assertBadInput(run(base, "--price", "h100-sxm=3usd/h", "--pricing", "own"), "--price: h100-sxm=3usd/h is a GPU-hour"
+        + " rate, which pricing own does not use");
+    Path file = Files.writeString(dir.resolve("job.yaml"), String.join("\n", "kind: scenario", "model: llama-7b",
+        "hardware: h100-sxm", "task: train", "tokens: 1M", "price: h100-sxm=30000usd", ""));
+    assertBadInput(CliRunner.run("simulate", file.toString()), "job.yaml:6:8: 'price' h100-sxm=30000usd is a purchase"
+        + " price");
+    // each where it prices the job
+    JsonNode own = job(CatalogOverrideTest.with(base, "--price", "h100-sxm=30000usd", "--pricing", "own",
+        "--electricity", "0.15usd/kwh", "--format", "json"));
+    assertThat(own.get("price_source").asText()).contains("--price h100-sxm=");
+    JsonNode rent = job(CatalogOverrideTest.with(base, "--price", "h100-sxm=3usd/h", "--format", "json"));
+    assertThat(rent.get("price_per_gpu_hour").asDouble()).isEqualTo(3.0);
+  }
+
+  @Test
+  void aPriceForADeviceTheRunDoesNotHave_isRefused_notLeftUnused() throws IOException {
+    // '--hardware h100-sxm --price a100=2usd/h' costed the H100 at the catalog's cheapest offer without a word
+    String[] base = {"--model", "llama-7b", "--task", "train", "--tokens", "1M", "--price", "a100=2usd/h"};
+    for (String cmd : new String[] {"simulate", "sweep", "advise"}) {
+      String[] args = CatalogOverrideTest.with(new String[] {cmd, "--hardware", "h100-sxm"}, base);
+      if (cmd.equals("sweep")) {
+        args[3] = "--models";
+        args[5] = "--tasks";
+      }
+      assertBadInput(CliRunner.run(args), "--price: a100 is no device of this run (h100-sxm), so its price would price"
+          + " nothing");
+    }
+    // beside the system whose device it prices, it is that system's price; an alias of the device is the device
+    CliRunner both = CliRunner.run(CatalogOverrideTest.with(new String[] {"compare", "--hardware", "h100-sxm,a100"},
+        CatalogOverrideTest.with(base, "--format", "json")));
+    assertThat(both.code()).as(both.err()).isZero();
+    assertThat(new ObjectMapper().readTree(both.out()).get(1).get("job").get("price_per_gpu_hour").asDouble())
+        .isEqualTo(2.0);
+  }
+
+  @Test
   void aPriceFile_addsItsOffersToTheCatalogs_theCheapestWinning_unlessProviderPicksIt() throws IOException {
     // README said a --price file wins over the catalog: a dearer offer in it was passed over for the catalog's
     // cheapest without a word; the help and README now say what it does, and --provider picks it

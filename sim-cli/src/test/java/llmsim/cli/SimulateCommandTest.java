@@ -487,4 +487,48 @@ class SimulateCommandTest {
         "--all-gpus", "--format", "json");
     assertThat(eight.get("warnings").toString()).doesNotContain("all_gpus");
   }
+
+  @Test
+  void inferenceWithOffloadWeights_whereEveryLayerFits_saysNoneIsOffloaded() throws IOException {
+    // LLaMA-7B's f16 weights (2 bytes a parameter) fit an RTX 4090's 24 GiB: 'offload weights' read beside 32 of 32
+    // layers on the GPU and 0 bytes in host memory without a word (gpu_layers auto keeps as many as fit)
+    var m = llmsim.hw.catalog.Catalog.bundled().model("llama-7b", "--model");
+    var d = llmsim.hw.catalog.Catalog.bundled().system("rtx4090", "--hardware").device();
+    assertThat(2.0 * m.parameterCount()).isLessThan(d.memoryCapacityBytes());
+    String note = "offload weights has no effect here: all " + m.layers() + " layers fit on the GPU";
+    JsonNode r = json("simulate", "--model", "llama-7b", "--hardware", "rtx4090", "--task", "inference", "--offload",
+        "weights", "--format", "json");
+    assertThat(r.get("memory").get("host_bytes").asDouble()).isZero();
+    assertThat(r.get("warnings").toString()).contains(note);
+    assertThat(json("memory", "--model", "llama-7b", "--hardware", "rtx4090", "--task", "inference", "--offload",
+        "weights", "--format", "json").toString()).contains(note);
+    // with the layers on the GPU given, or a model that does not fit (LLaMA-13B: 26 GB of f16 weights), no note
+    assertThat(json("simulate", "--model", "llama-7b", "--hardware", "rtx4090", "--task", "inference", "--offload",
+        "weights", "--gpu-layers", "16", "--format", "json").get("warnings").toString()).doesNotContain(note);
+    assertThat(json("simulate", "--model", "llama-13b", "--hardware", "rtx4090", "--task", "inference", "--offload",
+        "weights", "--format", "json").get("warnings").toString()).doesNotContain("offload weights has no effect");
+  }
+
+  @Test
+  void everyJsonKey_isInReadmesTable_andTheTableNamesEveryTopLevelKey() throws IOException {
+    // 'hfu' was printed by every simulate --format json and documented nowhere
+    String readme = Files.readString(Path.of("..", "README.md"));
+    String section = readme.substring(readme.indexOf("## JSON output"), readme.indexOf("## How accurate is it?"));
+    java.util.Map<String, String> rows = new java.util.LinkedHashMap<>(); // each key of a row's first column: its row
+    for (String line : section.lines().filter(l -> l.startsWith("| `")).toList()) {
+      String[] cells = line.split("\\|");
+      java.util.regex.Matcher m = java.util.regex.Pattern.compile("`([a-z_0-9]+)`").matcher(cells[1]);
+      while (m.find()) {
+        rows.put(m.group(1), cells[2]);
+      }
+    }
+    JsonNode r = json("simulate", "--model", "llama-7b", "--hardware", "hgx-h100-8x", "--task", "train", "--tokens",
+        "1M", "--format", "json");
+    List<String> top = new java.util.ArrayList<>();
+    r.fieldNames().forEachRemaining(top::add);
+    assertThat(rows.keySet()).containsExactlyInAnyOrderElementsOf(top);
+    for (String nested : List.of("plan", "memory", "time_by_bound_s", "job")) {
+      r.get(nested).fieldNames().forEachRemaining(k -> assertThat(rows.get(nested)).as(nested).contains("`" + k + "`"));
+    }
+  }
 }

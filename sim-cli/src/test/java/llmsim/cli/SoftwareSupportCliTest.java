@@ -161,4 +161,32 @@ class SoftwareSupportCliTest {
       java.nio.file.Files.delete(f);
     }
   }
+
+  @Test
+  void aStoredWeightFormat_onFullTraining_isRefused_asTheWeightsItTrainsAreAtTheComputePrecision() throws Exception {
+    // 'simulate --task train --weights int4' (or f32) ran and echoed "weights": "int4", with the bytes and the time of
+    // f16: full training holds the weights it updates at the compute precision, so the format changed nothing
+    for (String task : new String[] {"train", "finetune-full"}) {
+      for (String w : new String[] {"int4", "f32"}) {
+        assertBadInput(simulate("h100-sxm", "--task", task, "--weights", w), "--weights: does not apply to " + task,
+            "set precision");
+      }
+    }
+    // on a frozen base the format is the base's: 4-bit weights hold a quarter of f16's bytes (plus their scales)
+    double p = llmsim.hw.catalog.Catalog.bundled().model("llama-7b", "--model").parameterCount();
+    for (String task : new String[] {"finetune-lora", "ptuning-v2"}) {
+      var f16 = SimulateCommandTest.json("simulate", "--model", "llama-7b", "--hardware", "h100-sxm", "--task", task,
+          "--weights", "f16", "--format", "json").get("memory").get("weights_bytes").asDouble();
+      var int4 = SimulateCommandTest.json("simulate", "--model", "llama-7b", "--hardware", "h100-sxm", "--task", task,
+          "--weights", "int4", "--format", "json").get("memory").get("weights_bytes").asDouble();
+      assertThat(f16).as(task).isGreaterThanOrEqualTo(2 * p);
+      assertThat(int4).as(task).isLessThan(f16 / 3);
+    }
+    // a sweep over weights runs training at its first format and names the rest, which would repeat its rows
+    CliRunner sweep = CliRunner.run("sweep", "--hardware", "h100-sxm", "--models", "llama-7b", "--tasks",
+        "train,inference", "--weights", "f16,int4");
+    assertRuns(sweep);
+    assertThat(sweep.err()).contains("skipped 1 row at tasks=train, weights=int4: --weights: does not apply to train");
+    assertThat(sweep.out().lines().count()).isEqualTo(1 + 3);
+  }
 }

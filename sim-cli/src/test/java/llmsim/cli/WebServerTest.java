@@ -6,6 +6,8 @@ import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
+import java.util.Locale;
+import llmsim.core.hw.Precision;
 import llmsim.core.hw.SystemSpec;
 import llmsim.hw.catalog.Catalog;
 import org.junit.jupiter.api.AfterAll;
@@ -109,5 +111,19 @@ class WebServerTest {
       assertThat(r.statusCode()).as(v).isEqualTo(400);
       assertThat(r.body()).isEqualTo("bandwidth: '" + v + "' is not a number (a factor such as 1.5)");
     }
+  }
+
+  @Test
+  void aPrecisionTheDeviceEmulates_showsThePeakItRunsAt_notNaN() throws Exception {
+    // MLX's bf16 on an M2 Ultra (no bf16 units) read 'Apple M2 Ultra ...: 0.80 TB/s, NaN TFLOP/s bf16'
+    HttpResponse<String> r = get("/api/run?hardware=m2-ultra&model=llama-7b&task=inference&software=mlx&precision=bf16");
+    assertThat(r.statusCode()).as(r.body()).isEqualTo(200);
+    var d = Catalog.bundled().system("m2-ultra", "--hardware").device();
+    double peak = d.emulated().get(Precision.BF16).rate() * d.peakFlops(d.emulated().get(Precision.BF16).via());
+    assertThat(r.body()).doesNotContain("NaN").contains(String.format(Locale.US, ", %.1f TFLOP/s bf16 (not native: see"
+        + " the warning)", peak / 1e12));
+    assertThat(get("/api/run?hardware=h100-sxm&model=llama-7b&task=inference").body()).contains(String.format(Locale.US,
+        ", %.1f TFLOP/s fp16\"", Catalog.bundled().system("h100-sxm", "--hardware").device().peakFlops(Precision.FP16)
+        / 1e12));
   }
 }

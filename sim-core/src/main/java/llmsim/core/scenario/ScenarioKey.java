@@ -36,7 +36,8 @@ public enum ScenarioKey {
       "Compute precision of the GEMMs (default: bf16 for training, fp16 for inference). The device must run it"
           + " natively or by a stated emulation; int8 is for inference only."),
   WEIGHTS("weights", null, null, "FMT", Type.CHOICE, () -> Arrays.stream(WeightFormat.values()).map(WeightFormat::key).toList(), 0, 0, null,
-      "Storage format of the (base) weights (default: f16; nf4 for QLoRA)."),
+      "Storage format of the (base) weights (default: f16; nf4 for QLoRA); inference and the frozen base of LoRA,"
+          + " QLoRA and P-Tuning v2 (train and finetune-full hold the weights they train at the compute precision)."),
   BATCH("batch", null, new String[] {"--micro-batch", "--batch"}, "N", Type.INT, null, 1, 1 << 20, "1",
       "Sequences per forward pass on one GPU: the micro-batch for training (--micro-batch is the same flag)."),
   SEQ_LEN("seq_len", null, null, "TOKENS", Type.INT, null, 1, 1 << 24, "2048",

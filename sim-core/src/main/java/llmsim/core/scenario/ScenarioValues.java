@@ -475,6 +475,10 @@ public final class ScenarioValues {
     m.put(ScenarioKey.LORA_RANK, "it is finetune-lora's and finetune-qlora's");
     m.put(ScenarioKey.LORA_TARGETS, "it is finetune-lora's and finetune-qlora's");
     m.put(ScenarioKey.PREFIX_TOKENS, "it is ptuning-v2's");
+    // full training updates every weight: they are kept at the compute precision (bf16, or fp32) with fp32 masters in
+    // the optimizer state, so a stored format (int4, f32 ...) changed neither bytes nor time
+    m.put(ScenarioKey.WEIGHTS, "the weights it trains are held at the compute precision; set precision, or use a"
+        + " task with a frozen base: finetune-lora, finetune-qlora, ptuning-v2");
     m.put(ScenarioKey.SCHEDULE, "pipeline-parallel inference is not simulated");
     m.put(ScenarioKey.OVERLAP_GRAD_REDUCE, "inference reduces no gradients");
     return java.util.Collections.unmodifiableMap(m);
@@ -501,7 +505,7 @@ public final class ScenarioValues {
     boolean training = t.kind().training();
     m.put(ScenarioKey.TASK, t.kind().key());
     m.put(ScenarioKey.PRECISION, t.precision().key());
-    m.put(ScenarioKey.WEIGHTS, t.weights().key());
+    m.put(ScenarioKey.WEIGHTS, training && !t.kind().frozenBase() ? null : t.weights().key());
     m.put(ScenarioKey.BATCH, t.batch());
     m.put(ScenarioKey.SEQ_LEN, training ? t.seqLen() : null);
     m.put(ScenarioKey.PROMPT_TOKENS, training ? null : t.promptTokens());

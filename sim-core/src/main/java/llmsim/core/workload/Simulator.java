@@ -82,7 +82,7 @@ public final class Simulator {
             w.ctx.fp8RecipeWarning), java.util.stream.Stream.concat(w.ctx.planWarnings.stream(),
             java.util.stream.Stream.of(communicates(t) ? w.ctx.collectives.warning() : null,
             tensorParallelSpanNote(t, s), replicasNote(t, tokensPerSecond),
-            w.offloadWarning())))
+            w.offloadWarning(), weightOffloadNote(t, plan))))
             .filter(java.util.Objects::nonNull).toList(), 0);
   }
 
@@ -100,6 +100,20 @@ public final class Simulator {
           + " recomputes whole layers)");
     }
     return List.copyOf(out);
+  }
+
+  /**
+   * Inference with offload weights where every layer fits the GPU: gpu_layers auto keeps as many as fit, so none is
+   * offloaded, and the result read 'offload weights' beside 32 of 32 layers on the GPU without a word (training's
+   * offload weights streams every layer). Null where a layer is offloaded, or the layers on the GPU were given.
+   */
+  public static String weightOffloadNote(Task t, MemoryPlan p) {
+    if (t.kind().training() || t.offload() != Offload.WEIGHTS || t.gpuLayers() != Task.GPU_LAYERS_AUTO
+        || p.hostLayers() > 0) {
+      return null;
+    }
+    return "offload weights has no effect here: all " + p.layers() + " layers fit on the GPU, and gpu_layers auto"
+        + " keeps as many as fit; --gpu-layers N keeps N there and offloads the rest";
   }
 
   /**

@@ -113,7 +113,11 @@ public record FieldOverride(String flag, String target, String kind, List<String
     return new FieldOverride(flag, target, kind, path, value, doc.at(path).map(Node::shortText).orElse("unset"));
   }
 
-  /** {@code doc} with {@code overrides} applied in order, each schema-checked; a problem names its flag. */
+  /**
+   * {@code doc} with {@code overrides} applied in order, then schema-checked once, a problem naming the flags: checked
+   * after each, a field and the source it needs, set by two flags ('gpu_memory_share=0.9' and
+   * 'gpu_memory_share_source=...'), was refused at the first as needing the second.
+   */
   static Node apply(Node doc, List<FieldOverride> overrides) {
     SchemaValidator schema = SchemaValidator.forKind(doc.str("kind"));
     for (FieldOverride o : overrides) {
@@ -122,10 +126,10 @@ public record FieldOverride(String flag, String target, String kind, List<String
       } catch (InputException e) {
         throw remap(List.of(o.flag()), e);
       }
-      List<Problem> problems = schema.check(doc);
-      if (!problems.isEmpty()) {
-        throw remap(List.of(o.flag()), new InputException(problems));
-      }
+    }
+    List<Problem> problems = schema.check(doc);
+    if (!problems.isEmpty()) {
+      throw remap(overrides.stream().map(FieldOverride::flag).toList(), new InputException(problems));
     }
     return doc;
   }

@@ -79,8 +79,16 @@ public final class SchemaValidator {
     return schema.get("properties").flatMap(p -> p.get(name)).isPresent();
   }
 
-  /** All problems with {@code doc}; empty when it conforms. */
+  /**
+   * All problems with {@code doc}; empty when it conforms. A file of another known kind is one problem, naming the kind
+   * it is and what reads it: checked field by field, a validation case given as a scenario read as a dozen unknown
+   * fields.
+   */
   public List<Problem> check(Node doc) {
+    Problem wrongKind = wrongKind(doc);
+    if (wrongKind != null) {
+      return List.of(wrongKind);
+    }
     List<Problem> out = new ArrayList<>();
     check(doc, schema, "", null, out);
     return out;
@@ -92,6 +100,31 @@ public final class SchemaValidator {
     if (!p.isEmpty()) {
       throw new InputException(p);
     }
+  }
+
+  /** The one problem of a document whose {@code kind} is another known kind than this schema's; null otherwise. */
+  private Problem wrongKind(Node doc) {
+    Node expected = schema.get("properties").flatMap(p -> p.get("kind")).flatMap(k -> k.get("const")).orElse(null);
+    Node kind = doc.kind() == Node.Kind.OBJECT ? doc.get("kind").orElse(null) : null;
+    if (expected == null || kind == null || kind.asText().equals(expected.asText()) || !KINDS.contains(kind.asText())) {
+      return null;
+    }
+    return kind.problem("this is a " + kind.asText() + " file, where a " + expected.asText() + " file is needed: "
+        + readBy(kind.asText(), doc.file()));
+  }
+
+  /** What reads a file of this kind, as a command to run. */
+  private static String readBy(String kind, String file) {
+    return switch (kind) {
+      case "case" -> "a validation case, run by `llmsim validate " + file + "`; its `scenario:` block, saved as a"
+          + " file with kind: scenario, runs with `llmsim simulate`";
+      case "scenario" -> "`llmsim simulate " + file + "` runs it (compare, explain and memory read it with --scenario)";
+      case "grid" -> "a sweep grid, run by `llmsim sweep " + file + "`";
+      case "device", "system" -> "name it with --hardware " + file;
+      case "model" -> "name it with --model " + file;
+      case "prices" -> "give it with --price " + file;
+      default -> "a system file names it by its id; `llmsim hardware validate " + file + "` checks it";
+    };
   }
 
   private void check(Node n, Node schemaOrRef, String path, Node parent, List<Problem> out) {
