@@ -143,7 +143,8 @@ class SweepCommandTest {
             "--master-weights", "true,false"),
         new Grid(2 * 2, 1, "--optimizer-in-backward", "--hardware", "h100-sxm", "--tasks", "train",
             "--optimizer-in-backward", "false,true", "--micro-batches", "1,2"),
-        new Grid(2 * 2, 2, "--shard", "--hardware", "hgx-h100-8x", "--tasks", "train", "--zero", "1,3", "--shard",
+        // zero 1 with either shard (the scope of ZeRO-3's shards), and hybrid on one node
+        new Grid(2 * 2, 3, "--shard", "--hardware", "hgx-h100-8x", "--tasks", "train", "--zero", "1,3", "--shard",
             "full,hybrid"),
         new Grid(2 * 2, 1, "--virtual-stages", "--hardware", "hgx-h100-8x", "--tasks", "train", "--pp", "1,2",
             "--virtual-stages", "1,2", "--micro-batches", "2", "--mode", "simulate"),
