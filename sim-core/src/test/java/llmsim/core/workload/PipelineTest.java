@@ -155,6 +155,24 @@ class PipelineTest {
   }
 
   @Test
+  void gpipe_withOneMicroBatch_isSaidToDoNothing_asItsStepAndBytesAre1F1Bs() {
+    Task oneF1B = task(4, 1);
+    Task gpipe = oneF1B.withPlan(oneF1B.plan().withGpipe());
+    StepResult g = Simulator.simulate(Fixtures.cluster(1), M, gpipe, CollectivesTest.IDEAL);
+    StepResult o = Simulator.simulate(Fixtures.cluster(1), M, oneF1B, CollectivesTest.IDEAL);
+    // one micro-batch: its forward, then its backward, whichever the schedule; one micro-batch in flight either way
+    assertThat(g.stepTimeSeconds()).isEqualTo(o.stepTimeSeconds());
+    assertThat(g.memory().totalBytes()).isEqualTo(o.memory().totalBytes());
+    assertThat(o.warnings()).noneMatch(w -> w.contains("gpipe"));
+    assertThat(g.warnings()).filteredOn(w -> w.contains("gpipe")).singleElement().asString()
+        .contains("schedule gpipe has no effect with 1 micro-batch");
+    // with two micro-batches GPipe holds both on the first stage: it acts, and nothing is said
+    Task two = task(4, 2);
+    assertThat(Simulator.simulate(Fixtures.cluster(1), M, two.withPlan(two.plan().withGpipe()), CollectivesTest.IDEAL)
+        .warnings()).noneMatch(w -> w.contains("gpipe"));
+  }
+
+  @Test
   void gpipe_orderOfAStage_isEveryForwardThenEveryBackwardInReverse() {
     StringBuilder b = new StringBuilder();
     PipelineStep.gpipe(1, 3).forEach(a -> b.append(a[0] == 1 ? "F" : "B").append(a[2]).append(' '));
