@@ -443,6 +443,44 @@ class SimulateCommandTest {
   }
 
   @Test
+  void planAuto_saysThePlansThatCannotRun_apartFromThoseThatDoNotFit() throws Exception {
+    // LLaMA-13B (40 layers, 40 heads) on 8 GPUs: tp 1, 2, 4, 8 (powers of two in a node), pp dividing the 40 layers
+    // and the 8 / tp GPUs, ZeRO 0-3 where dp > 1; ZeRO-2/3 with pipeline stages is refused by rule, not by memory
+    int tried = 0;
+    int refused = 0;
+    int oneReplica = 0;
+    for (int tp = 1; tp <= 8; tp *= 2) {
+      for (int pp = 1; pp <= 8 / tp; pp++) {
+        if (40 % pp != 0 || (8 / tp) % pp != 0) {
+          continue;
+        }
+        int dp = 8 / (tp * pp);
+        oneReplica += dp == 1 ? 1 : 0;
+        for (int zero = 0; zero <= (dp > 1 ? 3 : 0); zero++) {
+          tried++;
+          refused += pp > 1 && zero >= 2 ? 1 : 0;
+        }
+      }
+    }
+    String[] base = {"simulate", "--model", "llama-13b", "--task", "train", "--hardware", "hgx-h100-8x", "--batch", "1",
+        "--plan", "auto", "--format", "json"};
+    java.util.regex.Matcher w = java.util.regex.Pattern.compile("fastest of (\\d+) plans that fit \\((\\d+) tried(?:; (\\d+)"
+        + " do not fit per-GPU memory)?; (\\d+) of the (\\d+) cannot run here, the first because 'zero' 2 with pipeline"
+        + " stages").matcher(json(base).get("warnings").toString());
+    // it read 'the fastest of 18 plans that fit (28 tried)': ten plans too big, where six of them were never run
+    assertThat(w.find()).isTrue();
+    int fit = Integer.parseInt(w.group(1));
+    int tooBig = w.group(3) == null ? 0 : Integer.parseInt(w.group(3));
+    assertThat(Integer.parseInt(w.group(2))).isEqualTo(tried);
+    assertThat(Integer.parseInt(w.group(4))).isEqualTo(refused);
+    assertThat(fit + tooBig + refused).isEqualTo(tried);
+    // a global batch of 3 sequences: only the plans of one replica divide it; the rest are refused by that rule
+    String g = json(CatalogOverrideTest.with(base, "--global-batch", "3")).get("warnings").toString();
+    assertThat(g).contains("(" + tried + " tried; " + (tried - oneReplica) + " of the " + tried + " cannot run here, the"
+        + " first because 'global_batch' 3 is not a multiple of micro_batch 1 x dp 8");
+  }
+
+  @Test
   void planAuto_runsTheFastestPlanThatFits_andSaysWhichAndOfHowMany() throws Exception {
     // LLaMA-13B training on 8 H100: plain data parallelism needs 208 GB of state per GPU; only sharded or split
     // plans fit (LLaMA-65B fits no plan on 8 x 80 GB at all: 16 bytes x 65e9 / 8 = 130 GB per GPU)
@@ -458,7 +496,8 @@ class SimulateCommandTest {
     assertThat(none.code()).isEqualTo(2);
     assertThat(none.err()).contains("--plan: auto: none of the").contains("fits per-GPU memory");
     // at batch 1 with --recompute full given, neither is a lever left (it said "a smaller batch or --recompute full")
-    assertThat(none.err()).endsWith("at this batch; more GPUs would help\n");
+    assertThat(none.err()).contains("at this batch").endsWith("; more GPUs would help\n")
+        .doesNotContain("smaller batch").doesNotContain("--recompute full would");
     CliRunner one = CliRunner.run("simulate", "--model", "llama-7b", "--task", "train", "--hardware", "rtx4090",
         "--plan", "auto");
     assertThat(one.err()).contains("--plan: auto: the one plan for llama-7b on 1 GPU of rtx4090 does not fit")
