@@ -45,6 +45,26 @@ class PlanRulesTest {
   }
 
   @Test
+  void nodesOneWithFewerGpusThanANode_isThoseGpusOfOneNode_asGpusAloneIs() throws Exception {
+    // '--gpus 4' on an 8-GPU server runs 4 of its GPUs; '--nodes 1 --gpus 4' says the same and was refused as
+    // "4 and 'nodes' 1 disagree: hgx-h100-8x has 8 GPUs per node"
+    var s = llmsim.hw.catalog.Catalog.bundled().system("hgx-h100-8x", "--hardware");
+    int half = s.deviceCount() / 2;
+    assertThat(llmsim.core.parallel.Placement.size(s, 1, half)).isEqualTo(llmsim.core.parallel.Placement.size(s, 0,
+        half));
+    assertThat(llmsim.core.parallel.Placement.size(s, 1, half).totalDevices()).isEqualTo(half);
+    String[] run = {"simulate", "--model", "llama-7b", "--task", "train", "--hardware", "hgx-h100-8x", "--zero", "1",
+        "--format", "json"};
+    CliRunner both = CliRunner.run(CatalogOverrideTest.with(run, "--nodes", "1", "--gpus", String.valueOf(half)));
+    assertThat(both.code()).as(both.err()).isZero();
+    assertThat(both.out()).isEqualTo(CliRunner.run(CatalogOverrideTest.with(run, "--gpus", String.valueOf(half))).out());
+    assertThat(JSON.readTree(both.out()).get("plan").get("gpus").asInt()).isEqualTo(half);
+    // two nodes of half a node each are not what the system is: still refused
+    assertBadInput(CliRunner.run(CatalogOverrideTest.with(run, "--nodes", "2", "--gpus", String.valueOf(s.deviceCount()))),
+        "--gpus: " + s.deviceCount() + " and 'nodes' 2 disagree");
+  }
+
+  @Test
   void optimizerInBackward_isRefused_whenDpOrMicroBatchesAreDerived() {
     // eight GPUs and no --dp: dp is 8 once the plan is resolved, which the rule (one GPU) forbids
     assertBadInput(CliRunner.run("simulate", "--model", "llama-7b", "--task", "train", "--hardware", "hgx-h100-8x",

@@ -14,15 +14,19 @@ import llmsim.core.task.Task;
 public final class Placement {
   private Placement() {}
 
-  /** The system with the nodes or GPUs asked for (0: as it is). */
+  /**
+   * The system with the nodes or GPUs asked for (0: as it is); fewer GPUs than a node's, alone or with nodes 1, are
+   * that many GPUs of one node.
+   */
   public static SystemSpec size(SystemSpec s, int nodes, int gpus) {
-    if (nodes > 0 && gpus > 0 && (long) nodes * s.deviceCount() != gpus) {
+    boolean partOfOneNode = nodes <= 1 && gpus > 0 && gpus < s.deviceCount();
+    if (nodes > 0 && gpus > 0 && (long) nodes * s.deviceCount() != gpus && !partOfOneNode) {
       throw new ScenarioKeyException(ScenarioKey.GPUS, "'gpus' " + gpus + " and 'nodes' " + nodes + " disagree: " + s.id()
           + " has " + s.deviceCount() + " GPUs per node");
     }
     int n = nodes;
     if (gpus > 0) {
-      if (gpus < s.deviceCount() && nodes <= 1) {
+      if (partOfOneNode) {
         return new SystemSpec(s.id(), s.name(), s.aliases(), s.host(), s.device(), gpus, s.hostLink(), s.deviceLink(),
             s.gpuMemoryShare(), s.gpuMemoryShareSource(), s.price(), 1, s.fabric(), s.network());
       }
