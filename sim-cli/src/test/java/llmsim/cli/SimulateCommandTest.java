@@ -341,7 +341,17 @@ class SimulateCommandTest {
   void aPlanThatCannotRun_isRefusedWithTheReason() {
     CliRunner heads = CliRunner.run("simulate", "--model", "llama-7b", "--hardware", "hgx-h100-8x", "--tp", "3");
     assertThat(heads.code()).isEqualTo(2);
-    assertThat(heads.err()).contains("--tp:").contains("does not divide the 8 GPUs");
+    assertThat(heads.err()).contains("--tp:").contains("does not divide the 8 GPUs").doesNotContain("size it");
+    // more than a cluster template's one node: it said 'does not divide the 8 GPUs of h100-cluster', not that
+    // --gpus or --nodes sizes the template (its dp message did); a server without a network cannot be sized
+    CliRunner wide = CliRunner.run("simulate", "--model", "llama-7b", "--task", "train", "--hardware", "h100-cluster",
+        "--tp", "16");
+    BadInputTest.assertBadInput(wide, "--tp: tp x pp = 16 does not divide the 8 GPUs of h100-cluster (size it with --gpus or"
+        + " --nodes)");
+    assertThat(CliRunner.run("simulate", "--model", "llama-7b", "--task", "train", "--hardware", "h100-cluster",
+        "--tp", "16", "--gpus", "16").code()).isZero();
+    assertThat(CliRunner.run("simulate", "--model", "llama-7b", "--task", "train", "--hardware", "rtx4090-8x",
+        "--tp", "16").err()).contains("does not divide the 8 GPUs of rtx4090-8x").doesNotContain("size it");
     CliRunner dp = CliRunner.run("simulate", "--model", "llama-7b", "--hardware", "hgx-h100-8x", "--tp", "2", "--dp", "2");
     assertThat(dp.code()).isEqualTo(2);
     assertThat(dp.err()).contains("--dp: tp x pp x dp = 2 x 1 x 2 = 4, but hgx-h100-8x has 8 GPUs");

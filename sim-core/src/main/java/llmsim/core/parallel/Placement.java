@@ -55,8 +55,11 @@ public final class Placement {
     int gpus = s.totalDevices();
     int tpPp = p.tp() * p.pp();
     if (tpPp > gpus || gpus % tpPp != 0) {
+      // more than the GPUs the system has, where --gpus or --nodes could give it more (as for dp below)
+      boolean sizable = tpPp > gpus && (s.network().isPresent() || tpPp <= s.deviceCount());
       throw new ScenarioKeyException(p.tp() > 1 ? ScenarioKey.TP : ScenarioKey.PP, "tp x pp = " + tpPp
-          + " does not divide the " + gpus + (gpus == 1 ? " GPU of " : " GPUs of ") + s.id());
+          + " does not divide the " + gpus + (gpus == 1 ? " GPU of " : " GPUs of ") + s.id()
+          + (sizable ? " (size it with --gpus or --nodes)" : ""));
     }
     int dp = p.dp() == 0 ? gpus / tpPp : p.dp();
     if ((long) tpPp * dp != gpus) {
