@@ -173,6 +173,33 @@ class PipelineTest {
   }
 
   @Test
+  void bubbleRemedy_namesInterleavingOnlyWhereMoreChunksCanSplitTheLayers() {
+    // virtual_stages V needs the 32 layers split into pp x V equal chunks: pp 4 goes to 2, 4 or 8 chunks, pp 4 at 8
+    // chunks has a layer a chunk (no more), and pp 3 has no split at all (3 does not divide 32)
+    int[][] plans = {{4, 1}, {4, 2}, {4, 8}, {3, 1}, {8, 4}, {2, 1}};
+    for (int[] pv : plans) {
+      boolean more = false;
+      for (int c = pv[1] + 1; pv[0] * c <= M.layers(); c++) {
+        more |= M.layers() % (pv[0] * c) == 0;
+      }
+      String lever = Explainer.interleavingLever(M, new ParallelPlan(1, pv[0], 1, 0).withVirtualStages(pv[1]));
+      assertThat(lever).as("pp %d, %d chunks", pv[0], pv[1])
+          .isEqualTo(!more ? null : pv[1] > 1 ? "more chunks" : "the interleaved schedule (--virtual-stages)");
+    }
+    // pp 3 (on 3 GPUs of the 8): the explanation offered --virtual-stages, which is refused there
+    var gpus3 = Placement.size(Fixtures.cluster(1), 0, 3);
+    Task three = task(3, 6);
+    assertThatThrownBy(() -> Placement.resolve(gpus3, M, three.withPlan(three.plan().withVirtualStages(2))))
+        .isInstanceOf(ScenarioKeyException.class).hasMessageContaining("does not divide the 32 layers");
+    String said = Simulator.simulate(gpus3, M, three, CollectivesTest.IDEAL).explanation();
+    assertThat(said).contains("more micro-batches").doesNotContain("interleaved").doesNotContain("chunks");
+    String four = Simulator.simulate(Fixtures.cluster(1), M, task(4, 8), CollectivesTest.IDEAL).explanation();
+    assertThat(four).contains("the interleaved schedule (--virtual-stages)");
+    String full = Simulator.simulate(Fixtures.cluster(1), M, task(4, 8, 8), CollectivesTest.IDEAL).explanation();
+    assertThat(full).contains("more micro-batches").doesNotContain("more chunks");
+  }
+
+  @Test
   void gpipe_orderOfAStage_isEveryForwardThenEveryBackwardInReverse() {
     StringBuilder b = new StringBuilder();
     PipelineStep.gpipe(1, 3).forEach(a -> b.append(a[0] == 1 ? "F" : "B").append(a[2]).append(' '));
