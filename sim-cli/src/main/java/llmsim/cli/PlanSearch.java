@@ -133,7 +133,8 @@ final class PlanSearch {
     List<ParallelPlan> candidates = candidates(base, s, m, r.hybridShard());
     if (candidates.size() > MAX_CANDIDATES) {
       throw new ScenarioKeyException(ScenarioKey.PLAN, "'plan' auto would try " + candidates.size() + " plans on " + gpus + " GPUs, more than"
-          + " " + MAX_CANDIDATES + "; give tp or pp to narrow it");
+          + " " + MAX_CANDIDATES + "; give the plan itself (tp, pp, zero) with plan: given, or list the plans to try as"
+          + " sweep axes (sweep --mode simulate --tp ... --pp ...)");
     }
     boolean microBatchesGiven = microBatchesGiven(r);
     StepResult best = null;

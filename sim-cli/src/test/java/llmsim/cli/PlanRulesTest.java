@@ -65,6 +65,31 @@ class PlanRulesTest {
   }
 
   @Test
+  void planAutoWithTooManyPlans_pointsToWhatNarrowsIt_notToTpOrPpItRefuses() {
+    // 180 layers on 1,440 GPUs: every divisor of 180 divides 1440 / tp for tp 1-8, so each tp has 18 pipeline depths,
+    // each with ZeRO 0-3 where dp > 1 (all but tp 8 x pp 180)
+    int layers = 180;
+    int gpus = 1440;
+    int plans = 0;
+    for (int tp = 1; tp <= 8; tp *= 2) {
+      for (int pp = 1; pp <= layers; pp++) {
+        if (layers % pp == 0 && gpus % (tp * pp) == 0) {
+          plans += gpus / (tp * pp) > 1 ? 4 : 1;
+        }
+      }
+    }
+    assertThat(plans).isGreaterThan(PlanSearch.MAX_CANDIDATES);
+    String[] run = {"simulate", "--model", "llama-7b", "--set", "llama-7b.layers=" + layers, "--task", "train",
+        "--hardware", "h100-cluster", "--gpus", String.valueOf(gpus), "--plan", "auto"};
+    CliRunner r = CliRunner.run(run);
+    assertBadInput(r, "--plan: auto would try " + plans + " plans on " + gpus + " GPUs, more than "
+        + PlanSearch.MAX_CANDIDATES, "plan: given");
+    // it said 'give tp or pp to narrow it', and a tp given beside plan auto is refused
+    assertThat(r.err()).doesNotContain("give tp or pp");
+    assertBadInput(CliRunner.run(CatalogOverrideTest.with(run, "--tp", "8")), "--tp: cannot go with plan: auto");
+  }
+
+  @Test
   void optimizerInBackward_isRefused_whenDpOrMicroBatchesAreDerived() {
     // eight GPUs and no --dp: dp is 8 once the plan is resolved, which the rule (one GPU) forbids
     assertBadInput(CliRunner.run("simulate", "--model", "llama-7b", "--task", "train", "--hardware", "hgx-h100-8x",
