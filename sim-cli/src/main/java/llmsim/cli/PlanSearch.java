@@ -190,7 +190,8 @@ final class PlanSearch {
         : "";
     StepResult out = best.withJobTokens(r.jobTokens()).withWarning("plan auto: " + won.plan().describe()
         + " was the fastest of " + fit + " plans that fit (" + candidates.size() + " tried"
-        + (runnable > fit ? "; " + (runnable - fit) + " do not fit per-GPU memory" : "")
+        + (runnable > fit ? "; " + (runnable - fit) + (runnable - fit == 1 ? " does" : " do") + " not fit per-GPU memory"
+            : "")
         + (refused > 0 ? "; " + refusedNote(refused, candidates.size(), firstRefusal) : "") + ")" + pipelineBatches);
     return a.note() == null ? out : out.withWarning(a.note());
   }

@@ -488,6 +488,12 @@ class SimulateCommandTest {
     String g = json(CatalogOverrideTest.with(base, "--global-batch", "3")).get("warnings").toString();
     assertThat(g).contains("(" + tried + " tried; " + (tried - oneReplica) + " of the " + tried + " cannot run here, the"
         + " first because 'global_batch' 3 is not a multiple of micro_batch 1 x dp 8");
+    // LLaMA-65B inference on 8 x 80 GB: tp 1 (8 replicas) cannot hold its 2 x 65.3e9 bytes; one plan, said as one
+    double weightsGib = 2 * llmsim.hw.catalog.Catalog.bundled().model("llama-65b", "--model").parameterCount()
+        / Math.pow(2, 30);
+    assertThat(weightsGib).isGreaterThan(80).isLessThan(2 * 80); // tp 2 holds half a copy a GPU
+    assertThat(json("simulate", "--model", "llama-65b", "--task", "inference", "--hardware", "hgx-h100-8x", "--plan",
+        "auto", "--format", "json").get("warnings").toString()).contains("(4 tried; 1 does not fit per-GPU memory)");
   }
 
   @Test
