@@ -63,7 +63,12 @@ public final class ChromeTrace {
             t.start()[i] * 1e6, t.duration(i) * 1e6, t.flops(i), t.memBytes(i) + t.linkBytes(i),
             t.opBound(i).key()));
       }
-      linkCounter(t).forEach(c -> events.add(counter("host link in use", pid, c[0], "GB/s", c[1])));
+      for (int g = 0; g < gpus; g++) {
+        if (t.inStepWith(g) == g) { // each drawn GPU's own link: one counter summing several read as one link's rate
+          int gpuPid = pid + g;
+          linkCounter(t, g).forEach(c -> events.add(counter("host link in use", gpuPid, c[0], "GB/s", c[1])));
+        }
+      }
       memoryCounter(t, p.plan()).forEach(c -> events.add(counter("device memory in use", pid, c[0], "GiB", c[1])));
     }
     b.append(String.join(",\n", events)).append("\n]}\n");
@@ -105,13 +110,16 @@ public final class ChromeTrace {
         name, pid, ts * 1e6, key, value);
   }
 
-  /** Sum of the average rates (bytes / duration) of the transfers in flight, sampled at every start and end. */
-  static List<double[]> linkCounter(Trace t) {
+  /**
+   * Sum of the average rates (bytes / duration) of GPU {@code gpu}'s host-link transfers in flight, sampled at every
+   * start and end: each GPU of a plan has a host link of its own.
+   */
+  static List<double[]> linkCounter(Trace t, int gpu) {
     List<double[]> edges = new ArrayList<>();
     for (int i = 0; i < t.size(); i++) {
       int s = t.stream(i);
       Lane lane = t.lanes().get(s);
-      if (lane.hostLink() && t.duration(i) > 0 && drawn(t, s)) {
+      if (lane.hostLink() && t.duration(i) > 0 && t.gpuOf(s) == gpu) {
         double rate = t.linkBytes(i) / t.duration(i) / 1e9;
         edges.add(new double[] {t.start()[i], rate});
         edges.add(new double[] {t.end()[i], -rate});
