@@ -173,6 +173,34 @@ class ReportOutputTest {
   }
 
   @Test
+  void traceMemoryCounter_underPipelineStages_risesAndFallsToThePlansPeak() throws IOException {
+    // a pipeline's op names carry their stage (s0.mb1.L3.qkv_proj): none was read as a layer op, so the first stage's
+    // 'device memory in use' was one point at the plan's total, the activations never seen to come and go
+    for (String schedule : List.of("1f1b", "gpipe")) {
+      for (String pp : List.of("1", "2")) {
+        var r = run("MODEL", "llama-7b", "HARDWARE", "hgx-h100-8x", "TASK", "train", "SEQ_LEN", "512", "TP", "2",
+            "PP", pp, "MICRO_BATCHES", "4", "SCHEDULE", pp.equals("1") ? "1f1b" : schedule);
+        String json = llmsim.report.ChromeTrace.write(List.of(new llmsim.report.ChromeTrace.Process("x", r.trace(),
+            r.memory())));
+        List<Double> gib = new java.util.ArrayList<>();
+        for (JsonNode e : new ObjectMapper().readTree(json).get("traceEvents")) {
+          if (e.get("name").asText().equals("device memory in use")) {
+            assertThat(e.get("pid").asInt()).isEqualTo(1); // the first stage's GPU, the fullest
+            gib.add(e.get("args").get("GiB").asDouble());
+          }
+        }
+        double total = r.memory().totalBytes() / Math.pow(2, 30);
+        double resident = (r.memory().totalBytes() - r.memory().activationsBytes()) / Math.pow(2, 30);
+        String as = "pp " + pp + ", " + schedule;
+        assertThat(gib.size()).as(as).isGreaterThan(2);
+        assertThat(java.util.Collections.max(gib)).as(as).isCloseTo(total, org.assertj.core.data.Offset.offset(1e-4));
+        assertThat(java.util.Collections.min(gib)).as(as).isCloseTo(resident,
+            org.assertj.core.data.Offset.offset(1e-4));
+      }
+    }
+  }
+
+  @Test
   void traceJson_withEveryGpuSimulated_hasOneProcessPerGpu() throws IOException {
     Path all = dir.resolve("all-gpus");
     int tp = 2;
