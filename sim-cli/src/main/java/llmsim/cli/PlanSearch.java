@@ -192,7 +192,9 @@ final class PlanSearch {
         + " was the fastest of " + fit + " plans that fit (" + candidates.size() + " tried"
         + (runnable > fit ? "; " + (runnable - fit) + (runnable - fit == 1 ? " does" : " do") + " not fit per-GPU memory"
             : "")
-        + (refused > 0 ? "; " + refusedNote(refused, candidates.size(), firstRefusal) : "") + ")" + pipelineBatches);
+        + (refused > 0 ? "; " + refusedNote(refused, candidates.size(), firstRefusal) : "") + ")" + pipelineBatches
+        + (r.hybridShard() && won.plan().zero() != 3 ? "; shard hybrid applies to its ZeRO-3 plans, and none of them"
+            + " was the fastest" : ""));
     return a.note() == null ? out : out.withWarning(a.note());
   }
 }

@@ -25,6 +25,13 @@ class PlanRulesTest {
     CliRunner r = CliRunner.run("simulate", "--model", "llama-7b", "--task", "train", "--hardware", "h100-cluster",
         "--nodes", "2", "--plan", "auto", "--shard", "hybrid", "--format", "json");
     assertThat(r.code()).as(r.err()).isZero();
+    // a winner other than ZeRO-3 is not hybrid: the plan line reads 'ZeRO-1' and the flag is said to have shaped only
+    // the plans that lost (it was taken without a word)
+    JsonNode won = JSON.readTree(r.out());
+    boolean zero3 = won.get("plan").get("zero").asInt() == 3;
+    assertThat(won.get("plan").get("shard").isNull()).isEqualTo(!zero3);
+    assertThat(won.get("warnings").toString().contains("shard hybrid applies to its ZeRO-3 plans, and none of them was"
+        + " the fastest")).isEqualTo(!zero3);
     // the search's ZeRO-3 candidates are hybrid; its others are as without shard
     var s = llmsim.hw.catalog.Catalog.bundled().system("h100-cluster", "--hardware");
     var sized = llmsim.core.parallel.Placement.size(s, 2, 0);
