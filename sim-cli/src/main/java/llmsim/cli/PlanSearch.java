@@ -188,8 +188,15 @@ final class PlanSearch {
             + ", global batch " + (long) won.batch() * won.microBatches() * won.plan().dp() + " sequences), as"
             + " neither --micro-batches nor --global-batch was given"
         : "";
+    if (candidates.size() == 1) {
+      // one GPU: the one plan there, nothing to choose between ('the fastest of 1 plans that fit (1 tried)')
+      StepResult one = best.withJobTokens(r.jobTokens()).withWarning("plan auto: " + won.plan().describe()
+          + " is the one plan on one GPU, and it fits without offload");
+      return a.note() == null ? one : one.withWarning(a.note());
+    }
     StepResult out = best.withJobTokens(r.jobTokens()).withWarning("plan auto: " + won.plan().describe()
-        + " was the fastest of " + fit + " plans that fit (" + candidates.size() + " tried"
+        + (fit == 1 ? " was the one plan that fits" : " was the fastest of " + fit + " plans that fit") + " ("
+        + candidates.size() + " tried"
         + (runnable > fit ? "; " + (runnable - fit) + (runnable - fit == 1 ? " does" : " do") + " not fit per-GPU memory"
             : "")
         + (refused > 0 ? "; " + refusedNote(refused, candidates.size(), firstRefusal) : "") + ")" + pipelineBatches

@@ -494,6 +494,16 @@ class SimulateCommandTest {
     assertThat(weightsGib).isGreaterThan(80).isLessThan(2 * 80); // tp 2 holds half a copy a GPU
     assertThat(json("simulate", "--model", "llama-65b", "--task", "inference", "--hardware", "hgx-h100-8x", "--plan",
         "auto", "--format", "json").get("warnings").toString()).contains("(4 tried; 1 does not fit per-GPU memory)");
+    // one GPU has one plan: it read 'the fastest of 1 plans that fit (1 tried)'
+    String one = json("simulate", "--model", "llama-7b", "--task", "inference", "--hardware", "h100-sxm", "--plan",
+        "auto", "--format", "json").get("warnings").toString();
+    assertThat(one).contains("plan auto: tp 1, pp 1, dp 1 is the one plan on one GPU, and it fits without offload")
+        .doesNotContain("1 plans");
+    // and where one plan of several fits, it is that one, not 'the fastest of 1 plans' (Falcon-40B training on
+    // 8 x 80 GB at a global batch of 2: 16 bytes x 41.3e9 = 661 GB of state, a GPU's share 83 GB at dp 1)
+    assertThat(json("simulate", "--model", "falcon-40b", "--task", "train", "--hardware", "hgx-h100-8x", "--plan",
+        "auto", "--global-batch", "2", "--recompute", "full", "--format", "json").get("warnings").toString())
+        .contains("was the one plan that fits (").doesNotContain("of 1 plans");
   }
 
   @Test
