@@ -352,6 +352,11 @@ class SimulateCommandTest {
         "--tp", "16", "--gpus", "16").code()).isZero();
     assertThat(CliRunner.run("simulate", "--model", "llama-7b", "--task", "train", "--hardware", "rtx4090-8x",
         "--tp", "16").err()).contains("does not divide the 8 GPUs of rtx4090-8x").doesNotContain("size it");
+    // more stages than LLaMA-7B's 32 layers runs on no number of GPUs: that, not sizing, is the reason
+    CliRunner deep = CliRunner.run("simulate", "--model", "llama-7b", "--task", "train", "--hardware", "h100-cluster",
+        "--pp", "33");
+    BadInputTest.assertBadInput(deep, "--pp: 33 is more stages than the 32 layers of llama-7b");
+    assertThat(deep.err()).doesNotContain("size it");
     CliRunner dp = CliRunner.run("simulate", "--model", "llama-7b", "--hardware", "hgx-h100-8x", "--tp", "2", "--dp", "2");
     assertThat(dp.code()).isEqualTo(2);
     assertThat(dp.err()).contains("--dp: tp x pp x dp = 2 x 1 x 2 = 4, but hgx-h100-8x has 8 GPUs");

@@ -52,6 +52,11 @@ public final class Placement {
    */
   public static Task resolve(SystemSpec s, ModelSpec m, Task t) {
     ParallelPlan p = t.plan();
+    if (p.pp() > m.layers()) {
+      // before the GPUs: more GPUs (the hint below) would not make it run
+      throw new ScenarioKeyException(ScenarioKey.PP, "'pp' " + p.pp() + " is more stages than the " + m.layers()
+          + " layers of " + m.id());
+    }
     int gpus = s.totalDevices();
     int tpPp = p.tp() * p.pp();
     if (tpPp > gpus || gpus % tpPp != 0) {
@@ -88,10 +93,6 @@ public final class Placement {
           + "'s FFN width of " + m.ffnHidden());
     }
     if (p.pp() > 1) {
-      if (p.pp() > m.layers()) {
-        throw new ScenarioKeyException(ScenarioKey.PP, "'pp' " + p.pp() + " is more stages than the " + m.layers()
-            + " layers of " + m.id());
-      }
       if (!t.kind().training()) {
         throw new ScenarioKeyException(ScenarioKey.PP, "pipeline-parallel inference is not simulated yet (pp > 1 is"
             + " modelled for training with the 1F1B schedule); use tp");
