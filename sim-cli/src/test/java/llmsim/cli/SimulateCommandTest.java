@@ -352,6 +352,11 @@ class SimulateCommandTest {
         "--tp", "16", "--gpus", "16").code()).isZero();
     assertThat(CliRunner.run("simulate", "--model", "llama-7b", "--task", "train", "--hardware", "rtx4090-8x",
         "--tp", "16").err()).contains("does not divide the 8 GPUs of rtx4090-8x").doesNotContain("size it");
+    // tp 16 splits none of LLaMA-13B's 40 heads evenly: on 16 GPUs it would be refused for that; it was told to size
+    CliRunner heads16 = CliRunner.run("simulate", "--model", "llama-13b", "--task", "train", "--hardware",
+        "h100-cluster", "--tp", "16");
+    BadInputTest.assertBadInput(heads16, "--tp: 16 does not divide the 40 attention heads of llama-13b");
+    assertThat(heads16.err()).doesNotContain("size it");
     // more stages than LLaMA-7B's 32 layers runs on no number of GPUs: that, not sizing, is the reason
     CliRunner deep = CliRunner.run("simulate", "--model", "llama-7b", "--task", "train", "--hardware", "h100-cluster",
         "--pp", "33");

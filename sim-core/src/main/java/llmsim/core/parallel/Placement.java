@@ -46,6 +46,22 @@ public final class Placement {
     return s.withNodes(n);
   }
 
+  /** A tp the model's shape cannot split: the heads, the KV heads and the FFN width each divided over tp. */
+  private static void checkTensorParallelOn(ModelSpec m, ParallelPlan p) {
+    if (m.heads() % p.tp() != 0) {
+      throw new ScenarioKeyException(ScenarioKey.TP, "'tp' " + p.tp() + " does not divide the " + m.heads()
+          + " attention heads of " + m.id());
+    }
+    if (m.kvHeads() % p.tp() != 0 && p.tp() % m.kvHeads() != 0) {
+      throw new ScenarioKeyException(ScenarioKey.TP, "'tp' " + p.tp() + " neither divides nor is a multiple of the "
+          + m.kvHeads() + " KV heads of " + m.id());
+    }
+    if (m.ffnHidden() % p.tp() != 0) {
+      throw new ScenarioKeyException(ScenarioKey.TP, "'tp' " + p.tp() + " does not divide " + m.id()
+          + "'s FFN width of " + m.ffnHidden());
+    }
+  }
+
   /**
    * The task with its plan resolved on {@code s}: dp defaults to the GPUs tp x pp leave, and every rule a real
    * run would break is refused naming its key.
@@ -62,6 +78,9 @@ public final class Placement {
     if (tpPp > gpus || gpus % tpPp != 0) {
       // more than the GPUs the system has, where --gpus or --nodes could give it more (as for dp below)
       boolean sizable = tpPp > gpus && (s.network().isPresent() || tpPp <= s.deviceCount());
+      if (sizable) {
+        checkTensorParallelOn(m, p); // a tp the model cannot split runs on no number of GPUs: say that, not to size it
+      }
       throw new ScenarioKeyException(p.tp() > 1 ? ScenarioKey.TP : ScenarioKey.PP, "tp x pp = " + tpPp
           + " does not divide the " + gpus + (gpus == 1 ? " GPU of " : " GPUs of ") + s.id()
           + (sizable ? " (size it with --gpus or --nodes)" : ""));
@@ -80,18 +99,7 @@ public final class Placement {
     // dp derived from the GPUs, or micro-batches from a global batch, may break a rule the values as given kept
     llmsim.core.scenario.ScenarioValues.checkOptimizerInBackward(t.optimizer().inBackward(), t.microBatches(),
         p.withDp(dp));
-    if (m.heads() % p.tp() != 0) {
-      throw new ScenarioKeyException(ScenarioKey.TP, "'tp' " + p.tp() + " does not divide the " + m.heads()
-          + " attention heads of " + m.id());
-    }
-    if (m.kvHeads() % p.tp() != 0 && p.tp() % m.kvHeads() != 0) {
-      throw new ScenarioKeyException(ScenarioKey.TP, "'tp' " + p.tp() + " neither divides nor is a multiple of the "
-          + m.kvHeads() + " KV heads of " + m.id());
-    }
-    if (m.ffnHidden() % p.tp() != 0) {
-      throw new ScenarioKeyException(ScenarioKey.TP, "'tp' " + p.tp() + " does not divide " + m.id()
-          + "'s FFN width of " + m.ffnHidden());
-    }
+    checkTensorParallelOn(m, p);
     if (p.pp() > 1) {
       if (!t.kind().training()) {
         throw new ScenarioKeyException(ScenarioKey.PP, "pipeline-parallel inference is not simulated yet (pp > 1 is"
