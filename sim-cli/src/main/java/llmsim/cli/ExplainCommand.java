@@ -47,6 +47,10 @@ final class ExplainCommand implements ScenarioOptions.Command, Callable<Integer>
     if (!Derivation.METRICS.contains(metric)) {
       throw new BadFlagException("METRIC", metric, String.join(", ", Derivation.METRICS));
     }
+    if (metric.equals("memory")) {
+      scenario.refuseAllGpus("explain memory derives one GPU's bytes, the same on every GPU of the plan, as memory"
+          + " does (the time metrics take it)");
+    }
     ScenarioOptions.Resolved r = scenario.resolve(scenarioFile.read(), true);
     if (r.hardware().size() != 1) {
       throw new BadFlagException("--hardware: explain takes one system, got " + r.hardware().size());

@@ -113,6 +113,18 @@ final class PlanSearch {
         : String.join(", ", out.subList(0, out.size() - 1)) + " or " + out.get(out.size() - 1);
   }
 
+  /**
+   * The candidates a rule refuses (ZeRO-2/3 with pipeline stages, a global batch dp does not divide, tp not dividing
+   * the heads ...), said apart from those that do not fit, with the first one's rule up to its reason: counted as
+   * tried alone they read as plans too big.
+   */
+  private static String refusedNote(int refused, int tried, ScenarioKeyException first) {
+    String rule = first.getMessage();
+    int reason = rule.indexOf(": ");
+    return refused + " of the " + tried + " cannot run here, the first because " + (reason > 0 ? rule.substring(0,
+        reason) : rule);
+  }
+
   static StepResult best(ScenarioOptions.Resolved r, SystemSpec s, ModelSpec m) {
     PrecisionSupport.Adapted a = PrecisionSupport.adapt(r.task(), s.device(), r.software(), r.precisionGiven());
     llmsim.core.hw.SoftwareSupport.check(s.device(), a.task(), r.software());
@@ -121,7 +133,8 @@ final class PlanSearch {
     List<ParallelPlan> candidates = candidates(base, s, m, r.hybridShard());
     if (candidates.size() > MAX_CANDIDATES) {
       throw new ScenarioKeyException(ScenarioKey.PLAN, "'plan' auto would try " + candidates.size() + " plans on " + gpus + " GPUs, more than"
-          + " " + MAX_CANDIDATES + "; give tp or pp to narrow it");
+          + " " + MAX_CANDIDATES + "; give the plan itself (tp, pp, zero) with plan: given, or list the plans to try as"
+          + " sweep axes (sweep --mode simulate --tp ... --pp ...)");
     }
     boolean microBatchesGiven = microBatchesGiven(r);
     StepResult best = null;
@@ -160,11 +173,14 @@ final class PlanSearch {
           + " a ZeRO-3 plan with several data-parallel replicas, and plan auto has none for " + m.id() + " on "
           + s.id());
     }
+    int refused = candidates.size() - runnable;
     if (best == null) {
-      throw new ScenarioKeyException(ScenarioKey.PLAN, "'plan' auto: " + (candidates.size() == 1 ? "the one plan"
-          : "none of the " + candidates.size() + " plans") + " for " + m.id() + " on " + gpus
-          + (gpus == 1 ? " GPU of " : " GPUs of ") + s.id() + (candidates.size() == 1 ? " does not fit" : " fits")
-          + " per-GPU memory at this batch; " + remedies(base) + " would help");
+      throw new ScenarioKeyException(ScenarioKey.PLAN, "'plan' auto: " + (runnable == 1 ? "the one plan"
+          : "none of the " + runnable + " plans") + (refused > 0 ? " that can run" : "") + " for " + m.id() + " on "
+          + gpus + (gpus == 1 ? " GPU of " : " GPUs of ") + s.id() + (runnable == 1 ? " does not fit" : " fits")
+          + " per-GPU memory at this batch"
+          + (refused > 0 ? " (" + refusedNote(refused, candidates.size(), firstRefusal) + ")" : "")
+          + "; " + remedies(base) + " would help");
     }
     Task won = best.task();
     String pipelineBatches = won.plan().pp() > 1 && !microBatchesGiven
@@ -172,8 +188,20 @@ final class PlanSearch {
             + ", global batch " + (long) won.batch() * won.microBatches() * won.plan().dp() + " sequences), as"
             + " neither --micro-batches nor --global-batch was given"
         : "";
+    if (candidates.size() == 1) {
+      // one GPU: the one plan there, nothing to choose between ('the fastest of 1 plans that fit (1 tried)')
+      StepResult one = best.withJobTokens(r.jobTokens()).withWarning("plan auto: " + won.plan().describe()
+          + " is the one plan on one GPU, and it fits without offload");
+      return a.note() == null ? one : one.withWarning(a.note());
+    }
     StepResult out = best.withJobTokens(r.jobTokens()).withWarning("plan auto: " + won.plan().describe()
-        + " was the fastest of " + fit + " plans that fit (" + candidates.size() + " tried)" + pipelineBatches);
+        + (fit == 1 ? " was the one plan that fits" : " was the fastest of " + fit + " plans that fit") + " ("
+        + candidates.size() + " tried"
+        + (runnable > fit ? "; " + (runnable - fit) + (runnable - fit == 1 ? " does" : " do") + " not fit per-GPU memory"
+            : "")
+        + (refused > 0 ? "; " + refusedNote(refused, candidates.size(), firstRefusal) : "") + ")" + pipelineBatches
+        + (r.hybridShard() && won.plan().zero() != 3 ? "; shard hybrid applies to its ZeRO-3 plans, and none of them"
+            + " was the fastest" : ""));
     return a.note() == null ? out : out.withWarning(a.note());
   }
 }

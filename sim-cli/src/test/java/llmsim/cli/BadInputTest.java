@@ -287,6 +287,13 @@ class BadInputTest {
   void schedule_interleavedGoesWithVirtualStagesAndOnlyWithThem() {
     assertBadInput(CliRunner.run("memory", "--model", "llama-7b", "--hardware", "hgx-h100-8x", "--task", "train",
         "--pp", "4", "--schedule", "interleaved"), "--schedule: interleaved needs virtual_stages > 1");
+    // with plan auto, which refuses --virtual-stages, the message sent the user from one refusal to the other
+    String[] auto = {"simulate", "--model", "llama-7b", "--hardware", "hgx-h100-8x", "--task", "train", "--plan", "auto",
+        "--schedule", "interleaved"};
+    assertBadInput(CliRunner.run(auto), "--schedule: interleaved needs virtual_stages > 1", "which plan: auto does not"
+        + " choose", "use plan: given with pp and virtual_stages");
+    assertBadInput(CliRunner.run(CatalogOverrideTest.with(auto, "--virtual-stages", "2")),
+        "--virtual-stages: cannot go with plan: auto");
     assertBadInput(CliRunner.run("memory", "--model", "llama-7b", "--hardware", "hgx-h100-8x", "--task", "train",
         "--pp", "4", "--virtual-stages", "2", "--schedule", "gpipe"),
         "--schedule: gpipe runs one model chunk per GPU, but virtual_stages is 2");

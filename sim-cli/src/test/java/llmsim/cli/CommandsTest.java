@@ -275,6 +275,20 @@ class CommandsTest {
   }
 
   @Test
+  void explainMemory_refusesAllGpus_asMemoryDoes_whileTheTimeMetricsTakeIt() {
+    // explain memory's rows are one GPU's bytes: with --all-gpus it printed them to the byte, the flag taken unsaid
+    String[] plan = {"--model", "llama-7b", "--hardware", "hgx-h100-8x", "--task", "train", "--tp", "2", "--pp", "2",
+        "--micro-batches", "4", "--all-gpus"};
+    CliRunner mem = CliRunner.run(CatalogOverrideTest.with(new String[] {"explain", "memory"}, plan));
+    BadInputTest.assertBadInput(mem, "error: --all-gpus: explain memory derives one GPU's bytes");
+    assertThat(mem.out()).isEmpty();
+    // a time metric is the simulation's: every GPU simulated, the mean over the 8 of them
+    CliRunner step = CliRunner.run(CatalogOverrideTest.with(new String[] {"explain", "step_time_s"}, plan));
+    assertThat(step.code()).as(step.err()).isZero();
+    assertThat(step.out()).contains("the mean over the " + 2 * 2 * 2 + " simulated GPUs");
+  }
+
+  @Test
   void roofline_refusesAllGpus_asMemoryDoes_itPlacesOneGpusKernels(@org.junit.jupiter.api.io.TempDir
       java.nio.file.Path dir) {
     // every GPU of a symmetric plan runs the same kernels against the same ceilings: --all-gpus was taken and drew the

@@ -25,6 +25,13 @@ class PlanRulesTest {
     CliRunner r = CliRunner.run("simulate", "--model", "llama-7b", "--task", "train", "--hardware", "h100-cluster",
         "--nodes", "2", "--plan", "auto", "--shard", "hybrid", "--format", "json");
     assertThat(r.code()).as(r.err()).isZero();
+    // a winner other than ZeRO-3 is not hybrid: the plan line reads 'ZeRO-1' and the flag is said to have shaped only
+    // the plans that lost (it was taken without a word)
+    JsonNode won = JSON.readTree(r.out());
+    boolean zero3 = won.get("plan").get("zero").asInt() == 3;
+    assertThat(won.get("plan").get("shard").isNull()).isEqualTo(!zero3);
+    assertThat(won.get("warnings").toString().contains("shard hybrid applies to its ZeRO-3 plans, and none of them was"
+        + " the fastest")).isEqualTo(!zero3);
     // the search's ZeRO-3 candidates are hybrid; its others are as without shard
     var s = llmsim.hw.catalog.Catalog.bundled().system("h100-cluster", "--hardware");
     var sized = llmsim.core.parallel.Placement.size(s, 2, 0);
@@ -42,6 +49,51 @@ class PlanRulesTest {
     // where no hybrid plan can run (one node) it is refused, not dropped
     assertBadInput(CliRunner.run("simulate", "--model", "llama-7b", "--task", "train", "--hardware", "hgx-h100-8x",
         "--plan", "auto", "--shard", "hybrid"), "--shard: 'shard: hybrid' shards within a node", "is one node");
+  }
+
+  @Test
+  void nodesOneWithFewerGpusThanANode_isThoseGpusOfOneNode_asGpusAloneIs() throws Exception {
+    // '--gpus 4' on an 8-GPU server runs 4 of its GPUs; '--nodes 1 --gpus 4' says the same and was refused as
+    // "4 and 'nodes' 1 disagree: hgx-h100-8x has 8 GPUs per node"
+    var s = llmsim.hw.catalog.Catalog.bundled().system("hgx-h100-8x", "--hardware");
+    int half = s.deviceCount() / 2;
+    assertThat(llmsim.core.parallel.Placement.size(s, 1, half)).isEqualTo(llmsim.core.parallel.Placement.size(s, 0,
+        half));
+    assertThat(llmsim.core.parallel.Placement.size(s, 1, half).totalDevices()).isEqualTo(half);
+    String[] run = {"simulate", "--model", "llama-7b", "--task", "train", "--hardware", "hgx-h100-8x", "--zero", "1",
+        "--format", "json"};
+    CliRunner both = CliRunner.run(CatalogOverrideTest.with(run, "--nodes", "1", "--gpus", String.valueOf(half)));
+    assertThat(both.code()).as(both.err()).isZero();
+    assertThat(both.out()).isEqualTo(CliRunner.run(CatalogOverrideTest.with(run, "--gpus", String.valueOf(half))).out());
+    assertThat(JSON.readTree(both.out()).get("plan").get("gpus").asInt()).isEqualTo(half);
+    // two nodes of half a node each are not what the system is: still refused
+    assertBadInput(CliRunner.run(CatalogOverrideTest.with(run, "--nodes", "2", "--gpus", String.valueOf(s.deviceCount()))),
+        "--gpus: " + s.deviceCount() + " and 'nodes' 2 disagree");
+  }
+
+  @Test
+  void planAutoWithTooManyPlans_pointsToWhatNarrowsIt_notToTpOrPpItRefuses() {
+    // 180 layers on 1,440 GPUs: every divisor of 180 divides 1440 / tp for tp 1-8, so each tp has 18 pipeline depths,
+    // each with ZeRO 0-3 where dp > 1 (all but tp 8 x pp 180)
+    int layers = 180;
+    int gpus = 1440;
+    int plans = 0;
+    for (int tp = 1; tp <= 8; tp *= 2) {
+      for (int pp = 1; pp <= layers; pp++) {
+        if (layers % pp == 0 && gpus % (tp * pp) == 0) {
+          plans += gpus / (tp * pp) > 1 ? 4 : 1;
+        }
+      }
+    }
+    assertThat(plans).isGreaterThan(PlanSearch.MAX_CANDIDATES);
+    String[] run = {"simulate", "--model", "llama-7b", "--set", "llama-7b.layers=" + layers, "--task", "train",
+        "--hardware", "h100-cluster", "--gpus", String.valueOf(gpus), "--plan", "auto"};
+    CliRunner r = CliRunner.run(run);
+    assertBadInput(r, "--plan: auto would try " + plans + " plans on " + gpus + " GPUs, more than "
+        + PlanSearch.MAX_CANDIDATES, "plan: given");
+    // it said 'give tp or pp to narrow it', and a tp given beside plan auto is refused
+    assertThat(r.err()).doesNotContain("give tp or pp");
+    assertBadInput(CliRunner.run(CatalogOverrideTest.with(run, "--tp", "8")), "--tp: cannot go with plan: auto");
   }
 
   @Test

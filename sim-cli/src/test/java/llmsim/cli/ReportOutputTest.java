@@ -132,6 +132,74 @@ class ReportOutputTest {
     }
   }
 
+  /** Each process's highest 'host link in use' reading, by pid. */
+  static Map<Integer, Double> hostLinkPeaks(llmsim.core.workload.StepResult r) throws IOException {
+    String json = llmsim.report.ChromeTrace.write(List.of(new llmsim.report.ChromeTrace.Process("x", r.trace(),
+        r.memory())));
+    Map<Integer, Double> peaks = new java.util.TreeMap<>();
+    for (JsonNode e : new ObjectMapper().readTree(json).get("traceEvents")) {
+      if (e.get("name").asText().equals("host link in use")) {
+        peaks.merge(e.get("pid").asInt(), e.get("args").get("GB/s").asDouble(), Math::max);
+      }
+    }
+    return peaks;
+  }
+
+  @Test
+  void traceHostLinkCounter_isEachGpusOwnLink_notTheSumOverTheGpusDrawn() throws IOException {
+    // LLaMA-65B served at tp 4 on 8 H100s (two replicas), each GPU on a PCIe 5.0 link of its own: every GPU simulated
+    // drew one 'host link in use' counter, on the first GPU, summing the two replicas' prompt copies to twice the rate
+    // the one-GPU run shows, more than one link carries in a direction
+    String[] plan = {"MODEL", "llama-65b", "HARDWARE", "hgx-h100-8x", "TASK", "inference", "TP", "4",
+        "GENERATE_TOKENS", "2"};
+    var one = run(plan);
+    String[] every = java.util.Arrays.copyOf(plan, plan.length + 2);
+    every[plan.length] = "ALL_GPUS";
+    every[plan.length + 1] = "true";
+    var all = run(every);
+    Map<Integer, Double> onePeak = hostLinkPeaks(one);
+    Map<Integer, Double> allPeaks = hostLinkPeaks(all);
+    assertThat(onePeak).hasSize(1);
+    double link = one.system().hostLink().nominalBytesPerSecondPerDirection() / 1e9;
+    assertThat(onePeak.values()).allSatisfy(v -> assertThat(v).isLessThanOrEqualTo(link));
+    // one counter per GPU drawn (peers in step with another are not), each that GPU's link alone
+    int drawn = 0;
+    for (int g = 0; g < all.trace().gpus(); g++) {
+      drawn += all.trace().inStepWith(g) == g ? 1 : 0;
+    }
+    assertThat(allPeaks).hasSize(drawn);
+    assertThat(allPeaks.values()).allSatisfy(v -> assertThat(v).isCloseTo(onePeak.values().iterator().next(),
+        org.assertj.core.data.Percentage.withPercentage(1e-6)));
+  }
+
+  @Test
+  void traceMemoryCounter_underPipelineStages_risesAndFallsToThePlansPeak() throws IOException {
+    // a pipeline's op names carry their stage (s0.mb1.L3.qkv_proj): none was read as a layer op, so the first stage's
+    // 'device memory in use' was one point at the plan's total, the activations never seen to come and go
+    for (String schedule : List.of("1f1b", "gpipe")) {
+      for (String pp : List.of("1", "2")) {
+        var r = run("MODEL", "llama-7b", "HARDWARE", "hgx-h100-8x", "TASK", "train", "SEQ_LEN", "512", "TP", "2",
+            "PP", pp, "MICRO_BATCHES", "4", "SCHEDULE", pp.equals("1") ? "1f1b" : schedule);
+        String json = llmsim.report.ChromeTrace.write(List.of(new llmsim.report.ChromeTrace.Process("x", r.trace(),
+            r.memory())));
+        List<Double> gib = new java.util.ArrayList<>();
+        for (JsonNode e : new ObjectMapper().readTree(json).get("traceEvents")) {
+          if (e.get("name").asText().equals("device memory in use")) {
+            assertThat(e.get("pid").asInt()).isEqualTo(1); // the first stage's GPU, the fullest
+            gib.add(e.get("args").get("GiB").asDouble());
+          }
+        }
+        double total = r.memory().totalBytes() / Math.pow(2, 30);
+        double resident = (r.memory().totalBytes() - r.memory().activationsBytes()) / Math.pow(2, 30);
+        String as = "pp " + pp + ", " + schedule;
+        assertThat(gib.size()).as(as).isGreaterThan(2);
+        assertThat(java.util.Collections.max(gib)).as(as).isCloseTo(total, org.assertj.core.data.Offset.offset(1e-4));
+        assertThat(java.util.Collections.min(gib)).as(as).isCloseTo(resident,
+            org.assertj.core.data.Offset.offset(1e-4));
+      }
+    }
+  }
+
   @Test
   void traceJson_withEveryGpuSimulated_hasOneProcessPerGpu() throws IOException {
     Path all = dir.resolve("all-gpus");

@@ -341,7 +341,27 @@ class SimulateCommandTest {
   void aPlanThatCannotRun_isRefusedWithTheReason() {
     CliRunner heads = CliRunner.run("simulate", "--model", "llama-7b", "--hardware", "hgx-h100-8x", "--tp", "3");
     assertThat(heads.code()).isEqualTo(2);
-    assertThat(heads.err()).contains("--tp:").contains("does not divide the 8 GPUs");
+    assertThat(heads.err()).contains("--tp:").contains("does not divide the 8 GPUs").doesNotContain("size it");
+    // more than a cluster template's one node: it said 'does not divide the 8 GPUs of h100-cluster', not that
+    // --gpus or --nodes sizes the template (its dp message did); a server without a network cannot be sized
+    CliRunner wide = CliRunner.run("simulate", "--model", "llama-7b", "--task", "train", "--hardware", "h100-cluster",
+        "--tp", "16");
+    BadInputTest.assertBadInput(wide, "--tp: tp x pp = 16 does not divide the 8 GPUs of h100-cluster (size it with --gpus or"
+        + " --nodes)");
+    assertThat(CliRunner.run("simulate", "--model", "llama-7b", "--task", "train", "--hardware", "h100-cluster",
+        "--tp", "16", "--gpus", "16").code()).isZero();
+    assertThat(CliRunner.run("simulate", "--model", "llama-7b", "--task", "train", "--hardware", "rtx4090-8x",
+        "--tp", "16").err()).contains("does not divide the 8 GPUs of rtx4090-8x").doesNotContain("size it");
+    // tp 16 splits none of LLaMA-13B's 40 heads evenly: on 16 GPUs it would be refused for that; it was told to size
+    CliRunner heads16 = CliRunner.run("simulate", "--model", "llama-13b", "--task", "train", "--hardware",
+        "h100-cluster", "--tp", "16");
+    BadInputTest.assertBadInput(heads16, "--tp: 16 does not divide the 40 attention heads of llama-13b");
+    assertThat(heads16.err()).doesNotContain("size it");
+    // more stages than LLaMA-7B's 32 layers runs on no number of GPUs: that, not sizing, is the reason
+    CliRunner deep = CliRunner.run("simulate", "--model", "llama-7b", "--task", "train", "--hardware", "h100-cluster",
+        "--pp", "33");
+    BadInputTest.assertBadInput(deep, "--pp: 33 is more stages than the 32 layers of llama-7b");
+    assertThat(deep.err()).doesNotContain("size it");
     CliRunner dp = CliRunner.run("simulate", "--model", "llama-7b", "--hardware", "hgx-h100-8x", "--tp", "2", "--dp", "2");
     assertThat(dp.code()).isEqualTo(2);
     assertThat(dp.err()).contains("--dp: tp x pp x dp = 2 x 1 x 2 = 4, but hgx-h100-8x has 8 GPUs");
@@ -443,6 +463,60 @@ class SimulateCommandTest {
   }
 
   @Test
+  void planAuto_saysThePlansThatCannotRun_apartFromThoseThatDoNotFit() throws Exception {
+    // LLaMA-13B (40 layers, 40 heads) on 8 GPUs: tp 1, 2, 4, 8 (powers of two in a node), pp dividing the 40 layers
+    // and the 8 / tp GPUs, ZeRO 0-3 where dp > 1; ZeRO-2/3 with pipeline stages is refused by rule, not by memory
+    int tried = 0;
+    int refused = 0;
+    int oneReplica = 0;
+    for (int tp = 1; tp <= 8; tp *= 2) {
+      for (int pp = 1; pp <= 8 / tp; pp++) {
+        if (40 % pp != 0 || (8 / tp) % pp != 0) {
+          continue;
+        }
+        int dp = 8 / (tp * pp);
+        oneReplica += dp == 1 ? 1 : 0;
+        for (int zero = 0; zero <= (dp > 1 ? 3 : 0); zero++) {
+          tried++;
+          refused += pp > 1 && zero >= 2 ? 1 : 0;
+        }
+      }
+    }
+    String[] base = {"simulate", "--model", "llama-13b", "--task", "train", "--hardware", "hgx-h100-8x", "--batch", "1",
+        "--plan", "auto", "--format", "json"};
+    java.util.regex.Matcher w = java.util.regex.Pattern.compile("fastest of (\\d+) plans that fit \\((\\d+) tried(?:; (\\d+)"
+        + " do not fit per-GPU memory)?; (\\d+) of the (\\d+) cannot run here, the first because 'zero' 2 with pipeline"
+        + " stages").matcher(json(base).get("warnings").toString());
+    // it read 'the fastest of 18 plans that fit (28 tried)': ten plans too big, where six of them were never run
+    assertThat(w.find()).isTrue();
+    int fit = Integer.parseInt(w.group(1));
+    int tooBig = w.group(3) == null ? 0 : Integer.parseInt(w.group(3));
+    assertThat(Integer.parseInt(w.group(2))).isEqualTo(tried);
+    assertThat(Integer.parseInt(w.group(4))).isEqualTo(refused);
+    assertThat(fit + tooBig + refused).isEqualTo(tried);
+    // a global batch of 3 sequences: only the plans of one replica divide it; the rest are refused by that rule
+    String g = json(CatalogOverrideTest.with(base, "--global-batch", "3")).get("warnings").toString();
+    assertThat(g).contains("(" + tried + " tried; " + (tried - oneReplica) + " of the " + tried + " cannot run here, the"
+        + " first because 'global_batch' 3 is not a multiple of micro_batch 1 x dp 8");
+    // LLaMA-65B inference on 8 x 80 GB: tp 1 (8 replicas) cannot hold its 2 x 65.3e9 bytes; one plan, said as one
+    double weightsGib = 2 * llmsim.hw.catalog.Catalog.bundled().model("llama-65b", "--model").parameterCount()
+        / Math.pow(2, 30);
+    assertThat(weightsGib).isGreaterThan(80).isLessThan(2 * 80); // tp 2 holds half a copy a GPU
+    assertThat(json("simulate", "--model", "llama-65b", "--task", "inference", "--hardware", "hgx-h100-8x", "--plan",
+        "auto", "--format", "json").get("warnings").toString()).contains("(4 tried; 1 does not fit per-GPU memory)");
+    // one GPU has one plan: it read 'the fastest of 1 plans that fit (1 tried)'
+    String one = json("simulate", "--model", "llama-7b", "--task", "inference", "--hardware", "h100-sxm", "--plan",
+        "auto", "--format", "json").get("warnings").toString();
+    assertThat(one).contains("plan auto: tp 1, pp 1, dp 1 is the one plan on one GPU, and it fits without offload")
+        .doesNotContain("1 plans");
+    // and where one plan of several fits, it is that one, not 'the fastest of 1 plans' (Falcon-40B training on
+    // 8 x 80 GB at a global batch of 2: 16 bytes x 41.3e9 = 661 GB of state, a GPU's share 83 GB at dp 1)
+    assertThat(json("simulate", "--model", "falcon-40b", "--task", "train", "--hardware", "hgx-h100-8x", "--plan",
+        "auto", "--global-batch", "2", "--recompute", "full", "--format", "json").get("warnings").toString())
+        .contains("was the one plan that fits (").doesNotContain("of 1 plans");
+  }
+
+  @Test
   void planAuto_runsTheFastestPlanThatFits_andSaysWhichAndOfHowMany() throws Exception {
     // LLaMA-13B training on 8 H100: plain data parallelism needs 208 GB of state per GPU; only sharded or split
     // plans fit (LLaMA-65B fits no plan on 8 x 80 GB at all: 16 bytes x 65e9 / 8 = 130 GB per GPU)
@@ -458,7 +532,8 @@ class SimulateCommandTest {
     assertThat(none.code()).isEqualTo(2);
     assertThat(none.err()).contains("--plan: auto: none of the").contains("fits per-GPU memory");
     // at batch 1 with --recompute full given, neither is a lever left (it said "a smaller batch or --recompute full")
-    assertThat(none.err()).endsWith("at this batch; more GPUs would help\n");
+    assertThat(none.err()).contains("at this batch").endsWith("; more GPUs would help\n")
+        .doesNotContain("smaller batch").doesNotContain("--recompute full would");
     CliRunner one = CliRunner.run("simulate", "--model", "llama-7b", "--task", "train", "--hardware", "rtx4090",
         "--plan", "auto");
     assertThat(one.err()).contains("--plan: auto: the one plan for llama-7b on 1 GPU of rtx4090 does not fit")

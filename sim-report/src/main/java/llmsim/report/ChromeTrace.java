@@ -63,7 +63,12 @@ public final class ChromeTrace {
             t.start()[i] * 1e6, t.duration(i) * 1e6, t.flops(i), t.memBytes(i) + t.linkBytes(i),
             t.opBound(i).key()));
       }
-      linkCounter(t).forEach(c -> events.add(counter("host link in use", pid, c[0], "GB/s", c[1])));
+      for (int g = 0; g < gpus; g++) {
+        if (t.inStepWith(g) == g) { // each drawn GPU's own link: one counter summing several read as one link's rate
+          int gpuPid = pid + g;
+          linkCounter(t, g).forEach(c -> events.add(counter("host link in use", gpuPid, c[0], "GB/s", c[1])));
+        }
+      }
       memoryCounter(t, p.plan()).forEach(c -> events.add(counter("device memory in use", pid, c[0], "GiB", c[1])));
     }
     b.append(String.join(",\n", events)).append("\n]}\n");
@@ -105,13 +110,16 @@ public final class ChromeTrace {
         name, pid, ts * 1e6, key, value);
   }
 
-  /** Sum of the average rates (bytes / duration) of the transfers in flight, sampled at every start and end. */
-  static List<double[]> linkCounter(Trace t) {
+  /**
+   * Sum of the average rates (bytes / duration) of GPU {@code gpu}'s host-link transfers in flight, sampled at every
+   * start and end: each GPU of a plan has a host link of its own.
+   */
+  static List<double[]> linkCounter(Trace t, int gpu) {
     List<double[]> edges = new ArrayList<>();
     for (int i = 0; i < t.size(); i++) {
       int s = t.stream(i);
       Lane lane = t.lanes().get(s);
-      if (lane.hostLink() && t.duration(i) > 0 && drawn(t, s)) {
+      if (lane.hostLink() && t.duration(i) > 0 && t.gpuOf(s) == gpu) {
         double rate = t.linkBytes(i) / t.duration(i) / 1e9;
         edges.add(new double[] {t.start()[i], rate});
         edges.add(new double[] {t.end()[i], -rate});
@@ -128,25 +136,29 @@ public final class ChromeTrace {
   }
 
   /**
-   * Device memory in use: the resident bytes (weights, gradients, optimizer, KV cache, workspace) plus the
-   * activations alive, which grow with every forward layer op and shrink with every backward one. Read from the
-   * ops of the first peer (names without a "peer j " prefix), as one GPU per stage simulates them.
+   * Device memory in use on the first GPU (the first pipeline stage, the fullest): the resident bytes (weights,
+   * gradients, optimizer, KV cache, workspace) plus the activations alive, which grow with every forward layer op and
+   * shrink with every backward one. The plan's activations are those alive at the peak (one micro-batch's, or under
+   * 1F1B and GPipe the micro-batches a stage holds in flight), so each forward op's share is the activations over the
+   * peak count of forward ops alive. Read from that GPU's own ops, in the order it runs them.
    */
   static List<double[]> memoryCounter(Trace t, MemoryPlan plan) {
     double resident = plan.totalBytes() - plan.activationsBytes();
-    String[] names = firstPeersNames(t);
-    int forward = 0;
+    String[] names = firstGpusNames(t);
+    boolean training = t.size() > 0 && hasBackward(names);
+    int alive = 0;
+    int peak = 0;
     for (int i = 0; i < t.size(); i++) {
       if (isForwardLayerOp(t, names, i)) {
-        forward++;
+        peak = Math.max(peak, ++alive);
+      } else if (names[i] != null && isLayerOp(names[i]) && names[i].endsWith(".bwd")) {
+        alive = Math.max(0, alive - 1);
       }
     }
-    int microBatches = Math.max(1, countEndsWith(names, "lm_head"));
-    double perOp = forward == 0 ? 0 : plan.activationsBytes() * microBatches / forward;
+    double perOp = peak == 0 ? 0 : plan.activationsBytes() / peak;
     List<double[]> out = new ArrayList<>();
-    double live = forward == 0 ? plan.activationsBytes() : 0;
+    double live = peak == 0 ? plan.activationsBytes() : 0;
     out.add(new double[] {0, (resident + live) / (1L << 30)});
-    boolean training = t.size() > 0 && hasBackward(names);
     for (int i = 0; i < t.size(); i++) {
       if (!training || names[i] == null) {
         continue;
@@ -164,21 +176,28 @@ public final class ChromeTrace {
     return out;
   }
 
-  /** Layer ops of a training step are named [mbN.]L{layer}.{op}[.bwd]; inference ops start with prefill. or tN. */
+  /**
+   * Layer ops of a training step are named [sK.][mbN.]L{layer}.{op}[.bwd] (sK. a pipeline stage's); inference ops
+   * start with prefill. or tN.
+   */
   private static boolean isLayerOp(String n) {
-    return n.startsWith("L") || n.startsWith("mb") && n.contains(".L");
+    int stage = 1;
+    while (n.startsWith("s") && stage < n.length() && Character.isDigit(n.charAt(stage))) {
+      stage++;
+    }
+    String op = stage > 1 && stage < n.length() && n.charAt(stage) == '.' ? n.substring(stage + 1) : n;
+    return op.startsWith("L") || op.startsWith("mb") && op.contains(".L");
   }
 
   /**
-   * Each op's name where it is the first peer's (its GPU drawn, no "peer j " prefix), else null: names are built
-   * for those ops alone, not for each of an every-GPU run's millions.
+   * Each op's name where it is the first GPU's (the first stage's, or the first peer's: no "peer j " prefix), else
+   * null: names are built for those ops alone, not for each of an every-GPU run's millions.
    */
-  private static String[] firstPeersNames(Trace t) {
+  private static String[] firstGpusNames(Trace t) {
     String[] names = new String[t.size()];
     for (int i = 0; i < t.size(); i++) {
-      if (drawn(t, t.stream(i))) {
-        String n = t.name(i);
-        names[i] = n.startsWith("peer ") ? null : n;
+      if (t.gpuOf(t.stream(i)) == 0) {
+        names[i] = t.name(i);
       }
     }
     return names;
@@ -197,15 +216,5 @@ public final class ChromeTrace {
       }
     }
     return false;
-  }
-
-  private static int countEndsWith(String[] names, String suffix) {
-    int c = 0;
-    for (String n : names) {
-      if (n != null && n.endsWith(suffix) && !n.contains("bwd")) {
-        c++;
-      }
-    }
-    return c;
   }
 }

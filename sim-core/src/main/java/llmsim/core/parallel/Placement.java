@@ -14,15 +14,19 @@ import llmsim.core.task.Task;
 public final class Placement {
   private Placement() {}
 
-  /** The system with the nodes or GPUs asked for (0: as it is). */
+  /**
+   * The system with the nodes or GPUs asked for (0: as it is); fewer GPUs than a node's, alone or with nodes 1, are
+   * that many GPUs of one node.
+   */
   public static SystemSpec size(SystemSpec s, int nodes, int gpus) {
-    if (nodes > 0 && gpus > 0 && (long) nodes * s.deviceCount() != gpus) {
+    boolean partOfOneNode = nodes <= 1 && gpus > 0 && gpus < s.deviceCount();
+    if (nodes > 0 && gpus > 0 && (long) nodes * s.deviceCount() != gpus && !partOfOneNode) {
       throw new ScenarioKeyException(ScenarioKey.GPUS, "'gpus' " + gpus + " and 'nodes' " + nodes + " disagree: " + s.id()
           + " has " + s.deviceCount() + " GPUs per node");
     }
     int n = nodes;
     if (gpus > 0) {
-      if (gpus < s.deviceCount() && nodes <= 1) {
+      if (partOfOneNode) {
         return new SystemSpec(s.id(), s.name(), s.aliases(), s.host(), s.device(), gpus, s.hostLink(), s.deviceLink(),
             s.gpuMemoryShare(), s.gpuMemoryShareSource(), s.price(), 1, s.fabric(), s.network());
       }
@@ -42,17 +46,44 @@ public final class Placement {
     return s.withNodes(n);
   }
 
+  /** A tp the model's shape cannot split: the heads, the KV heads and the FFN width each divided over tp. */
+  private static void checkTensorParallelOn(ModelSpec m, ParallelPlan p) {
+    if (m.heads() % p.tp() != 0) {
+      throw new ScenarioKeyException(ScenarioKey.TP, "'tp' " + p.tp() + " does not divide the " + m.heads()
+          + " attention heads of " + m.id());
+    }
+    if (m.kvHeads() % p.tp() != 0 && p.tp() % m.kvHeads() != 0) {
+      throw new ScenarioKeyException(ScenarioKey.TP, "'tp' " + p.tp() + " neither divides nor is a multiple of the "
+          + m.kvHeads() + " KV heads of " + m.id());
+    }
+    if (m.ffnHidden() % p.tp() != 0) {
+      throw new ScenarioKeyException(ScenarioKey.TP, "'tp' " + p.tp() + " does not divide " + m.id()
+          + "'s FFN width of " + m.ffnHidden());
+    }
+  }
+
   /**
    * The task with its plan resolved on {@code s}: dp defaults to the GPUs tp x pp leave, and every rule a real
    * run would break is refused naming its key.
    */
   public static Task resolve(SystemSpec s, ModelSpec m, Task t) {
     ParallelPlan p = t.plan();
+    if (p.pp() > m.layers()) {
+      // before the GPUs: more GPUs (the hint below) would not make it run
+      throw new ScenarioKeyException(ScenarioKey.PP, "'pp' " + p.pp() + " is more stages than the " + m.layers()
+          + " layers of " + m.id());
+    }
     int gpus = s.totalDevices();
     int tpPp = p.tp() * p.pp();
     if (tpPp > gpus || gpus % tpPp != 0) {
+      // more than the GPUs the system has, where --gpus or --nodes could give it more (as for dp below)
+      boolean sizable = tpPp > gpus && (s.network().isPresent() || tpPp <= s.deviceCount());
+      if (sizable) {
+        checkTensorParallelOn(m, p); // a tp the model cannot split runs on no number of GPUs: say that, not to size it
+      }
       throw new ScenarioKeyException(p.tp() > 1 ? ScenarioKey.TP : ScenarioKey.PP, "tp x pp = " + tpPp
-          + " does not divide the " + gpus + (gpus == 1 ? " GPU of " : " GPUs of ") + s.id());
+          + " does not divide the " + gpus + (gpus == 1 ? " GPU of " : " GPUs of ") + s.id()
+          + (sizable ? " (size it with --gpus or --nodes)" : ""));
     }
     int dp = p.dp() == 0 ? gpus / tpPp : p.dp();
     if ((long) tpPp * dp != gpus) {
@@ -68,23 +99,8 @@ public final class Placement {
     // dp derived from the GPUs, or micro-batches from a global batch, may break a rule the values as given kept
     llmsim.core.scenario.ScenarioValues.checkOptimizerInBackward(t.optimizer().inBackward(), t.microBatches(),
         p.withDp(dp));
-    if (m.heads() % p.tp() != 0) {
-      throw new ScenarioKeyException(ScenarioKey.TP, "'tp' " + p.tp() + " does not divide the " + m.heads()
-          + " attention heads of " + m.id());
-    }
-    if (m.kvHeads() % p.tp() != 0 && p.tp() % m.kvHeads() != 0) {
-      throw new ScenarioKeyException(ScenarioKey.TP, "'tp' " + p.tp() + " neither divides nor is a multiple of the "
-          + m.kvHeads() + " KV heads of " + m.id());
-    }
-    if (m.ffnHidden() % p.tp() != 0) {
-      throw new ScenarioKeyException(ScenarioKey.TP, "'tp' " + p.tp() + " does not divide " + m.id()
-          + "'s FFN width of " + m.ffnHidden());
-    }
+    checkTensorParallelOn(m, p);
     if (p.pp() > 1) {
-      if (p.pp() > m.layers()) {
-        throw new ScenarioKeyException(ScenarioKey.PP, "'pp' " + p.pp() + " is more stages than the " + m.layers()
-            + " layers of " + m.id());
-      }
       if (!t.kind().training()) {
         throw new ScenarioKeyException(ScenarioKey.PP, "pipeline-parallel inference is not simulated yet (pp > 1 is"
             + " modelled for training with the 1F1B schedule); use tp");

@@ -256,8 +256,10 @@ public final class ScenarioValues {
     }
     PipelineSchedule s = PipelineSchedule.fromKey(text(ScenarioKey.SCHEDULE, null));
     if (s == PipelineSchedule.INTERLEAVED && virtualStages == 1) {
+      // plan: auto refuses virtual_stages: pointing there would send the user to a second refusal
       throw new ScenarioKeyException(ScenarioKey.SCHEDULE, "'schedule' interleaved needs virtual_stages > 1 (model"
-          + " chunks per pipeline GPU)");
+          + " chunks per pipeline GPU)" + (planAuto() ? ", which plan: auto does not choose (its pipelines run 1f1b,"
+              + " or gpipe if given); use plan: given with pp and virtual_stages" : ""));
     }
     if (s != PipelineSchedule.INTERLEAVED && virtualStages > 1) {
       throw new ScenarioKeyException(ScenarioKey.SCHEDULE, "'schedule' " + s.key() + " runs one model chunk per GPU,"

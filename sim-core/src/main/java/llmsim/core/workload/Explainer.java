@@ -35,6 +35,7 @@ final class Explainer {
     SystemSpec s = r.system();
     double share = r.timeByBound().get(r.bound()) / r.stepTimeSeconds();
     String pct = String.format(Locale.US, "%.0f%%", share * 100);
+    String interleaving = interleavingLever(r.model(), r.task().plan());
     StringBuilder sb = new StringBuilder();
     switch (r.bound()) {
       case HOST_LINK -> {
@@ -82,8 +83,7 @@ final class Explainer {
               + " GPUs of the %d stages wait on their neighbours that long on average (%s; the rest is the sends and"
               + " receives between stages and the host's synchronisation on each). More micro-batches%s or fewer"
               + " stages would shrink it; more FLOP/s or bandwidth would gain less than their shares suggest.",
-          pct, r.task().plan().pp(), r.scheduleBubble(), r.task().plan().virtualStages() > 1 ? ", more chunks"
-              : ", the interleaved schedule (--virtual-stages)"));
+          pct, r.task().plan().pp(), r.scheduleBubble(), interleaving == null ? "" : ", " + interleaving));
       case OVERHEAD -> {
         double perKernel = r.software().llamaCpp() == null ? r.software().launchSeconds()
             : r.software().llamaCpp().launchSeconds(
@@ -133,8 +133,7 @@ final class Explainer {
     if (plan.pp() > 1 && r.task().kind().training() && r.bound() != Bound.PIPELINE_BUBBLE) {
       sb.append(String.format(Locale.US, " Each of the %d pipeline stages' GPUs waits on its neighbours %.0f%% of the"
               + " step (%s); more micro-batches%s would shrink it.", plan.pp(), r.pipelineBubbleShare() * 100,
-          r.scheduleBubble(), plan.virtualStages() > 1 ? " or more chunks"
-              : " or the interleaved schedule (--virtual-stages)"));
+          r.scheduleBubble(), interleaving == null ? "" : " or " + interleaving));
     }
     double overhead = r.timeByBound().getOrDefault(Bound.OVERHEAD, 0.0) / r.stepTimeSeconds();
     if (r.bound() != Bound.OVERHEAD && overhead >= 0.15) {
@@ -219,6 +218,21 @@ final class Explainer {
    * The batch levers that shrink a collective's share of a step: micro-batches and gradient accumulation for training;
    * inference has neither (micro_batches is refused there), only its batch.
    */
+  /**
+   * The interleaving lever of a pipeline, where there is one: more chunks per GPU, or the interleaved schedule where
+   * the plan runs one, if some larger count of chunks splits the layers into pp x chunks equal parts (as
+   * virtual_stages must); none where none does (pp 8 over 40 layers at 5 chunks has a layer a chunk, and pp 3 over
+   * 40 layers has no split at all), which --virtual-stages would refuse.
+   */
+  static String interleavingLever(llmsim.core.model.ModelSpec m, ParallelPlan plan) {
+    for (int chunks = plan.virtualStages() + 1; (long) plan.pp() * chunks <= m.layers(); chunks++) {
+      if (m.layers() % (plan.pp() * chunks) == 0) {
+        return plan.virtualStages() > 1 ? "more chunks" : "the interleaved schedule (--virtual-stages)";
+      }
+    }
+    return null;
+  }
+
   private static String batchRemedy(boolean training) {
     return training ? ", larger micro-batches or more gradient accumulation" : " or a larger batch";
   }

@@ -88,11 +88,19 @@ public final class Simulator {
 
   /**
    * The settings of {@code t} that change nothing under {@code sw} on {@code gpus} GPUs, each said in a sentence: the
-   * plan's ({@link llmsim.core.task.ParallelPlan#noEffectNotes}), and selective recomputation under a profile whose
-   * FlashAttention never keeps the attention scores it would drop (the step and the bytes are those without it).
+   * plan's ({@link llmsim.core.task.ParallelPlan#noEffectNotes}), the GPipe schedule over one micro-batch, and
+   * selective recomputation under a profile whose FlashAttention never keeps the attention scores it would drop (the
+   * step and the bytes are those without it).
    */
   public static List<String> noEffectNotes(Task t, SoftwareProfile sw, int gpus) {
     List<String> out = new java.util.ArrayList<>(t.plan().noEffectNotes(gpus));
+    if (t.kind().training() && t.plan().pp() > 1 && t.plan().schedule() == llmsim.core.task.PipelineSchedule.GPIPE
+        && t.microBatches() == 1) {
+      // one micro-batch runs its forward, then its backward, in either schedule, and each holds one in flight
+      out.add("schedule gpipe has no effect with 1 micro-batch: it runs every micro-batch's forward before the first"
+          + " backward and holds all their activations, where 1F1B alternates them and holds at most pp, and one"
+          + " micro-batch is one forward and one backward either way (micro_batches or global_batch gives it more)");
+    }
     SoftwareProfile run = sw.forTask(t.kind().training());
     if (t.kind().training() && t.recompute() == llmsim.core.task.Recompute.SELECTIVE && run.flashAttention()) {
       out.add("recompute selective has no effect under " + run.id() + ": it recomputes the attention core so as not"

@@ -155,6 +155,51 @@ class PipelineTest {
   }
 
   @Test
+  void gpipe_withOneMicroBatch_isSaidToDoNothing_asItsStepAndBytesAre1F1Bs() {
+    Task oneF1B = task(4, 1);
+    Task gpipe = oneF1B.withPlan(oneF1B.plan().withGpipe());
+    StepResult g = Simulator.simulate(Fixtures.cluster(1), M, gpipe, CollectivesTest.IDEAL);
+    StepResult o = Simulator.simulate(Fixtures.cluster(1), M, oneF1B, CollectivesTest.IDEAL);
+    // one micro-batch: its forward, then its backward, whichever the schedule; one micro-batch in flight either way
+    assertThat(g.stepTimeSeconds()).isEqualTo(o.stepTimeSeconds());
+    assertThat(g.memory().totalBytes()).isEqualTo(o.memory().totalBytes());
+    assertThat(o.warnings()).noneMatch(w -> w.contains("gpipe"));
+    assertThat(g.warnings()).filteredOn(w -> w.contains("gpipe")).singleElement().asString()
+        .contains("schedule gpipe has no effect with 1 micro-batch");
+    // with two micro-batches GPipe holds both on the first stage: it acts, and nothing is said
+    Task two = task(4, 2);
+    assertThat(Simulator.simulate(Fixtures.cluster(1), M, two.withPlan(two.plan().withGpipe()), CollectivesTest.IDEAL)
+        .warnings()).noneMatch(w -> w.contains("gpipe"));
+  }
+
+  @Test
+  void bubbleRemedy_namesInterleavingOnlyWhereMoreChunksCanSplitTheLayers() {
+    // virtual_stages V needs the 32 layers split into pp x V equal chunks: pp 4 goes to 2, 4 or 8 chunks, pp 4 at 8
+    // chunks has a layer a chunk (no more), and pp 3 has no split at all (3 does not divide 32)
+    int[][] plans = {{4, 1}, {4, 2}, {4, 8}, {3, 1}, {8, 4}, {2, 1}};
+    for (int[] pv : plans) {
+      boolean more = false;
+      for (int c = pv[1] + 1; pv[0] * c <= M.layers(); c++) {
+        more |= M.layers() % (pv[0] * c) == 0;
+      }
+      String lever = Explainer.interleavingLever(M, new ParallelPlan(1, pv[0], 1, 0).withVirtualStages(pv[1]));
+      assertThat(lever).as("pp %d, %d chunks", pv[0], pv[1])
+          .isEqualTo(!more ? null : pv[1] > 1 ? "more chunks" : "the interleaved schedule (--virtual-stages)");
+    }
+    // pp 3 (on 3 GPUs of the 8): the explanation offered --virtual-stages, which is refused there
+    var gpus3 = Placement.size(Fixtures.cluster(1), 0, 3);
+    Task three = task(3, 6);
+    assertThatThrownBy(() -> Placement.resolve(gpus3, M, three.withPlan(three.plan().withVirtualStages(2))))
+        .isInstanceOf(ScenarioKeyException.class).hasMessageContaining("does not divide the 32 layers");
+    String said = Simulator.simulate(gpus3, M, three, CollectivesTest.IDEAL).explanation();
+    assertThat(said).contains("more micro-batches").doesNotContain("interleaved").doesNotContain("chunks");
+    String four = Simulator.simulate(Fixtures.cluster(1), M, task(4, 8), CollectivesTest.IDEAL).explanation();
+    assertThat(four).contains("the interleaved schedule (--virtual-stages)");
+    String full = Simulator.simulate(Fixtures.cluster(1), M, task(4, 8, 8), CollectivesTest.IDEAL).explanation();
+    assertThat(full).contains("more micro-batches").doesNotContain("more chunks");
+  }
+
+  @Test
   void gpipe_orderOfAStage_isEveryForwardThenEveryBackwardInReverse() {
     StringBuilder b = new StringBuilder();
     PipelineStep.gpipe(1, 3).forEach(a -> b.append(a[0] == 1 ? "F" : "B").append(a[2]).append(' '));
