@@ -243,19 +243,32 @@ public record Footprint(
         + scoreBytesPerLayer(m, t.batch(), t.seqLen(), keys, !scoresKept, tp);
     double logits = tokens * (double) m.vocab() / tp * LOGIT_BYTES_PER_VOCAB_ENTRY;
     // pipeline stages hold their layers; 1F1B keeps up to pp micro-batches in flight on the first stage, GPipe
-    // every micro-batch (all forwards run before the first backward)
+    // every micro-batch (all forwards run before the first backward). Interleaved 1F1B runs (pp - 1) x 2 +
+    // (v - 1) x pp warm-up forwards of a model chunk (pp x v chunks, L / (pp x v) layers each) on the first stage
+    // before its first backward, and one more in steady state: that many chunks' activations at its peak, against
+    // 1F1B's pp whole stages (Megatron's forward_backward_pipelining_with_interleaving; PipelineStep's schedule)
     int pp = t.plan().pp();
+    int v = t.plan().virtualStages();
     double layers = Math.ceil((double) m.layers() / pp); // the fullest stage, when the stages are uneven
-    int inFlight = pp == 1 ? 1 : t.plan().schedule() == PipelineSchedule.GPIPE ? t.microBatches()
-        : Math.min(pp, t.microBatches());
+    double inFlightLayers;
+    if (pp == 1) {
+      inFlightLayers = layers;
+    } else if (t.plan().schedule() == PipelineSchedule.GPIPE) {
+      inFlightLayers = t.microBatches() * layers;
+    } else if (v > 1) {
+      long chunks = Math.min((pp - 1) * 2L + (v - 1L) * pp + 1, (long) t.microBatches() * v);
+      inFlightLayers = chunks * (double) m.layers() / ((double) pp * v);
+    } else {
+      inFlightLayers = Math.min(pp, t.microBatches()) * layers;
+    }
     if (t.recompute() == Recompute.FULL) {
-      return inFlight * layers * tokens * 2.0 * m.hidden() * scale + perLayer + (pp > 1 ? 0 : logits);
+      return inFlightLayers * tokens * 2.0 * m.hidden() * scale + perLayer + (pp > 1 ? 0 : logits);
     }
     if (t.recompute() == Recompute.FULL_OFFLOAD) {
       // the layer inputs wait in host memory; one is back on the device while its layer recomputes
       return tokens * 2.0 * m.hidden() * scale + perLayer + (pp > 1 ? 0 : logits);
     }
-    return inFlight * layers * perLayer + (pp > 1 ? 0 : logits);
+    return inFlightLayers * perLayer + (pp > 1 ? 0 : logits);
   }
 
   static double inferenceActivations(ModelSpec m, Task t, boolean flash, int promptChunkTokens) {

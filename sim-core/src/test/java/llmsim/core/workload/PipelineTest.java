@@ -155,6 +155,23 @@ class PipelineTest {
   }
 
   @Test
+  void interleaved_holdsItsWarmUpChunksActivations_moreThan1F1BsStages() {
+    // first stage, pp 4, v 2, 8 micro-batches: (4 - 1) x 2 + (2 - 1) x 4 = 10 warm-up forwards of a chunk (32 / 8 = 4
+    // layers) and one more before the first backward frees one: 11 chunks = 44 layers, against 1F1B's 4 micro-batches
+    // of its 8-layer stage = 32 layers
+    int p = 4;
+    Task oneF1B = task(p, 8);
+    Task interleaved = task(p, 8, 2);
+    double ratio = 11.0 * 4 / (4.0 * 8);
+    assertThat(Footprint.of(M, interleaved, true).activationsBytes())
+        .isCloseTo(ratio * Footprint.of(M, oneF1B, true).activationsBytes(), withPercentage(1e-9));
+    // with fewer micro-batches than the warm-up, every chunk of every micro-batch: 2 x 2 chunks = 16 layers, as
+    // 1F1B's 2 micro-batches of 8 layers
+    assertThat(Footprint.of(M, task(p, 2, 2), true).activationsBytes())
+        .isCloseTo(Footprint.of(M, task(p, 2), true).activationsBytes(), withPercentage(1e-9));
+  }
+
+  @Test
   void gpipe_withOneMicroBatch_isSaidToDoNothing_asItsStepAndBytesAre1F1Bs() {
     Task oneF1B = task(4, 1);
     Task gpipe = oneF1B.withPlan(oneF1B.plan().withGpipe());
