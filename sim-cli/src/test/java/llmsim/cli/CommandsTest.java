@@ -93,6 +93,20 @@ class CommandsTest {
   }
 
   @Test
+  void modelsShow_givesEveryShapeFieldItsCountIsComputedFrom() throws Exception {
+    // Falcon's parallel attention and GPT's learned positions and biases change the count, and were shown nowhere
+    for (String id : new String[] {"falcon-7b", "gpt3-125m"}) {
+      var m = llmsim.hw.catalog.Catalog.bundled().model(id, "--model");
+      JsonNode j = JSON.readTree(CliRunner.run("models", "show", id, "--format", "json").out());
+      assertThat(j.get("parallel_attention").asBoolean()).as(id).isEqualTo(m.parallelAttention());
+      assertThat(j.get("learned_positions").asBoolean()).as(id).isEqualTo(m.learnedPositions());
+      assertThat(j.get("linear_bias").asBoolean()).as(id).isEqualTo(m.linearBias());
+      assertThat(j.get("qkv_bias").asBoolean()).as(id).isEqualTo(m.qkvBias());
+      assertThat(j.get("norms_per_layer").asInt()).as(id).isEqualTo(m.normsPerLayer());
+    }
+  }
+
+  @Test
   void hardwareSchema_printsTheShippedJsonSchema() throws Exception {
     JsonNode j = JSON.readTree(CliRunner.run("hardware", "schema", "device").out());
     assertThat(j.at("/title").asText()).isEqualTo("llmsim device");
