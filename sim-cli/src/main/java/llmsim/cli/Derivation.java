@@ -83,10 +83,34 @@ final class Derivation {
     formula("parameters P", String.format(Locale.US, "from %s's shape (%d layers, hidden %d, ffn %d, vocab %d); published:"
         + " %s", m.id(), m.layers(), m.hidden(), m.ffnHidden(), m.vocab(), m.publishedSource()), count(m.parameterCount()));
     double w = r.memory().weightsBytes();
-    formula("weights W", String.format(Locale.US, "P x %.3g bytes (%s)%s%s", r.task().weights().bytesPerWeight(),
-        r.task().weights().key(), resident(r.memory()), r.system().totalDevices() > 1 ? ", this GPU's share ("
-            + r.task().plan().describe() + ")" : ""), binary ? Units.gib(w) : Units.gb(w));
+    var f = r.task().weights();
+    // 4-bit formats leave the embedding table and the LM head in 16 bits (Footprint.baseWeightBytes): 'P x 0.516
+    // bytes (nf4)' is 3.2 GiB of LLaMA-7B, where W is 3.6
+    double e = m.embeddingParameters() + m.unembeddingParameters();
+    String base = f == llmsim.core.task.WeightFormat.NF4 || f == llmsim.core.task.WeightFormat.INT4
+        ? String.format(Locale.US, "(P - E) x %.3g bytes (%s) + E x 2 bytes, E = %s embedding and LM-head parameters"
+            + " kept in 16 bits", f.bytesPerWeight(), f.key(), count(e))
+        : String.format(Locale.US, "P x %.3g bytes (%s)", f.bytesPerWeight(), f.key());
+    formula("weights W", base + trained() + resident(r.memory()) + (r.system().totalDevices() > 1 ? ", this GPU's share ("
+        + r.task().plan().describe() + ")" : ""), binary ? Units.gib(w) : Units.gb(w));
     return w;
+  }
+
+  /**
+   * The adapters or prefixes a frozen-base task trains, held beside the base in fp32 (empty for other tasks):
+   * P-Tuning v2's 512-token prefixes on LLaMA-7B, 134M parameters, made W 13.1 GiB beside 'P x 2.00 bytes (f16)'.
+   */
+  private String trained() {
+    var t = r.task();
+    if (t.kind() == llmsim.core.task.TaskKind.PTUNING_V2) {
+      return " + " + count(llmsim.core.memory.Footprint.prefixParameters(r.model(), t)) + " prefix parameters x 4 bytes"
+          + " (fp32, trained)";
+    }
+    if (t.kind() == llmsim.core.task.TaskKind.FINETUNE_LORA || t.kind() == llmsim.core.task.TaskKind.FINETUNE_QLORA) {
+      return " + " + count(llmsim.core.memory.Footprint.loraParameters(r.model(), t.loraRank(), t.loraTargets()))
+          + " adapter parameters x 4 bytes (fp32, trained)";
+    }
+    return "";
   }
 
   /**

@@ -370,6 +370,38 @@ class ExplainCommandTest {
   }
 
   @Test
+  void memory_theWeightsRowsFormula_isWhatWHolds_trainedPrefixesAnd16BitEmbeddingsIncluded() throws IOException {
+    // 'P x 2.00 bytes (f16)' beside 13.1 GiB for P-Tuning v2's 512-token prefixes (P x 2 is 12.6), and 'P x 0.516
+    // bytes (nf4)' beside QLoRA's 3.6 GiB (P x 0.516 is 3.2): W also holds the trained fp32 prefixes or adapters, and
+    // a 4-bit base keeps its embedding table and LM head in 16 bits
+    var m = Catalog.bundled().model("llama-7b", "--model");
+    double p = m.parameterCount();
+    double prefixes = 2.0 * m.layers() * 512 * m.kvHeads() * m.headDim();
+    JsonNode w = weightsRow("--task", "ptuning-v2", "--prefix-tokens", "512");
+    assertThat(w.get("how").asText()).isEqualTo(String.format(java.util.Locale.US, "P x 2.00 bytes (f16) + %.4g prefix"
+        + " parameters x 4 bytes (fp32, trained)", prefixes));
+    assertThat(w.get("value").asText()).isEqualTo(llmsim.core.util.Units.gib(p * 2 + prefixes * 4));
+    double e = 2.0 * m.vocab() * m.hidden(); // LLaMA's input table and its untied LM head
+    double adapters = m.layers() * 8.0 * ((m.hidden() + m.heads() * m.headDim()) + (m.hidden() + m.kvHeads() * m.headDim()));
+    double nf4 = llmsim.core.task.WeightFormat.NF4.bytesPerWeight();
+    JsonNode q = weightsRow("--task", "finetune-qlora");
+    assertThat(q.get("how").asText()).startsWith(String.format(java.util.Locale.US, "(P - E) x %.3g bytes (nf4) + E x 2"
+        + " bytes, E = %.4g embedding and LM-head parameters kept in 16 bits + %.4g adapter parameters", nf4, e, adapters));
+    assertThat(q.get("value").asText()).isEqualTo(llmsim.core.util.Units.gib((p - e) * nf4 + e * 2 + adapters * 4));
+  }
+
+  private JsonNode weightsRow(String... flags) throws IOException {
+    JsonNode steps = json(CatalogOverrideTest.with(new String[] {"explain", "memory", "--model", "llama-7b",
+        "--hardware", "h100-sxm", "--format", "json"}, flags)).get("steps");
+    for (JsonNode s : steps) {
+      if (s.get("quantity").asText().equals("weights W")) {
+        return s;
+      }
+    }
+    throw new AssertionError("no weights row");
+  }
+
+  @Test
   void memory_givesEveryRowInGiB_theWeightsToo() throws IOException {
     var m = Catalog.bundled().model("llama-7b", "--model");
     CliRunner r = CliRunner.run("explain", "memory", "--model", "llama-7b", "--hardware", "h100-sxm", "--task",
