@@ -87,7 +87,13 @@ final class Derivation {
     // 4-bit formats leave the embedding table and the LM head in 16 bits (Footprint.baseWeightBytes): 'P x 0.516
     // bytes (nf4)' is 3.2 GiB of LLaMA-7B, where W is 3.6
     double e = m.embeddingParameters() + m.unembeddingParameters();
-    String base = f == llmsim.core.task.WeightFormat.NF4 || f == llmsim.core.task.WeightFormat.INT4
+    var t = r.task();
+    // full training holds the weights it trains at the compute precision: fp32 training's 25.1 GiB read 'P x 2.00
+    // bytes (f16)', the default format of a key that does not apply there
+    String base = t.kind().training() && !t.kind().frozenBase() ? String.format(Locale.US, "P x %d byte%s (%s, the"
+        + " compute precision: the weights it trains)", t.precision().bytes(), t.precision().bytes() == 1 ? "" : "s",
+        t.precision().key())
+        : f == llmsim.core.task.WeightFormat.NF4 || f == llmsim.core.task.WeightFormat.INT4
         ? String.format(Locale.US, "(P - E) x %.3g bytes (%s) + E x 2 bytes, E = %s embedding and LM-head parameters"
             + " kept in 16 bits", f.bytesPerWeight(), f.key(), count(e))
         : String.format(Locale.US, "P x %.3g bytes (%s)", f.bytesPerWeight(), f.key());

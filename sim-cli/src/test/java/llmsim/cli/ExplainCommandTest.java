@@ -390,6 +390,19 @@ class ExplainCommandTest {
     assertThat(q.get("value").asText()).isEqualTo(llmsim.core.util.Units.gib((p - e) * nf4 + e * 2 + adapters * 4));
   }
 
+  @Test
+  void memory_fullTrainingsWeightsRow_isAtTheComputePrecision_notTheInferenceFormat() throws IOException {
+    // fp32 training's 25.1 GiB of weights read 'P x 2.00 bytes (f16)', the default of a key that does not apply there
+    double p = Catalog.bundled().model("llama-7b", "--model").parameterCount();
+    for (String[] c : new String[][] {{"fp32", "4 bytes"}, {"bf16", "2 bytes"}, {"fp8", "1 byte"}}) {
+      JsonNode w = weightsRow("--task", "train", "--precision", c[0]);
+      assertThat(w.get("how").asText()).isEqualTo("P x " + c[1] + " (" + c[0] + ", the compute precision: the weights"
+          + " it trains)");
+      assertThat(w.get("value").asText()).isEqualTo(llmsim.core.util.Units.gib(p * Integer.parseInt(c[1].substring(0,
+          1))));
+    }
+  }
+
   private JsonNode weightsRow(String... flags) throws IOException {
     JsonNode steps = json(CatalogOverrideTest.with(new String[] {"explain", "memory", "--model", "llama-7b",
         "--hardware", "h100-sxm", "--format", "json"}, flags)).get("steps");
