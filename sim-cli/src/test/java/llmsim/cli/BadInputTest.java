@@ -558,4 +558,14 @@ class BadInputTest {
     assertBadInput(r, scenario + ":1:7: this is a scenario file, where a case file is needed");
     assertThat(r.err()).hasLineCount(1);
   }
+
+  @Test
+  void aCasesScenarioBlock_inAScenarioFile_saysItsKeysGoAtTheTopLevel() throws IOException {
+    // a case copied as a scenario, its kind changed: "unknown field 'scenario' (allowed: kind, description, ...)"
+    Path file = write("copied.yaml", "kind: scenario\nscenario:\n  model: llama-7b\n  hardware: h100-sxm\n");
+    CliRunner r = CliRunner.run("simulate", file.toString());
+    assertBadInput(r, file + ":2:1: 'scenario': a validation case's block: in a scenario file its keys go at the top"
+        + " level (hardware, model, task ...)");
+    assertThat(r.err()).doesNotContain("unknown field");
+  }
 }
