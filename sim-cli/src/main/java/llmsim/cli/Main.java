@@ -146,6 +146,14 @@ public final class Main implements Runnable {
         // typed once: the two names are one option
         e.println("error: " + String.join(" and ", opt.names()) + " name one option, given more than once; give it"
             + " one value");
+      } else if (ex instanceof CommandLine.UnmatchedArgumentException u && fileArgument(u) != null) {
+        // 'simulate --scenario job.yaml' (as compare, explain and memory take it) was offered --schedule
+        String label = fileArgument(u);
+        e.println("error: " + ex.getCommandLine().getCommandSpec().qualifiedName() + " reads its " + label.toLowerCase(
+            java.util.Locale.ROOT) + " file as its argument, not --scenario: " + ex.getCommandLine().getCommandSpec()
+            .qualifiedName() + " " + label + ".yaml [flags]");
+        e.println("Try '" + ex.getCommandLine().getCommandSpec().qualifiedName() + " --help' for usage.");
+        return EXIT_BAD_INPUT;
       } else {
         e.println("error: " + ex.getMessage());
       }
@@ -154,5 +162,17 @@ public final class Main implements Runnable {
       return EXIT_BAD_INPUT;
     });
     return cl;
+  }
+
+  /**
+   * The label of the file argument (SCENARIO, GRID) of a command given --scenario, which it does not take; null where
+   * the option unmatched is another or the command takes no file argument.
+   */
+  private static String fileArgument(CommandLine.UnmatchedArgumentException u) {
+    if (u.getUnmatched().stream().noneMatch(a -> a.equals("--scenario") || a.startsWith("--scenario="))) {
+      return null;
+    }
+    return u.getCommandLine().getCommandSpec().positionalParameters().stream().map(p -> p.paramLabel())
+        .filter(l -> l.equals("SCENARIO") || l.equals("GRID")).findFirst().orElse(null);
   }
 }

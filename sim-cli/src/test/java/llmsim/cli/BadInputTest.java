@@ -568,4 +568,18 @@ class BadInputTest {
         + " level (hardware, model, task ...)");
     assertThat(r.err()).doesNotContain("unknown field");
   }
+
+  @Test
+  void scenarioAsAnOption_toACommandThatReadsItAsItsArgument_saysSo_notDidYouMeanSchedule() {
+    // compare, explain and memory take --scenario FILE; 'simulate --scenario job.yaml' was told "Unknown option:
+    // '--scenario'. Possible solutions: --schedule"
+    CliRunner r = CliRunner.run("simulate", "--scenario", "job.yaml");
+    assertBadInput(r, "llmsim simulate reads its scenario file as its argument, not --scenario: llmsim simulate"
+        + " SCENARIO.yaml");
+    assertThat(r.err()).doesNotContain("--schedule");
+    assertBadInput(CliRunner.run("advise", "--scenario=job.yaml"), "llmsim advise reads its scenario file as its"
+        + " argument");
+    assertBadInput(CliRunner.run("sweep", "--scenario", "grid.yaml"), "llmsim sweep reads its grid file as its"
+        + " argument, not --scenario: llmsim sweep GRID.yaml");
+  }
 }
