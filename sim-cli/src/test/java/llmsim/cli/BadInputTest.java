@@ -582,4 +582,15 @@ class BadInputTest {
     assertBadInput(CliRunner.run("sweep", "--scenario", "grid.yaml"), "llmsim sweep reads its grid file as its"
         + " argument, not --scenario: llmsim sweep GRID.yaml");
   }
+
+  @Test
+  void validate_withNoCaseItCanRead_printsTheProblemsAlone_notAnEmptyTable() throws IOException {
+    // 'validate scenario.yaml' printed the table's header, no row, and 'end-to-end 0 -' above the error
+    Path scenario = write("s.yaml", "kind: scenario\nmodel: llama-7b\nhardware: h100-sxm\n");
+    Path out = dir.resolve("charts");
+    CliRunner r = CliRunner.run("validate", scenario.toString(), "--out", out.toString());
+    assertBadInput(r, scenario + ":1:7: this is a scenario file, where a case file is needed");
+    assertThat(r.out()).isEmpty();
+    assertThat(out).doesNotExist();
+  }
 }
