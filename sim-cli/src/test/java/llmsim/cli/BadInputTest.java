@@ -350,6 +350,13 @@ class BadInputTest {
         "--batch", "2", "--micro-batch", "4"), "error: --micro-batch and --batch name one option, given more than once");
     assertBadInput(CliRunner.run("simulate", "--model", "llama-7b", "--hardware", "h100-sxm", "--tp", "2", "--tp", "4"),
         "error: option '--tp' (N) should be specified only once");
+    // one name of a two-named option typed twice is that name's: it was told "-H and --hardware name one option"
+    CliRunner twice = CliRunner.run("simulate", "--model", "llama-7b", "--hardware", "h100-sxm", "--hardware",
+        "m2-ultra");
+    assertBadInput(twice, "error: option '--hardware' (ID[,ID...]) should be specified only once");
+    assertThat(twice.err()).doesNotContain("-H and");
+    assertBadInput(CliRunner.run("simulate", "--model", "llama-7b", "-H", "h100-sxm", "--hardware=m2-ultra"),
+        "error: -H and --hardware name one option");
   }
 
   @Test
