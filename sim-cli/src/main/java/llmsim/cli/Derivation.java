@@ -61,6 +61,29 @@ final class Derivation {
     steps.add(new Step(quantity, from, value));
   }
 
+  /**
+   * The peak a precision runs at, from the catalog field it comes from: an emulated precision is a native peak times
+   * the device file's rate, tf32 without tf32 units the fp32 peak. MLX's bf16 on an M2 Ultra read '15.8 TFLOP/s
+   * m2-ultra-76 peak_dense_tflops.bf16: ... = 27.2 TFLOP/s ... no bf16 matrix hardware', a field the file lacks.
+   */
+  private void peakInput(Device d, PrecisionSupport.Resolved peak) {
+    var e = d.emulated().get(peak.precision());
+    if (d.hasPeak(peak.precision())) {
+      input("peak FLOP/s", d.id(), "peak_dense_tflops." + peak.precision().key(), Units.tflops(peak.peakFlops()),
+          d.peakSource());
+    } else if (e != null && e.via() == peak.gemmPrecision()) {
+      input("native peak FLOP/s", d.id(), "peak_dense_tflops." + e.via().key(), Units.tflops(d.peakFlops(e.via())),
+          d.peakSource());
+      input("emulation rate", d.id(), "emulated_precisions." + peak.precision().key() + ".rate", fraction(e.rate()),
+          e.source());
+      formula("peak FLOP/s", peak.precision().key() + " emulated by " + r.software().id() + ": native peak x rate",
+          Units.tflops(peak.peakFlops()));
+    } else {
+      input("peak FLOP/s", d.id(), "peak_dense_tflops." + peak.gemmPrecision().key(), Units.tflops(peak.peakFlops()),
+          d.peakSource() + " (" + peak.warning() + ")");
+    }
+  }
+
   private void formula(String quantity, String how, String value) {
     steps.add(new Step(quantity, how, value));
   }
@@ -201,8 +224,7 @@ final class Derivation {
         + " the closed form below", r.model().layers(), r.model().qDim(), prompt, 100 * attention / (2 * p)),
         count(attention));
     var peak = PrecisionSupport.resolve(d, r.task().precision(), r.software());
-    input("peak FLOP/s", d.id(), "peak_dense_tflops." + peak.precision().key(), Units.tflops(peak.peakFlops()),
-        d.peakSource());
+    peakInput(d, peak);
     double gemm = d.efficiency().gemmAt(peak.gemmPrecision());
     input("GEMM fraction g", d.id(), "efficiency.gemm", fraction(gemm), d.efficiency().gemmSource());
     double held = d.efficiency().sustainedScale(peak.gemmPrecision());
@@ -294,8 +316,7 @@ final class Derivation {
         : "2 x P x tokens + attention") + (r.system().totalDevices() > 1 ? ", this GPU's share ("
             + r.task().plan().describe() + ")" : ""), count(r.modelFlops()));
     formula("step time", "simulated", seconds(r.stepTimeSeconds()));
-    input("peak FLOP/s", r.system().device().id(), "peak_dense_tflops." + peak.precision().key(),
-        Units.tflops(peak.peakFlops()), r.system().device().peakSource());
+    peakInput(r.system().device(), peak);
     closedForm = r.modelFlops() / (r.stepTimeSeconds() * peak.peakFlops());
     simulated = r.mfu();
     formula("MFU", "model FLOPs / (step time x peak)", fraction(closedForm));
