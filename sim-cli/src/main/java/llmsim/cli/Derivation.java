@@ -226,11 +226,16 @@ final class Derivation {
     var peak = PrecisionSupport.resolve(d, r.task().precision(), r.software());
     peakInput(d, peak);
     double gemm = d.efficiency().gemmAt(peak.gemmPrecision());
-    input("GEMM fraction g", d.id(), "efficiency.gemm", fraction(gemm), d.efficiency().gemmSource());
+    // fp8 and int8 GEMMs reach their own fraction (Efficiency.gemmAt): it read 'efficiency.gemm: E03: mamf-finder bf16
+    // ... = 0.803' beside the fp8 figure, 0.709
+    boolean eight = peak.gemmPrecision() == llmsim.core.hw.Precision.FP8
+        || peak.gemmPrecision() == llmsim.core.hw.Precision.INT8;
+    input("GEMM fraction g", d.id(), eight ? "efficiency.gemm_fp8" : "efficiency.gemm", fraction(gemm),
+        eight ? d.efficiency().gemmFp8Source() : d.efficiency().gemmSource());
     double held = d.efficiency().sustainedScale(peak.gemmPrecision());
     if (held != 1) {
-      input("share held at the power limit h", d.id(), "efficiency.gemm_sustained / gemm", fraction(held),
-          d.efficiency().sustainedSource());
+      input("share held at the power limit h", d.id(), eight ? "efficiency.gemm_fp8_sustained / gemm_fp8"
+          : "efficiency.gemm_sustained / gemm", fraction(held), d.efficiency().sustainedSource());
       gemm *= held;
     }
     formula("software factor s", "software profile " + r.software().id() + ": " + r.software().source(),

@@ -429,6 +429,22 @@ class ExplainCommandTest {
     assertThat(tf32).doesNotContain("peak_dense_tflops.tf32").contains("m2-ultra-76 peak_dense_tflops.fp32: ");
   }
 
+  @Test
+  void anFp8RunsGemmFraction_citesTheFp8Figure_notTheBf16Ones() throws IOException {
+    // 'GEMM fraction g  0.709  h100-sxm efficiency.gemm: E03: mamf-finder bf16 ... = 0.803': the fp8 figure beside
+    // the bf16 field and source
+    Device d = Catalog.bundled().system("h100-sxm", "--hardware").device();
+    JsonNode steps = json("explain", "ttft_s", "--model", "llama-7b", "--hardware", "h100-sxm", "--precision", "fp8",
+        "--software", "tensorrt-llm", "--format", "json").get("steps");
+    JsonNode g = null;
+    for (JsonNode s : steps) {
+      g = s.get("quantity").asText().equals("GEMM fraction g") ? s : g;
+    }
+    assertThat(g.get("how").asText()).isEqualTo("h100-sxm efficiency.gemm_fp8: " + d.efficiency().gemmFp8Source());
+    assertThat(g.get("value").asText()).isEqualTo(String.format(java.util.Locale.US, "%.3f", d.efficiency().gemmFp8()));
+    assertThat(steps.toString()).contains("efficiency.gemm_fp8_sustained / gemm_fp8");
+  }
+
   private JsonNode weightsRow(String... flags) throws IOException {
     JsonNode steps = json(CatalogOverrideTest.with(new String[] {"explain", "memory", "--model", "llama-7b",
         "--hardware", "h100-sxm", "--format", "json"}, flags)).get("steps");
