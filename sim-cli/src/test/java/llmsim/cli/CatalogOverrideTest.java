@@ -145,6 +145,24 @@ class CatalogOverrideTest {
   }
 
   @Test
+  void csvOutput_saysTheOverrideAndTheOtherWarningsOnStandardError_theTableStaysATable() {
+    // with --format csv the override note (and every other warning) went nowhere: a script read the changed
+    // bandwidth's times as the catalog's
+    String set = "m2-ultra.memory.bandwidth_gb_per_s=1600";
+    String note = "m2-ultra: warning: override in effect: m2-ultra-76 memory.bandwidth_gb_per_s = 1600 (catalog: 800";
+    for (String[] cmd : new String[][] {{"simulate"}, {"compare"}, {"memory"}}) {
+      CliRunner r = CliRunner.run(with(cmd, "--model", "llama-7b", "--hardware", "m2-ultra", "--task", "inference",
+          "--set", set, "--format", "csv"));
+      assertThat(r.code()).as(r.err()).isZero();
+      assertThat(r.err()).as(cmd[0]).contains(note);
+      assertThat(r.out()).as(cmd[0]).doesNotContain("warning");
+    }
+    CliRunner explain = CliRunner.run("explain", "mfu", "--model", "llama-7b", "--hardware", "m2-ultra", "--task",
+        "train", "--set", set, "--format", "csv");
+    assertThat(explain.err()).contains("warning: override in effect: m2-ultra-76").contains("warning: precision fp16");
+  }
+
+  @Test
   void userFiles_areUntouched_andTheCatalogIsTheSameAfterwards() throws IOException {
     Path gpu = dir.resolve("gpu.yaml");
     Files.writeString(gpu, BadInputTest.DEVICE);
