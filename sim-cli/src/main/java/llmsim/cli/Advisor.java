@@ -218,7 +218,7 @@ final class Advisor {
 
   /**
    * The numerics tried on {@code s}: the task's own, then, where neither is given, fp8 for training on a device that
-   * runs it natively and int8 and int4 weights for inference.
+   * runs it natively and int8 and int4 weights for inference (q8_0 and q4_0 under llama.cpp).
    */
   static List<Task> numerics(ScenarioOptions.Resolved r, Task base, SystemSpec s) {
     List<Task> out = new ArrayList<>(List.of(base));
@@ -228,7 +228,9 @@ final class Advisor {
       out.add(base.withPrecision(Precision.FP8));
     }
     if (!base.kind().training() && !r.given(ScenarioKey.WEIGHTS)) {
-      for (WeightFormat w : List.of(WeightFormat.INT8, WeightFormat.INT4)) {
+      // llama.cpp's 8- and 4-bit weights are ggml's block types: it has no kernels for int8 or int4
+      for (WeightFormat w : r.software().llamaCpp() != null ? List.of(WeightFormat.Q8_0, WeightFormat.Q4_0)
+          : List.of(WeightFormat.INT8, WeightFormat.INT4)) {
         if (w != base.weights()) {
           out.add(base.withWeights(w));
         }

@@ -51,6 +51,16 @@ final class CompareCommand implements ScenarioOptions.Command, Callable<Integer>
     List<Sensitivity.Point> points = Sensitivity.run(scenario, scenarioFile.file, axis);
     spec.commandLine().getOut().print(Output.print(output.format, Sensitivity.table(points, axis),
         Sensitivity.json(points, axis)));
+    // JSON carries each point's; the table's follow it, the CSV's go to standard error
+    if (output.format == Format.table) {
+      List<String> lines = Sensitivity.warningLines(points, axis);
+      if (!lines.isEmpty()) {
+        spec.commandLine().getOut().println();
+        lines.forEach(spec.commandLine().getOut()::println);
+      }
+    } else if (output.format == Format.csv) {
+      Sensitivity.warningLines(points, axis).forEach(spec.commandLine().getErr()::println);
+    }
     if (report.out != null) {
       Sensitivity.chart(points, axis, report.out, spec.commandLine().getErr());
     }

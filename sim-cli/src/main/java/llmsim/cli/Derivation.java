@@ -61,6 +61,29 @@ final class Derivation {
     steps.add(new Step(quantity, from, value));
   }
 
+  /**
+   * The peak a precision runs at, from the catalog field it comes from: an emulated precision is a native peak times
+   * the device file's rate, tf32 without tf32 units the fp32 peak. MLX's bf16 on an M2 Ultra read '15.8 TFLOP/s
+   * m2-ultra-76 peak_dense_tflops.bf16: ... = 27.2 TFLOP/s ... no bf16 matrix hardware', a field the file lacks.
+   */
+  private void peakInput(Device d, PrecisionSupport.Resolved peak) {
+    var e = d.emulated().get(peak.precision());
+    if (d.hasPeak(peak.precision())) {
+      input("peak FLOP/s", d.id(), "peak_dense_tflops." + peak.precision().key(), Units.tflops(peak.peakFlops()),
+          d.peakSource());
+    } else if (e != null && e.via() == peak.gemmPrecision()) {
+      input("native peak FLOP/s", d.id(), "peak_dense_tflops." + e.via().key(), Units.tflops(d.peakFlops(e.via())),
+          d.peakSource());
+      input("emulation rate", d.id(), "emulated_precisions." + peak.precision().key() + ".rate", fraction(e.rate()),
+          e.source());
+      formula("peak FLOP/s", peak.precision().key() + " emulated by " + r.software().id() + ": native peak x rate",
+          Units.tflops(peak.peakFlops()));
+    } else {
+      input("peak FLOP/s", d.id(), "peak_dense_tflops." + peak.gemmPrecision().key(), Units.tflops(peak.peakFlops()),
+          d.peakSource() + " (" + peak.warning() + ")");
+    }
+  }
+
   private void formula(String quantity, String how, String value) {
     steps.add(new Step(quantity, how, value));
   }
@@ -83,10 +106,40 @@ final class Derivation {
     formula("parameters P", String.format(Locale.US, "from %s's shape (%d layers, hidden %d, ffn %d, vocab %d); published:"
         + " %s", m.id(), m.layers(), m.hidden(), m.ffnHidden(), m.vocab(), m.publishedSource()), count(m.parameterCount()));
     double w = r.memory().weightsBytes();
-    formula("weights W", String.format(Locale.US, "P x %.3g bytes (%s)%s%s", r.task().weights().bytesPerWeight(),
-        r.task().weights().key(), resident(r.memory()), r.system().totalDevices() > 1 ? ", this GPU's share ("
-            + r.task().plan().describe() + ")" : ""), binary ? Units.gib(w) : Units.gb(w));
+    var f = r.task().weights();
+    // 4-bit formats leave the embedding table and the LM head in 16 bits (Footprint.baseWeightBytes): 'P x 0.516
+    // bytes (nf4)' is 3.2 GiB of LLaMA-7B, where W is 3.6
+    double e = m.embeddingParameters() + m.unembeddingParameters();
+    var t = r.task();
+    // full training holds the weights it trains at the compute precision: fp32 training's 25.1 GiB read 'P x 2.00
+    // bytes (f16)', the default format of a key that does not apply there
+    String base = t.kind().training() && !t.kind().frozenBase() ? String.format(Locale.US, "P x %d byte%s (%s, the"
+        + " compute precision: the weights it trains)", t.precision().bytes(), t.precision().bytes() == 1 ? "" : "s",
+        t.precision().key())
+        : f == llmsim.core.task.WeightFormat.NF4 || f == llmsim.core.task.WeightFormat.INT4
+        ? String.format(Locale.US, "(P - E) x %.3g bytes (%s) + E x 2 bytes, E = %s embedding and LM-head parameters"
+            + " kept in 16 bits", f.bytesPerWeight(), f.key(), count(e))
+        : String.format(Locale.US, "P x %.3g bytes (%s)", f.bytesPerWeight(), f.key());
+    formula("weights W", base + trained() + resident(r.memory()) + (r.system().totalDevices() > 1 ? ", this GPU's share ("
+        + r.task().plan().describe() + ")" : ""), binary ? Units.gib(w) : Units.gb(w));
     return w;
+  }
+
+  /**
+   * The adapters or prefixes a frozen-base task trains, held beside the base in fp32 (empty for other tasks):
+   * P-Tuning v2's 512-token prefixes on LLaMA-7B, 134M parameters, made W 13.1 GiB beside 'P x 2.00 bytes (f16)'.
+   */
+  private String trained() {
+    var t = r.task();
+    if (t.kind() == llmsim.core.task.TaskKind.PTUNING_V2) {
+      return " + " + count(llmsim.core.memory.Footprint.prefixParameters(r.model(), t)) + " prefix parameters x 4 bytes"
+          + " (fp32, trained)";
+    }
+    if (t.kind() == llmsim.core.task.TaskKind.FINETUNE_LORA || t.kind() == llmsim.core.task.TaskKind.FINETUNE_QLORA) {
+      return " + " + count(llmsim.core.memory.Footprint.loraParameters(r.model(), t.loraRank(), t.loraTargets()))
+          + " adapter parameters x 4 bytes (fp32, trained)";
+    }
+    return "";
   }
 
   /**
@@ -171,14 +224,18 @@ final class Derivation {
         + " the closed form below", r.model().layers(), r.model().qDim(), prompt, 100 * attention / (2 * p)),
         count(attention));
     var peak = PrecisionSupport.resolve(d, r.task().precision(), r.software());
-    input("peak FLOP/s", d.id(), "peak_dense_tflops." + peak.precision().key(), Units.tflops(peak.peakFlops()),
-        d.peakSource());
+    peakInput(d, peak);
     double gemm = d.efficiency().gemmAt(peak.gemmPrecision());
-    input("GEMM fraction g", d.id(), "efficiency.gemm", fraction(gemm), d.efficiency().gemmSource());
+    // fp8 and int8 GEMMs reach their own fraction (Efficiency.gemmAt): it read 'efficiency.gemm: E03: mamf-finder bf16
+    // ... = 0.803' beside the fp8 figure, 0.709
+    boolean eight = peak.gemmPrecision() == llmsim.core.hw.Precision.FP8
+        || peak.gemmPrecision() == llmsim.core.hw.Precision.INT8;
+    input("GEMM fraction g", d.id(), eight ? "efficiency.gemm_fp8" : "efficiency.gemm", fraction(gemm),
+        eight ? d.efficiency().gemmFp8Source() : d.efficiency().gemmSource());
     double held = d.efficiency().sustainedScale(peak.gemmPrecision());
     if (held != 1) {
-      input("share held at the power limit h", d.id(), "efficiency.gemm_sustained / gemm", fraction(held),
-          d.efficiency().sustainedSource());
+      input("share held at the power limit h", d.id(), eight ? "efficiency.gemm_fp8_sustained / gemm_fp8"
+          : "efficiency.gemm_sustained / gemm", fraction(held), d.efficiency().sustainedSource());
       gemm *= held;
     }
     formula("software factor s", "software profile " + r.software().id() + ": " + r.software().source(),
@@ -264,8 +321,7 @@ final class Derivation {
         : "2 x P x tokens + attention") + (r.system().totalDevices() > 1 ? ", this GPU's share ("
             + r.task().plan().describe() + ")" : ""), count(r.modelFlops()));
     formula("step time", "simulated", seconds(r.stepTimeSeconds()));
-    input("peak FLOP/s", r.system().device().id(), "peak_dense_tflops." + peak.precision().key(),
-        Units.tflops(peak.peakFlops()), r.system().device().peakSource());
+    peakInput(r.system().device(), peak);
     closedForm = r.modelFlops() / (r.stepTimeSeconds() * peak.peakFlops());
     simulated = r.mfu();
     formula("MFU", "model FLOPs / (step time x peak)", fraction(closedForm));

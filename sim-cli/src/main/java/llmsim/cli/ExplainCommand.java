@@ -117,6 +117,9 @@ final class ExplainCommand implements ScenarioOptions.Command, Callable<Integer>
         json.put("per_layer", layer);
       }
       out.print(Output.print(output.format, t, json));
+      if (output.format == Format.csv) { // JSON carries them; the CSV table alone dropped them
+        r.warnings().forEach(w -> spec.commandLine().getErr().println("warning: " + w));
+      }
       return;
     }
     out.printf("%s: %s on %s, %s, software %s%n%n", d.metric, r.model().id(), r.system().id(), r.task().kind().key(),

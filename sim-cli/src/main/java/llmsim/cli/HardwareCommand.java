@@ -169,6 +169,20 @@ final class HardwareCommand implements Runnable {
     m.put("name", s.name());
     m.put("aliases", s.aliases());
     m.put("device_count", s.deviceCount());
+    // a cluster's nodes, fabric and network were left out: its NICs' bus bandwidth, which bounds every collective
+    // between nodes, was shown nowhere, nor its source
+    m.put("nodes", s.nodes());
+    if (s.deviceCount() > 1) {
+      m.put("fabric", s.fabric().key());
+    }
+    s.network().ifPresent(n -> {
+      Map<String, Object> net = new LinkedHashMap<>();
+      net.put("nic", linkJson(n.nic()));
+      net.put("nics_per_node", n.nicsPerNode());
+      net.put("rail_optimized", n.railOptimized());
+      net.put("source", n.source());
+      m.put("network", net);
+    });
     m.put("gpu_memory_share", s.gpuMemoryShare());
     m.put("gpu_memory_share_source", s.gpuMemoryShareSource());
     m.put("usable_device_bytes", s.usableDeviceBytes());
@@ -192,6 +206,21 @@ final class HardwareCommand implements Runnable {
     }
     peaks.put("source", d.peakSource());
     m.put("peak_dense", peaks);
+    if (!d.emulated().isEmpty()) { // MLX's bf16 on an M2, which the simulation runs at a stated share of fp16's
+      Map<String, Object> emulated = new LinkedHashMap<>();
+      for (Precision p : Precision.values()) {
+        var e = d.emulated().get(p);
+        if (e != null) {
+          emulated.put(p.key(), Json.object("via", e.via().key(), "rate", e.rate(), "software", e.software(), "source",
+              e.source()));
+        }
+      }
+      m.put("emulated_precisions", emulated);
+    }
+    if (d.computeUnits() > 0) {
+      m.put("compute_units", d.computeUnits());
+      m.put("compute_units_source", d.computeUnitsSource());
+    }
     m.put("memory_capacity_bytes", d.memoryCapacityBytes());
     m.put("memory_bandwidth_bytes_per_s", d.memoryBandwidthBytesPerSecond());
     m.put("memory_type", d.memoryKind());
@@ -209,6 +238,18 @@ final class HardwareCommand implements Runnable {
     if (d.efficiency().gemmSustained() != d.efficiency().gemm()) {
       e.put("gemm_sustained", d.efficiency().gemmSustained());
       e.put("gemm_sustained_source", d.efficiency().sustainedSource());
+    }
+    if (d.efficiency().gemmFp8() != d.efficiency().gemm()) {
+      e.put("gemm_fp8", d.efficiency().gemmFp8());
+      e.put("gemm_fp8_source", d.efficiency().gemmFp8Source());
+    }
+    if (d.efficiency().flashAttention() != d.efficiency().gemm()) {
+      e.put("flash_attention", d.efficiency().flashAttention());
+      e.put("flash_attention_source", d.efficiency().flashAttentionSource());
+    }
+    if (d.efficiency().flashAttentionBackward() != d.efficiency().flashAttention()) {
+      e.put("flash_attention_backward", d.efficiency().flashAttentionBackward());
+      e.put("flash_attention_backward_source", d.efficiency().flashAttentionBackwardSource());
     }
     e.put("memory_streaming", d.efficiency().memoryStreaming());
     e.put("memory_source", d.efficiency().memorySource());
@@ -243,6 +284,29 @@ final class HardwareCommand implements Runnable {
     m.put("measured_source", l.measuredSource());
     m.put("latency_s", l.latencySeconds());
     m.put("latency_source", l.latencySource());
+    if (l.ncclChannels() > 0) { // the SMs a collective holds on this link, taken from compute while it runs
+      m.put("nccl_channels", l.ncclChannels());
+      m.put("nccl_channels_source", l.ncclChannelsSource());
+    }
+    if (l.nvlsBytesPerSecondPerDirection() > 0) {
+      m.put("nvls_bytes_per_s_per_direction", l.nvlsBytesPerSecondPerDirection());
+      m.put("nvls_source", l.nvlsSource());
+      m.put("nvls_latency_s", l.nvlsLatencySeconds());
+      m.put("nvls_latency_source", l.nvlsLatencySource());
+      if (l.nvlsChannels() > 0) {
+        m.put("nvls_channels", l.nvlsChannels());
+        m.put("nvls_channels_source", l.nvlsChannelsSource());
+      }
+    }
+    // the measured bus bandwidth by message size a collective is timed at: its sizes and source, a table per rank count
+    l.ringCurves().ifPresent(c -> {
+      Map<String, Object> tables = new LinkedHashMap<>();
+      c.tables().forEach(t -> tables.put(t.ranks() + "_ranks", Json.object("message_sizes", t.bytes().size(),
+          "source", t.source())));
+      m.put("ring_bus_bandwidth", tables);
+    });
+    l.nvlsCurve().ifPresent(t -> m.put("nvls_bus_bandwidth", Json.object("message_sizes", t.bytes().size(), "source",
+        t.source())));
     return m;
   }
 }

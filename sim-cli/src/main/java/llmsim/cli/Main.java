@@ -141,11 +141,19 @@ public final class Main implements Runnable {
     cl.setParameterExceptionHandler((ex, args) -> {
       PrintWriter e = ex.getCommandLine().getErr();
       if (ex instanceof CommandLine.OverwrittenOptionException o && o.getOverwritten() instanceof OptionSpec opt
-          && opt.names().length > 1) {
+          && typedNames(opt, args).size() > 1) {
         // '--batch 2 --micro-batch 4' was told "option '--micro-batch' (N) should be specified only once", a flag
         // typed once: the two names are one option
-        e.println("error: " + String.join(" and ", opt.names()) + " name one option, given more than once; give it"
-            + " one value");
+        e.println("error: " + String.join(" and ", typedNames(opt, args)) + " name one option, given more than once;"
+            + " give it one value");
+      } else if (ex instanceof CommandLine.UnmatchedArgumentException u && fileArgument(u) != null) {
+        // 'simulate --scenario job.yaml' (as compare, explain and memory take it) was offered --schedule
+        String label = fileArgument(u);
+        e.println("error: " + ex.getCommandLine().getCommandSpec().qualifiedName() + " reads its " + label.toLowerCase(
+            java.util.Locale.ROOT) + " file as its argument, not --scenario: " + ex.getCommandLine().getCommandSpec()
+            .qualifiedName() + " " + label + ".yaml [flags]");
+        e.println("Try '" + ex.getCommandLine().getCommandSpec().qualifiedName() + " --help' for usage.");
+        return EXIT_BAD_INPUT;
       } else {
         e.println("error: " + ex.getMessage());
       }
@@ -154,5 +162,26 @@ public final class Main implements Runnable {
       return EXIT_BAD_INPUT;
     });
     return cl;
+  }
+
+  /**
+   * The names of {@code opt} the command line used: '--hardware a --hardware b' was told "-H and --hardware name one
+   * option", a name never typed (picocli's own message, which names the option typed twice, fits it).
+   */
+  private static java.util.List<String> typedNames(OptionSpec opt, String[] args) {
+    return java.util.Arrays.stream(opt.names()).filter(n -> java.util.Arrays.stream(args).anyMatch(a -> a.equals(n)
+        || a.startsWith(n + "="))).toList();
+  }
+
+  /**
+   * The label of the file argument (SCENARIO, GRID) of a command given --scenario, which it does not take; null where
+   * the option unmatched is another or the command takes no file argument.
+   */
+  private static String fileArgument(CommandLine.UnmatchedArgumentException u) {
+    if (u.getUnmatched().stream().noneMatch(a -> a.equals("--scenario") || a.startsWith("--scenario="))) {
+      return null;
+    }
+    return u.getCommandLine().getCommandSpec().positionalParameters().stream().map(p -> p.paramLabel())
+        .filter(l -> l.equals("SCENARIO") || l.equals("GRID")).findFirst().orElse(null);
   }
 }

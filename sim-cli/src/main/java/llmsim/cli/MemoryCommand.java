@@ -160,6 +160,9 @@ final class MemoryCommand implements ScenarioOptions.Command, Callable<Integer> 
         ? String.valueOf(row.plan().maxContext()) : "none at batch " + row.task().batch());
     if (output.format == Format.csv) {
       out.print(t.csv());
+      // what the table leaves out and a result must say (an override in effect), on standard error as simulate's
+      rows.forEach(row -> row.warnings().forEach(w -> spec.commandLine().getErr().println(row.system().id()
+          + ": warning: " + w)));
       return;
     }
     out.printf("%s, %s, %s, batch %d, software %s%n%n", model.name(), r.task().kind().key(),

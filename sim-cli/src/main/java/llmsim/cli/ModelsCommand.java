@@ -85,6 +85,14 @@ final class ModelsCommand implements Runnable {
     j.put("tied_embeddings", m.tiedEmbeddings());
     j.put("max_context", m.maxContext());
     j.put("norm", m.normKind().key());
+    // the rest of the shape the parameter count is computed from (Falcon's parallel attention, GPT's learned positions
+    // and biases): without them the count shown could not be worked out from the fields beside it
+    j.put("norms_per_layer", m.normsPerLayer());
+    j.put("linear_bias", m.linearBias());
+    j.put("qkv_bias", m.qkvBias());
+    j.put("learned_positions", m.learnedPositions());
+    j.put("parallel_attention", m.parallelAttention());
+    j.put("aliases", m.aliases());
     return j;
   }
 }

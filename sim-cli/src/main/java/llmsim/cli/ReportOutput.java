@@ -190,11 +190,14 @@ final class ReportOutput {
     rows.add(List.of("task", t.kind().key()));
     // a default precision a device lacks runs as another there (bf16 as fp16 on an M2 Ultra): the first system's
     // read as every system's
+    // full training has no stored format of its own: its weights are at the precision ('bf16 / f16' read otherwise)
+    String label = ResultFormat.weights(t) == null ? "precision" : "precision / weights";
+    java.util.function.Function<StepResult, String> value = x -> x.task().precision().key()
+        + (ResultFormat.weights(x.task()) == null ? "" : " / " + ResultFormat.weights(x.task()));
     if (results.stream().map(x -> x.task().precision()).distinct().count() == 1) {
-      rows.add(List.of("precision / weights", t.precision().key() + " / " + t.weights().key()));
+      rows.add(List.of(label, value.apply(r)));
     } else {
-      results.forEach(x -> rows.add(List.of("precision / weights " + x.system().id(), x.task().precision().key() + " / "
-          + x.task().weights().key())));
+      results.forEach(x -> rows.add(List.of(label + " " + x.system().id(), value.apply(x))));
     }
     rows.add(List.of(t.kind().training() ? "batch (micro-batch)" : "batch", String.valueOf(t.batch())));
     if (t.kind().training()) {

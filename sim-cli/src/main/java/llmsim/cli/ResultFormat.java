@@ -22,6 +22,14 @@ final class ResultFormat {
     return json(r, null);
   }
 
+  /**
+   * The stored weight format, or null where it does not apply: full training holds the weights it trains at the
+   * compute precision, and read '"weights": "f16"' (the key's inference default) beside bf16 or fp32 weights.
+   */
+  static String weights(llmsim.core.task.Task t) {
+    return t.kind().training() && !t.kind().frozenBase() ? null : t.weights().key();
+  }
+
   /** {@code r} as JSON; {@code costing} (null for none) prices its job. */
   static Map<String, Object> json(StepResult r, Costing costing) {
     Map<String, Object> m = new LinkedHashMap<>();
@@ -30,7 +38,7 @@ final class ResultFormat {
     m.put("task", r.task().kind().key());
     m.put("software", r.software().id());
     m.put("precision", r.task().precision().key());
-    m.put("weights", r.task().weights().key());
+    m.put("weights", weights(r.task()));
     m.put("batch", r.task().batch());
     m.put("plan", planJson(r));
     m.put("step_time_s", finite(r.stepTimeSeconds()));

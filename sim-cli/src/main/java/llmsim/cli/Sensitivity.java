@@ -121,10 +121,36 @@ final class Sensitivity {
       row.put("step_time_s", p.result().stepTimeSeconds());
       row.put("bound", p.result().bound().key());
       row.put("relative_tokens_per_s", relative(points, axis, p));
+      row.put("fits", p.result().memory().fits());
+      row.put("warnings", warnings(p, axis));
       rows.add(row);
     }
     m.put("points", rows);
     return m;
+  }
+
+  /**
+   * What a point's result must say, but for the override --vary makes at it (the table's first column): a default
+   * precision the device lacks, another --set in effect, a run that does not fit. The rows gave none, so LLaMA-65B's
+   * training on an M2 Ultra read as a time, 877 GiB short without a word.
+   */
+  static List<String> warnings(Point p, Axis axis) {
+    String own = "override in effect: " + axis.field().target() + " " + axis.field().field() + " = ";
+    List<String> out = new ArrayList<>(p.result().warnings().stream().filter(w -> !w.startsWith(own)).toList());
+    if (!p.result().memory().fits()) {
+      out.add("at " + p.valueText() + " it does not fit (" + (p.result().memory().fitsDevice()
+          ? "host memory short by " + llmsim.core.util.Units.gib(p.result().memory().hostShortfallBytes())
+          : "device memory short by " + llmsim.core.util.Units.gib(p.result().memory().shortfallBytes()))
+          + "); the time assumes the memory were there");
+    }
+    return out;
+  }
+
+  /** Each system's warnings over the points, once each, as "ID: warning: ..." lines. */
+  static List<String> warningLines(List<Point> points, Axis axis) {
+    java.util.Set<String> lines = new java.util.LinkedHashSet<>();
+    points.forEach(p -> warnings(p, axis).forEach(w -> lines.add(p.result().system().id() + ": warning: " + w)));
+    return List.copyOf(lines);
   }
 
   /** sensitivity.png and .svg under {@code out}. */

@@ -98,7 +98,13 @@ class SimulateCommand implements ScenarioOptions.Command, Callable<Integer> {
     switch (output.format) {
       case json -> out.print(Json.write(single ? ResultFormat.json(results.get(0), costing)
           : results.stream().map(r -> ResultFormat.json(r, costing)).toList()));
-      case csv -> out.print(ResultFormat.table(results, costing).csv());
+      case csv -> {
+        out.print(ResultFormat.table(results, costing).csv());
+        // the table alone left out what a result must say (an override in effect, an emulated or changed precision):
+        // on standard error, so the CSV stays a table
+        results.forEach(r -> r.warnings().forEach(w -> spec.commandLine().getErr().println(r.system().id()
+            + ": warning: " + w)));
+      }
       case table -> {
         StepResult first = results.get(0);
         out.printf("%s, %s, batch %d, %s, software %s%n%n", first.model().name(), first.task().kind().key(),

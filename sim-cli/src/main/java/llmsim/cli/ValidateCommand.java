@@ -40,6 +40,10 @@ final class ValidateCommand implements Callable<Integer> {
   @Override
   public Integer call() {
     ValidationCase.Loaded loaded = ValidationCase.load(paths == null || paths.isEmpty() ? defaultCases() : paths);
+    if (loaded.cases().isEmpty() && !loaded.problems().isEmpty()) {
+      // no case could be read: an empty table and '0 cases run' above the problems read as a run of nothing
+      throw new InputException(loaded.problems());
+    }
     if (out != null) {
       ReportOutput.prepare(out);
     }

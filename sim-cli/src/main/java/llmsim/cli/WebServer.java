@@ -347,8 +347,10 @@ final class WebServer implements AutoCloseable {
       add(n, "memory", "on the device / usable", String.format(Locale.US, "%.1f / %.1f GiB%s",
           r.memory().totalBytes() / gib, r.memory().capacityBytes() / gib, r.memory().fitsDevice() ? "" : " (does not fit)"));
       if (r.memory().hostBytes() > 0) {
-        add(n, "host_memory", "offloaded to host memory / host capacity", String.format(Locale.US, "%.1f / %.1f GiB",
-            r.memory().hostBytes() / gib, r.memory().hostCapacityBytes() / gib));
+        // as the device's row says it: LLaMA-65B's offloaded training state, 1094 GiB, read beside a 128 GiB host
+        add(n, "host_memory", "offloaded to host memory / host capacity", String.format(Locale.US, "%.1f / %.1f GiB%s",
+            r.memory().hostBytes() / gib, r.memory().hostCapacityBytes() / gib, r.memory().fitsHost() ? ""
+                : " (does not fit)"));
       }
       // the peak the run used: an emulated precision (MLX's bf16 on an M2) or tf32 as fp32 has none of its own
       var peak = PrecisionSupport.resolve(r.system().device(), r.task().precision(), r.software());

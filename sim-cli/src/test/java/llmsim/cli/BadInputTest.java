@@ -357,6 +357,13 @@ class BadInputTest {
         "--batch", "2", "--micro-batch", "4"), "error: --micro-batch and --batch name one option, given more than once");
     assertBadInput(CliRunner.run("simulate", "--model", "llama-7b", "--hardware", "h100-sxm", "--tp", "2", "--tp", "4"),
         "error: option '--tp' (N) should be specified only once");
+    // one name of a two-named option typed twice is that name's: it was told "-H and --hardware name one option"
+    CliRunner twice = CliRunner.run("simulate", "--model", "llama-7b", "--hardware", "h100-sxm", "--hardware",
+        "m2-ultra");
+    assertBadInput(twice, "error: option '--hardware' (ID[,ID...]) should be specified only once");
+    assertThat(twice.err()).doesNotContain("-H and");
+    assertBadInput(CliRunner.run("simulate", "--model", "llama-7b", "-H", "h100-sxm", "--hardware=m2-ultra"),
+        "error: -H and --hardware name one option");
   }
 
   @Test
@@ -564,5 +571,40 @@ class BadInputTest {
     r = CliRunner.run("validate", scenario.toString());
     assertBadInput(r, scenario + ":1:7: this is a scenario file, where a case file is needed");
     assertThat(r.err()).hasLineCount(1);
+  }
+
+  @Test
+  void aCasesScenarioBlock_inAScenarioFile_saysItsKeysGoAtTheTopLevel() throws IOException {
+    // a case copied as a scenario, its kind changed: "unknown field 'scenario' (allowed: kind, description, ...)"
+    Path file = write("copied.yaml", "kind: scenario\nscenario:\n  model: llama-7b\n  hardware: h100-sxm\n");
+    CliRunner r = CliRunner.run("simulate", file.toString());
+    assertBadInput(r, file + ":2:1: 'scenario': a validation case's block: in a scenario file its keys go at the top"
+        + " level (hardware, model, task ...)");
+    assertThat(r.err()).doesNotContain("unknown field");
+  }
+
+  @Test
+  void scenarioAsAnOption_toACommandThatReadsItAsItsArgument_saysSo_notDidYouMeanSchedule() {
+    // compare, explain and memory take --scenario FILE; 'simulate --scenario job.yaml' was told "Unknown option:
+    // '--scenario'. Possible solutions: --schedule"
+    CliRunner r = CliRunner.run("simulate", "--scenario", "job.yaml");
+    assertBadInput(r, "llmsim simulate reads its scenario file as its argument, not --scenario: llmsim simulate"
+        + " SCENARIO.yaml");
+    assertThat(r.err()).doesNotContain("--schedule");
+    assertBadInput(CliRunner.run("advise", "--scenario=job.yaml"), "llmsim advise reads its scenario file as its"
+        + " argument");
+    assertBadInput(CliRunner.run("sweep", "--scenario", "grid.yaml"), "llmsim sweep reads its grid file as its"
+        + " argument, not --scenario: llmsim sweep GRID.yaml");
+  }
+
+  @Test
+  void validate_withNoCaseItCanRead_printsTheProblemsAlone_notAnEmptyTable() throws IOException {
+    // 'validate scenario.yaml' printed the table's header, no row, and 'end-to-end 0 -' above the error
+    Path scenario = write("s.yaml", "kind: scenario\nmodel: llama-7b\nhardware: h100-sxm\n");
+    Path out = dir.resolve("charts");
+    CliRunner r = CliRunner.run("validate", scenario.toString(), "--out", out.toString());
+    assertBadInput(r, scenario + ":1:7: this is a scenario file, where a case file is needed");
+    assertThat(r.out()).isEmpty();
+    assertThat(out).doesNotExist();
   }
 }

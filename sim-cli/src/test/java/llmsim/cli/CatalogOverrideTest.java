@@ -145,6 +145,48 @@ class CatalogOverrideTest {
   }
 
   @Test
+  void csvOutput_saysTheOverrideAndTheOtherWarningsOnStandardError_theTableStaysATable() {
+    // with --format csv the override note (and every other warning) went nowhere: a script read the changed
+    // bandwidth's times as the catalog's
+    String set = "m2-ultra.memory.bandwidth_gb_per_s=1600";
+    String note = "m2-ultra: warning: override in effect: m2-ultra-76 memory.bandwidth_gb_per_s = 1600 (catalog: 800";
+    for (String[] cmd : new String[][] {{"simulate"}, {"compare"}, {"memory"}}) {
+      CliRunner r = CliRunner.run(with(cmd, "--model", "llama-7b", "--hardware", "m2-ultra", "--task", "inference",
+          "--set", set, "--format", "csv"));
+      assertThat(r.code()).as(r.err()).isZero();
+      assertThat(r.err()).as(cmd[0]).contains(note);
+      assertThat(r.out()).as(cmd[0]).doesNotContain("warning");
+    }
+    CliRunner explain = CliRunner.run("explain", "mfu", "--model", "llama-7b", "--hardware", "m2-ultra", "--task",
+        "train", "--set", set, "--format", "csv");
+    assertThat(explain.err()).contains("warning: override in effect: m2-ultra-76").contains("warning: precision fp16");
+  }
+
+  @Test
+  void compareVary_saysWhatEachPointMust_aRunThatDoesNotFitAndADefaultPrecisionChanged() throws IOException {
+    // LLaMA-65B's training step on an M2 Ultra (16 bytes a parameter against 144 GiB) read as a time at each
+    // bandwidth, without a word that it does not fit or that its bf16 ran as fp16
+    var m = Catalog.bundled().model("llama-65b", "--model");
+    SystemSpec s = Catalog.bundled().system("m2-ultra", "--hardware");
+    assertThat(16.0 * m.parameterCount()).isGreaterThan(s.usableDeviceBytes());
+    String[] vary = {"compare", "--model", "llama-65b", "--hardware", "m2-ultra", "--task", "train", "--vary",
+        "m2-ultra.memory.bandwidth_gb_per_s=1x,2x"};
+    CliRunner table = CliRunner.run(vary);
+    assertThat(table.code()).as(table.err()).isZero();
+    assertThat(table.out()).contains("m2-ultra: warning: at 800 it does not fit (device memory short by")
+        .contains("m2-ultra: warning: at 1600 it does not fit").contains("m2-ultra: warning: precision fp16")
+        .doesNotContain("override in effect"); // the varied field is the table's first column
+    JsonNode j = json(with(vary, "--format", "json"));
+    for (JsonNode p : j.get("points")) {
+      assertThat(p.get("fits").asBoolean()).isFalse();
+      assertThat(p.get("warnings").toString()).contains("does not fit");
+    }
+    CliRunner csv = CliRunner.run(with(vary, "--format", "csv"));
+    assertThat(csv.out()).doesNotContain("warning");
+    assertThat(csv.err()).contains("m2-ultra: warning: at 800 it does not fit");
+  }
+
+  @Test
   void userFiles_areUntouched_andTheCatalogIsTheSameAfterwards() throws IOException {
     Path gpu = dir.resolve("gpu.yaml");
     Files.writeString(gpu, BadInputTest.DEVICE);

@@ -94,6 +94,50 @@ class CommandsTest {
   }
 
   @Test
+  void hardwareShow_givesEveryFigureTheSimulationUses_theNetworkFabricComputeUnitsAndEmulationToo() throws Exception {
+    // a cluster's NICs (the bus bandwidth every collective between nodes is timed at), its fabric and nodes, a
+    // device's SM count and emulated precisions, a link's NCCL channels and NVLS figures were shown nowhere
+    var c = llmsim.hw.catalog.Catalog.bundled();
+    var cluster = c.system("h100-cluster", "--hardware");
+    JsonNode j = JSON.readTree(CliRunner.run("hardware", "show", "h100-cluster", "--format", "json").out());
+    var net = cluster.network().orElseThrow();
+    assertThat(j.at("/nodes").asInt()).isEqualTo(cluster.nodes());
+    assertThat(j.at("/fabric").asText()).isEqualTo(cluster.fabric().key());
+    assertThat(j.at("/network/nic/measured_bytes_per_s_per_direction").asDouble())
+        .isEqualTo(net.nic().measuredBytesPerSecondPerDirection());
+    assertThat(j.at("/network/nics_per_node").asInt()).isEqualTo(net.nicsPerNode());
+    assertThat(j.at("/network/source").asText()).isEqualTo(net.source());
+    assertThat(j.at("/device/compute_units").asInt()).isEqualTo(cluster.device().computeUnits());
+    assertThat(j.at("/device/compute_units_source").asText()).isNotBlank();
+    var nvlink = cluster.deviceLink().orElseThrow();
+    assertThat(j.at("/device_link/nccl_channels").asInt()).isEqualTo(nvlink.ncclChannels());
+    assertThat(j.at("/device_link/nvls_bytes_per_s_per_direction").asDouble())
+        .isEqualTo(nvlink.nvlsBytesPerSecondPerDirection());
+    var m2 = c.system("m2-ultra", "--hardware").device();
+    JsonNode apple = JSON.readTree(CliRunner.run("hardware", "show", "m2-ultra", "--format", "json").out());
+    assertThat(apple.at("/device/emulated_precisions/bf16/rate").asDouble())
+        .isEqualTo(m2.emulated().get(llmsim.core.hw.Precision.BF16).rate());
+    assertThat(apple.at("/device/emulated_precisions/bf16/source").asText()).isNotBlank();
+    // the table flattens every one of them to a field and a value, none a Java list of maps
+    assertThat(CliRunner.run("hardware", "show", "h100-cluster").out()).contains("network.nic.measured_source")
+        .doesNotContain("[{").doesNotContain("={");
+  }
+
+  @Test
+  void modelsShow_givesEveryShapeFieldItsCountIsComputedFrom() throws Exception {
+    // Falcon's parallel attention and GPT's learned positions and biases change the count, and were shown nowhere
+    for (String id : new String[] {"falcon-7b", "gpt3-125m"}) {
+      var m = llmsim.hw.catalog.Catalog.bundled().model(id, "--model");
+      JsonNode j = JSON.readTree(CliRunner.run("models", "show", id, "--format", "json").out());
+      assertThat(j.get("parallel_attention").asBoolean()).as(id).isEqualTo(m.parallelAttention());
+      assertThat(j.get("learned_positions").asBoolean()).as(id).isEqualTo(m.learnedPositions());
+      assertThat(j.get("linear_bias").asBoolean()).as(id).isEqualTo(m.linearBias());
+      assertThat(j.get("qkv_bias").asBoolean()).as(id).isEqualTo(m.qkvBias());
+      assertThat(j.get("norms_per_layer").asInt()).as(id).isEqualTo(m.normsPerLayer());
+    }
+  }
+
+  @Test
   void hardwareSchema_printsTheShippedJsonSchema() throws Exception {
     JsonNode j = JSON.readTree(CliRunner.run("hardware", "schema", "device").out());
     assertThat(j.at("/title").asText()).isEqualTo("llmsim device");

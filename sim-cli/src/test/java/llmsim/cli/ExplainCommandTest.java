@@ -370,6 +370,93 @@ class ExplainCommandTest {
   }
 
   @Test
+  void memory_theWeightsRowsFormula_isWhatWHolds_trainedPrefixesAnd16BitEmbeddingsIncluded() throws IOException {
+    // 'P x 2.00 bytes (f16)' beside 13.1 GiB for P-Tuning v2's 512-token prefixes (P x 2 is 12.6), and 'P x 0.516
+    // bytes (nf4)' beside QLoRA's 3.6 GiB (P x 0.516 is 3.2): W also holds the trained fp32 prefixes or adapters, and
+    // a 4-bit base keeps its embedding table and LM head in 16 bits
+    var m = Catalog.bundled().model("llama-7b", "--model");
+    double p = m.parameterCount();
+    double prefixes = 2.0 * m.layers() * 512 * m.kvHeads() * m.headDim();
+    JsonNode w = weightsRow("--task", "ptuning-v2", "--prefix-tokens", "512");
+    assertThat(w.get("how").asText()).isEqualTo(String.format(java.util.Locale.US, "P x 2.00 bytes (f16) + %.4g prefix"
+        + " parameters x 4 bytes (fp32, trained)", prefixes));
+    assertThat(w.get("value").asText()).isEqualTo(llmsim.core.util.Units.gib(p * 2 + prefixes * 4));
+    double e = 2.0 * m.vocab() * m.hidden(); // LLaMA's input table and its untied LM head
+    double adapters = m.layers() * 8.0 * ((m.hidden() + m.heads() * m.headDim()) + (m.hidden() + m.kvHeads() * m.headDim()));
+    double nf4 = llmsim.core.task.WeightFormat.NF4.bytesPerWeight();
+    JsonNode q = weightsRow("--task", "finetune-qlora");
+    assertThat(q.get("how").asText()).startsWith(String.format(java.util.Locale.US, "(P - E) x %.3g bytes (nf4) + E x 2"
+        + " bytes, E = %.4g embedding and LM-head parameters kept in 16 bits + %.4g adapter parameters", nf4, e, adapters));
+    assertThat(q.get("value").asText()).isEqualTo(llmsim.core.util.Units.gib((p - e) * nf4 + e * 2 + adapters * 4));
+  }
+
+  @Test
+  void memory_fullTrainingsWeightsRow_isAtTheComputePrecision_notTheInferenceFormat() throws IOException {
+    // fp32 training's 25.1 GiB of weights read 'P x 2.00 bytes (f16)', the default of a key that does not apply there
+    double p = Catalog.bundled().model("llama-7b", "--model").parameterCount();
+    for (String[] c : new String[][] {{"fp32", "4 bytes"}, {"bf16", "2 bytes"}, {"fp8", "1 byte"}}) {
+      JsonNode w = weightsRow("--task", "train", "--precision", c[0]);
+      assertThat(w.get("how").asText()).isEqualTo("P x " + c[1] + " (" + c[0] + ", the compute precision: the weights"
+          + " it trains)");
+      assertThat(w.get("value").asText()).isEqualTo(llmsim.core.util.Units.gib(p * Integer.parseInt(c[1].substring(0,
+          1))));
+    }
+  }
+
+  @Test
+  void anEmulatedPrecisionsPeak_namesTheNativePeakAndTheRateItComesFrom_notAFieldTheFileLacks() throws IOException {
+    // MLX's bf16 on an M2 Ultra read '15.8 TFLOP/s  m2-ultra-76 peak_dense_tflops.bf16: ... = 27.2 TFLOP/s ... no
+    // bf16 matrix hardware': the file has no such field, and the 0.58 emulation rate was named nowhere
+    Device d = Catalog.bundled().system("m2-ultra", "--hardware").device();
+    var emulation = d.emulated().get(llmsim.core.hw.Precision.BF16);
+    for (String metric : new String[] {"mfu", "ttft_s"}) {
+      String task = metric.equals("mfu") ? "finetune-lora" : "inference";
+      JsonNode steps = json("explain", metric, "--model", "llama-7b", "--hardware", "m2-ultra", "--task", task,
+          "--software", "mlx", "--precision", "bf16", "--format", "json").get("steps");
+      assertThat(steps.toString()).as(metric).doesNotContain("peak_dense_tflops.bf16")
+          .contains("m2-ultra-76 peak_dense_tflops." + emulation.via().key() + ": ")
+          .contains("m2-ultra-76 emulated_precisions.bf16.rate: " + emulation.source());
+      JsonNode peak = null;
+      for (JsonNode s : steps) {
+        peak = s.get("quantity").asText().equals("peak FLOP/s") ? s : peak;
+      }
+      assertThat(peak.get("value").asText()).isEqualTo(llmsim.core.util.Units.tflops(emulation.rate()
+          * d.peakFlops(emulation.via())));
+    }
+    // tf32 without tf32 units runs at the fp32 peak, and says so
+    String tf32 = json("explain", "mfu", "--model", "llama-7b", "--hardware", "m2-ultra", "--task", "train",
+        "--precision", "tf32", "--format", "json").get("steps").toString();
+    assertThat(tf32).doesNotContain("peak_dense_tflops.tf32").contains("m2-ultra-76 peak_dense_tflops.fp32: ");
+  }
+
+  @Test
+  void anFp8RunsGemmFraction_citesTheFp8Figure_notTheBf16Ones() throws IOException {
+    // 'GEMM fraction g  0.709  h100-sxm efficiency.gemm: E03: mamf-finder bf16 ... = 0.803': the fp8 figure beside
+    // the bf16 field and source
+    Device d = Catalog.bundled().system("h100-sxm", "--hardware").device();
+    JsonNode steps = json("explain", "ttft_s", "--model", "llama-7b", "--hardware", "h100-sxm", "--precision", "fp8",
+        "--software", "tensorrt-llm", "--format", "json").get("steps");
+    JsonNode g = null;
+    for (JsonNode s : steps) {
+      g = s.get("quantity").asText().equals("GEMM fraction g") ? s : g;
+    }
+    assertThat(g.get("how").asText()).isEqualTo("h100-sxm efficiency.gemm_fp8: " + d.efficiency().gemmFp8Source());
+    assertThat(g.get("value").asText()).isEqualTo(String.format(java.util.Locale.US, "%.3f", d.efficiency().gemmFp8()));
+    assertThat(steps.toString()).contains("efficiency.gemm_fp8_sustained / gemm_fp8");
+  }
+
+  private JsonNode weightsRow(String... flags) throws IOException {
+    JsonNode steps = json(CatalogOverrideTest.with(new String[] {"explain", "memory", "--model", "llama-7b",
+        "--hardware", "h100-sxm", "--format", "json"}, flags)).get("steps");
+    for (JsonNode s : steps) {
+      if (s.get("quantity").asText().equals("weights W")) {
+        return s;
+      }
+    }
+    throw new AssertionError("no weights row");
+  }
+
+  @Test
   void memory_givesEveryRowInGiB_theWeightsToo() throws IOException {
     var m = Catalog.bundled().model("llama-7b", "--model");
     CliRunner r = CliRunner.run("explain", "memory", "--model", "llama-7b", "--hardware", "h100-sxm", "--task",

@@ -235,4 +235,24 @@ class PlanRulesTest {
     System.arraycopy(rest, 0, out, 1, rest.length);
     return out;
   }
+
+  @Test
+  void gpuLayersBelowTheModels_onSeveralGpusForInference_isRefused_asOffloadWeightsIs() throws Exception {
+    // 'offload: weights' on eight H100s is refused for inference, but '--gpu-layers 10' (offload auto) streamed 22 of
+    // LLaMA-7B's layers from the host on each of them, reported as 'weights (10 of 32 layers on the GPU)'
+    for (String[] plan : new String[][] {{}, {"--tp", "8"}}) {
+      String[] args = CatalogOverrideTest.with(new String[] {"simulate", "--model", "llama-7b", "--task", "inference",
+          "--hardware", "hgx-h100-8x", "--gpu-layers", "10"}, plan);
+      assertBadInput(CliRunner.run(args), "--gpu-layers: 10 of 32 keeps layers in host memory, which on 8 GPUs",
+          "is not simulated for inference");
+      args[0] = "memory";
+      assertBadInput(CliRunner.run(args), "--gpu-layers: 10 of 32 keeps layers in host memory");
+    }
+    // every layer on the GPU is no offload, and one GPU still streams the rest
+    assertThat(CliRunner.run("simulate", "--model", "llama-7b", "--task", "inference", "--hardware", "hgx-h100-8x",
+        "--gpu-layers", "32").code()).isZero();
+    JsonNode one = JSON.readTree(CliRunner.run("simulate", "--model", "llama-7b", "--task", "inference", "--hardware",
+        "h100-sxm", "--gpu-layers", "10", "--format", "json").out());
+    assertThat(one.get("memory").get("gpu_layers").asInt()).isEqualTo(10);
+  }
 }

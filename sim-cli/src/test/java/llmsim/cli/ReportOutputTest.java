@@ -429,10 +429,31 @@ class ReportOutputTest {
     java.util.Set<String> precisions = new java.util.HashSet<>();
     for (JsonNode result : new ObjectMapper().readTree(r.out())) {
       precisions.add(result.get("precision").asText());
-      assertThat(html).contains("<td>precision / weights " + result.get("hardware").asText() + "</td><td>"
-          + result.get("precision").asText() + " / " + result.get("weights").asText() + "</td>");
+      // full training holds its weights at the precision: no stored format of its own
+      assertThat(result.get("weights").isNull()).isTrue();
+      assertThat(html).contains("<td>precision " + result.get("hardware").asText() + "</td><td>"
+          + result.get("precision").asText() + "</td>");
     }
     assertThat(precisions).hasSize(2);
+  }
+
+  @Test
+  void fullTraining_hasNoStoredWeightFormat_inJsonOrTheReport_aFrozenBaseHasItsOwn() throws IOException {
+    // '"weights": "f16"' and 'precision / weights: bf16 / f16' were said of a bf16 training step (fp32's too): the
+    // key's inference default, which full training does not use
+    Path train = dir.resolve("train");
+    CliRunner r = CliRunner.run("simulate", "--model", "gpt3-125m", "--task", "train", "--precision", "fp32",
+        "--hardware", "h100-sxm", "--out", train.toString(), "--format", "json");
+    assertThat(r.code()).as(r.err()).isZero();
+    assertThat(new ObjectMapper().readTree(r.out()).get("weights").isNull()).isTrue();
+    assertThat(Files.readString(train.resolve("report.html"))).contains("<td>precision</td><td>fp32</td>")
+        .doesNotContain("precision / weights");
+    Path lora = dir.resolve("lora");
+    CliRunner l = CliRunner.run("simulate", "--model", "gpt3-125m", "--task", "finetune-lora", "--weights", "int8",
+        "--hardware", "h100-sxm", "--out", lora.toString(), "--format", "json");
+    assertThat(l.code()).as(l.err()).isZero();
+    assertThat(new ObjectMapper().readTree(l.out()).get("weights").asText()).isEqualTo("int8");
+    assertThat(Files.readString(lora.resolve("report.html"))).contains("<td>precision / weights</td><td>bf16 / int8</td>");
   }
 
   @Test

@@ -189,4 +189,21 @@ class SoftwareSupportCliTest {
     assertThat(sweep.err()).contains("skipped 1 row at tasks=train, weights=int4: --weights: does not apply to train");
     assertThat(sweep.out().lines().count()).isEqualTo(1 + 3);
   }
+
+  @Test
+  void int4Int8AndFp8Weights_underLlamaCpp_areRefused_asGgmlFormatsElsewhereAre() throws Exception {
+    // llama.cpp computes on a GGUF file's ggml types; '--weights int4' under it was timed by its bytes alone and ran
+    // faster than its own q4_0, and advise recommended 'llama.cpp, weights int4'
+    for (String w : new String[] {"int4", "int8", "fp8"}) {
+      assertBadInput(simulate("rtx4090", "--software", "llama.cpp", "--weights", w), "--weights: " + w + " is not a"
+          + " ggml type: llama.cpp computes on a GGUF file's q4_0, q4_k or q8_0");
+      assertRuns(simulate("rtx4090", "--weights", w));
+    }
+    assertRuns(simulate("rtx4090", "--software", "llama.cpp", "--weights", "q4_0"));
+    CliRunner advise = CliRunner.run("advise", "--model", "llama-7b", "--software", "llama.cpp", "--requests", "100",
+        "--hardware", "rtx4090", "--format", "json");
+    assertRuns(advise);
+    assertThat(advise.out()).doesNotContain("weights int4").doesNotContain("weights int8");
+    assertBadInput(simulate("rtx4090", "--software", "llama.cpp", "--weights", "nf4"), "or weights q4_0 for llama.cpp");
+  }
 }

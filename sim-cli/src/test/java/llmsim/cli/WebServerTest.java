@@ -126,4 +126,27 @@ class WebServerTest {
         ", %.1f TFLOP/s fp16\"", Catalog.bundled().system("h100-sxm", "--hardware").device().peakFlops(Precision.FP16)
         / 1e12));
   }
+
+  @Test
+  void offloadedStateThatDoesNotFitTheHost_saysSo_asTheDevicesRowDoes() throws Exception {
+    // LLaMA-65B's training on an H100 offloads its optimizer state: 16 bytes a parameter on a 128 GiB host, and the
+    // page read '1094.4 / 128.0 GiB' without a word where the device's row says '(does not fit)'
+    var m = Catalog.bundled().model("llama-65b", "--model");
+    var s = Catalog.bundled().system("13900ks-h100", "--hardware");
+    assertThat(12.0 * m.parameterCount()).isGreaterThan(s.host().memoryCapacityBytes());
+    assertThat(hostRow("llama-65b")).matches(String.format(Locale.US, "[0-9.]+ / %.1f GiB \\(does not fit\\)",
+        s.host().memoryCapacityBytes() / (1L << 30)));
+    assertThat(hostRow("llama-7b")).doesNotContain("does not fit"); // 12 bytes a parameter of 6.7B: 75 GiB
+  }
+
+  private static String hostRow(String model) throws Exception {
+    HttpResponse<String> r = get("/api/run?hardware=13900ks-h100&task=train&model=" + model);
+    assertThat(r.statusCode()).as(r.body()).isEqualTo(200);
+    for (var n : new com.fasterxml.jackson.databind.ObjectMapper().readTree(r.body()).get("numbers")) {
+      if (n.get("key").asText().equals("host_memory")) {
+        return n.get("value").asText();
+      }
+    }
+    throw new AssertionError("no host_memory row: " + model);
+  }
 }

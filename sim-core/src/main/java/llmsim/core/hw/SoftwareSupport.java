@@ -77,6 +77,15 @@ public final class SoftwareSupport {
           + " (GGUF), which llama.cpp computes on and " + id + " does not (transformers dequantises GGUF weights at"
           + " load); use software llama.cpp, or weights int8 or int4 for " + id + "'s own quantisation");
     }
+    if (sw.llamaCpp() != null && (w == WeightFormat.INT4 || w == WeightFormat.INT8 || w == WeightFormat.FP8)) {
+      // the converse: a GGUF file's weights are ggml's types, and llama.cpp has no kernels for PyTorch's or
+      // TensorRT-LLM's int4 and int8 (AWQ, GPTQ, LLM.int8()) or for fp8 weights; timed by their bytes alone, its
+      // 'int4' ran faster than its own q4_0
+      throw new ScenarioKeyException(ScenarioKey.WEIGHTS, "'weights' " + w.key() + " is not a ggml type: llama.cpp"
+          + " computes on a GGUF file's q4_0, q4_k or q8_0 (or f16, bf16, f32) and has no kernels for " + w.key()
+          + " weights; use " + (w == WeightFormat.INT4 ? "q4_0 or q4_k" : "q8_0") + ", or a profile that runs "
+          + w.key() + " (pytorch, tensorrt-llm" + (w == WeightFormat.FP8 ? "" : ", mlx") + ")");
+    }
     if (w == WeightFormat.NF4 && apple) {
       // bitsandbytes' kernels are CUDA (and ROCm) builds; it has no Metal (MPS) backend to dequantise NF4 on
       throw new ScenarioKeyException(ScenarioKey.WEIGHTS, "'weights' nf4 is bitsandbytes' 4-bit NormalFloat"
@@ -91,7 +100,7 @@ public final class SoftwareSupport {
       throw new ScenarioKeyException(ScenarioKey.WEIGHTS, "'weights' nf4 is bitsandbytes' 4-bit NormalFloat"
           + " (QLoRA), which " + id + " has no kernels for; use a PyTorch profile (pytorch, hf, unsloth, torchtune,"
           + " ...)" + (t.kind() == llmsim.core.task.TaskKind.FINETUNE_QLORA ? " for finetune-qlora"
-              : ", or weights int4" + (sw.llamaCpp() != null ? " or q4_0" : "") + " for " + id));
+              : ", or weights " + (sw.llamaCpp() != null ? "q4_0" : "int4") + " for " + id));
     }
     llmsim.core.task.TrainingOptimizer.Kind opt = t.optimizer().kind();
     if (t.kind().training() && opt != llmsim.core.task.TrainingOptimizer.Kind.ADAMW && (apple || !bitsAndBytes(sw))) {

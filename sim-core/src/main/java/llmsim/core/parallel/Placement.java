@@ -143,6 +143,15 @@ public final class Placement {
     if (gpus > 1 && t.offload() != llmsim.core.task.Offload.AUTO && t.offload() != llmsim.core.task.Offload.NONE) {
       refuseOffload(t, p.withDp(dp));
     }
+    if (gpus > 1 && !t.kind().training() && t.gpuLayers() != llmsim.core.task.Task.GPU_LAYERS_AUTO
+        && t.gpuLayers() < m.layers()) {
+      // gpu_layers below the model's layers offloads weights under offload auto: eight H100s streamed LLaMA-7B's
+      // layers from the host, the offload that 'offload: weights' there is refused for
+      throw new ScenarioKeyException(ScenarioKey.GPU_LAYERS, "'gpu_layers' " + t.gpuLayers() + " of " + m.layers()
+          + " keeps layers in host memory, which on " + gpus + " GPUs (" + p.withDp(dp).describe() + ") is not"
+          + " simulated for inference (with several GPUs offload is simulated for training, as ZeRO runs it); leave"
+          + " gpu_layers at auto, and split the model with tensor parallelism");
+    }
     return t.withPlan(p.withDp(dp));
   }
 

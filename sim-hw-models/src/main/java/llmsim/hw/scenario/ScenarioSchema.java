@@ -54,6 +54,9 @@ public final class ScenarioSchema {
         + "  \"type\": \"object\",\n"
         + "  \"additionalProperties\": false" + extra + ",\n"
         + "  \"x-renamed\": " + renamed() + ",\n"
+        // a validation case copied as a scenario, its kind changed, keeps its keys one level down
+        + "  \"x-refused\": {\"^(scenario|baseline)$\": \"a validation case's block: in a " + kind + " file its keys"
+        + " go at the top level (hardware, model, task ...); `llmsim validate CASE.yaml` runs the case as it is\"},\n"
         + "  \"properties\": {\n"
         + "    \"kind\": {\"const\": \"" + kind + "\"},\n"
         + "    \"description\": {\"type\": \"string\"},\n"
