@@ -193,6 +193,15 @@ final class HardwareCommand implements Runnable {
     return m;
   }
 
+  /** {@code key} and its source, where {@code value} differs from the one it defaults to. */
+  private static void putIfOwn(Map<String, Object> m, String key, double value, double inherited, String sourceKey,
+      String source) {
+    if (value != inherited) {
+      m.put(key, value);
+      m.put(sourceKey, source);
+    }
+  }
+
   static Map<String, Object> deviceJson(Device d) {
     Map<String, Object> m = new LinkedHashMap<>();
     m.put("id", d.id());
@@ -235,22 +244,13 @@ final class HardwareCommand implements Runnable {
     Map<String, Object> e = new LinkedHashMap<>();
     e.put("gemm", d.efficiency().gemm());
     e.put("gemm_source", d.efficiency().gemmSource());
-    if (d.efficiency().gemmSustained() != d.efficiency().gemm()) {
-      e.put("gemm_sustained", d.efficiency().gemmSustained());
-      e.put("gemm_sustained_source", d.efficiency().sustainedSource());
-    }
-    if (d.efficiency().gemmFp8() != d.efficiency().gemm()) {
-      e.put("gemm_fp8", d.efficiency().gemmFp8());
-      e.put("gemm_fp8_source", d.efficiency().gemmFp8Source());
-    }
-    if (d.efficiency().flashAttention() != d.efficiency().gemm()) {
-      e.put("flash_attention", d.efficiency().flashAttention());
-      e.put("flash_attention_source", d.efficiency().flashAttentionSource());
-    }
-    if (d.efficiency().flashAttentionBackward() != d.efficiency().flashAttention()) {
-      e.put("flash_attention_backward", d.efficiency().flashAttentionBackward());
-      e.put("flash_attention_backward_source", d.efficiency().flashAttentionBackwardSource());
-    }
+    var f = d.efficiency();
+    // a fraction the file leaves at another's value is not a figure of its own: shown only where it is
+    putIfOwn(e, "gemm_sustained", f.gemmSustained(), f.gemm(), "gemm_sustained_source", f.sustainedSource());
+    putIfOwn(e, "gemm_fp8", f.gemmFp8(), f.gemm(), "gemm_fp8_source", f.gemmFp8Source());
+    putIfOwn(e, "flash_attention", f.flashAttention(), f.gemm(), "flash_attention_source", f.flashAttentionSource());
+    putIfOwn(e, "flash_attention_backward", f.flashAttentionBackward(), f.flashAttention(),
+        "flash_attention_backward_source", f.flashAttentionBackwardSource());
     e.put("memory_streaming", d.efficiency().memoryStreaming());
     e.put("memory_source", d.efficiency().memorySource());
     e.put("measured", d.efficiency().measured());
