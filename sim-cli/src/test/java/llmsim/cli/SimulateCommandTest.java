@@ -510,10 +510,13 @@ class SimulateCommandTest {
     assertThat(one).contains("plan auto: tp 1, pp 1, dp 1 is the one plan on one GPU, and it fits without offload")
         .doesNotContain("1 plans");
     // and where one plan of several fits, it is that one, not 'the fastest of 1 plans' (Falcon-40B training on
-    // 8 x 80 GB at a global batch of 2: 16 bytes x 41.3e9 = 661 GB of state, a GPU's share 83 GB at dp 1)
+    // 8 GPUs at a global batch of 2: 16 bytes x 41.3e9 = 661 GB of state, 77 GiB a GPU at dp 1, which tp 8 holds in
+    // 81 GiB with its activations and workspace, and no pipeline plan does: its first stage also holds the 0.53e9
+    // embedding parameters)
     assertThat(json("simulate", "--model", "falcon-40b", "--task", "train", "--hardware", "hgx-h100-8x", "--plan",
-        "auto", "--global-batch", "2", "--recompute", "full", "--format", "json").get("warnings").toString())
-        .contains("was the one plan that fits (").doesNotContain("of 1 plans");
+        "auto", "--global-batch", "2", "--recompute", "full", "--set", "h100-sxm.memory.capacity_gib=81", "--format",
+        "json").get("warnings").toString())
+        .contains("tp 8, pp 1, dp 1 was the one plan that fits (").doesNotContain("of 1 plans");
   }
 
   @Test

@@ -3,6 +3,7 @@ package llmsim.core.memory;
 import llmsim.core.hw.Precision;
 import llmsim.core.model.ModelSpec;
 import llmsim.core.model.FfnKind;
+import llmsim.core.task.ParallelPlan;
 import llmsim.core.task.PipelineSchedule;
 import llmsim.core.task.Recompute;
 import llmsim.core.task.Task;
@@ -91,11 +92,14 @@ public record Footprint(
     int dp = t.replicas();
     int zero = t.plan().zero();
     int pp = t.plan().pp();
-    weights /= tp * pp;
-    double layerWeights = weights * pp / Math.max(1, m.layers());
-    trainable /= tp * pp;
-    grads /= tp * pp;
-    optimizer /= tp * pp;
+    // a pipeline stage holds its own layers, the first the embedding and the last the final norm and head: the
+    // fullest stage's share is what must fit (its layers as the simulation splits them)
+    double layerWeights = weights / tp / Math.max(1, m.layers());
+    double share = fullestStageShare(m, pp, t.plan().virtualStages()) / tp;
+    weights *= share;
+    trainable /= tp * pp; // the mean stage's, as the simulation's per-layer and per-stage work reads it
+    grads *= share;
+    optimizer *= share;
     // the replicas a ZeRO stage shards over: all of them, or under hybrid shard those in one node
     if (t.plan().hybridShard() && devicesPerNode < 1) {
       throw new IllegalArgumentException("a hybrid-shard plan's memory needs the GPUs per node");
@@ -110,6 +114,38 @@ public record Footprint(
     }
     kv /= Math.min(tp, m.kvHeads());
     return new Footprint(weights, grads, optimizer, activations, kv, trainable, layerWeights);
+  }
+
+  /**
+   * The parameters of the plan's fullest pipeline stage over the model's: the layers of its chunks as
+   * {@link ParallelPlan#layerSplit} gives them (stage g holds chunks g, g + pp, ...), the embedding on the first stage,
+   * the final norm and the head on the last (a copy of the embedding where the two are tied); 1 without stages.
+   */
+  static double fullestStageShare(ModelSpec m, int pp, int v) {
+    if (pp <= 1) {
+      return 1;
+    }
+    int chunks = pp * Math.max(1, v);
+    int[] first = ParallelPlan.layerSplit(m.layers(), chunks);
+    double most = 0;
+    for (int g = 0; g < pp; g++) {
+      long layers = 0;
+      for (int c = g; c < chunks; c += pp) {
+        layers += first[c + 1] - first[c];
+      }
+      double p = layers * (double) m.parametersPerLayer();
+      if (g == 0) {
+        p += m.embeddingParameters();
+      }
+      if (g == pp - 1) {
+        // tied embeddings: the last stage keeps its own copy of the word embedding for the head (DeepSpeed's and
+        // Megatron's tied stages, docs/CALIBRATION.md "Tied word embeddings under pipeline stages")
+        p += (double) m.normKind().paramsPerChannel() * m.hidden()
+            + (m.tiedEmbeddings() ? (double) m.vocab() * m.hidden() : m.unembeddingParameters());
+      }
+      most = Math.max(most, p);
+    }
+    return most / m.parameterCount();
   }
 
   /** Adapters and prefixes train in fp32 with no master copy. */

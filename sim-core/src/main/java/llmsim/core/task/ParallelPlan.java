@@ -163,4 +163,18 @@ public record ParallelPlan(int tp, int pp, int dp, int zero, boolean overlapGrad
     }
     return java.util.List.copyOf(out);
   }
+
+  /**
+   * Layers over {@code chunks} pipeline chunks (pp, or pp x v interleaved) as evenly as they go: chunk c starts at
+   * layer floor(L c / chunks), so when they do not divide the layers their sizes differ by one at most, as
+   * DeepSpeed's uniform partition does; element {@code chunks} is L. The simulation's stages and the memory planner's
+   * fullest stage both read it.
+   */
+  public static int[] layerSplit(int layers, int chunks) {
+    int[] first = new int[chunks + 1];
+    for (int c = 0; c <= chunks; c++) {
+      first[c] = (int) ((long) layers * c / chunks);
+    }
+    return first;
+  }
 }

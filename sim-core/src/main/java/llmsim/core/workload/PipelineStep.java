@@ -80,17 +80,9 @@ final class PipelineStep {
     Arrays.fill(lastAccumulation, -1);
   }
 
-  /**
-   * Layers over stages as evenly as they go: stage s starts at floor(L s / S), so when the stages do not divide
-   * the layers their sizes differ by one at most (the first stage also holds the embedding, the last the head),
-   * as DeepSpeed's uniform partition does.
-   */
+  /** Layers over stages as evenly as they go ({@link llmsim.core.task.ParallelPlan#layerSplit}). */
   static int[] split(int layers, int stages) {
-    int[] first = new int[stages + 1];
-    for (int s = 0; s <= stages; s++) {
-      first[s] = (int) ((long) layers * s / stages);
-    }
-    return first;
+    return llmsim.core.task.ParallelPlan.layerSplit(layers, stages);
   }
 
   /** The 1F1B order of one stage (one chunk per GPU): {1 forward | 0 backward, virtual stage, micro-batch}. */

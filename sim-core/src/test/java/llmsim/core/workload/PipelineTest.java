@@ -155,6 +155,23 @@ class PipelineTest {
   }
 
   @Test
+  void unevenStages_holdTheFullestStagesWeightsAndState_notTheMean() {
+    // 32 layers over 3 stages split 10, 11, 11 (floor(32 s / 3)); the first also holds the embedding, the last the
+    // final norm and the head: the fullest stage's parameters, not a third of the model's, are what must fit
+    Task t = task(3, 4);
+    double perLayer = M.parametersPerLayer();
+    double first = 10 * perLayer + M.embeddingParameters();
+    // the head's matrix: its own, or under tied embeddings the last stage's copy of the embedding's
+    double head = M.tiedEmbeddings() ? (double) M.vocab() * M.hidden() : M.unembeddingParameters();
+    double last = 11 * perLayer + (double) M.normKind().paramsPerChannel() * M.hidden() + head;
+    double fullest = Math.max(first, last);
+    assertThat(fullest).isGreaterThan(M.parameterCount() / 3.0);
+    Footprint f = Footprint.of(M, t, true);
+    assertThat(f.weightsBytes()).isCloseTo(2 * fullest, withPercentage(1e-9)); // bf16
+    assertThat(f.gradientsBytes()).isCloseTo(2 * fullest, withPercentage(1e-9));
+  }
+
+  @Test
   void interleaved_holdsItsWarmUpChunksActivations_moreThan1F1BsStages() {
     // first stage, pp 4, v 2, 8 micro-batches: (4 - 1) x 2 + (2 - 1) x 4 = 10 warm-up forwards of a chunk (32 / 8 = 4
     // layers) and one more before the first backward frees one: 11 chunks = 44 layers, against 1F1B's 4 micro-batches
