@@ -15,6 +15,17 @@ final class Output {
     return String.format(Locale.US, "%." + decimals + "f", v);
   }
 
+  /**
+   * {@code v} to {@code decimals} places, or, where that would leave fewer than three significant digits of a
+   * positive number (a one-step job's 0.0036 GPU-hours read 0.00), to three significant digits.
+   */
+  static String atLeast3Digits(double v, int decimals) {
+    if (v > 0 && v < Math.pow(10, 2 - decimals)) {
+      return new java.math.BigDecimal(v).round(new java.math.MathContext(3)).stripTrailingZeros().toPlainString();
+    }
+    return num(v, decimals);
+  }
+
   static String print(Format f, TextTable t, Object json) {
     return switch (f) {
       case table -> t.render();

@@ -188,9 +188,9 @@ final class ResultFormat {
     }
     if (results.stream().anyMatch(r -> r.jobTokens() > 0)) {
       row(t, results, "job wall time", r -> Units.duration(r.jobSeconds()));
-      row(t, results, "job GPU-hours", r -> num(r.jobGpuHours(), r.jobGpuHours() < 10 ? 2 : 0));
+      row(t, results, "job GPU-hours", r -> Output.atLeast3Digits(r.jobGpuHours(), r.jobGpuHours() < 10 ? 2 : 0));
       if (costing != null) {
-        row(t, results, "job energy (at TDP)", r -> num(costing.job(r).energyKwh(), 1) + " kWh");
+        row(t, results, "job energy (at TDP)", r -> Output.atLeast3Digits(costing.job(r).energyKwh(), 1) + " kWh");
         row(t, results, "job cost", r -> costText(costing.job(r), JobCost::cost));
         row(t, results, "cost per 1M tokens (" + (inference ? "generated" : "processed") + ")",
             r -> costText(costing.job(r), JobCost::costPerMillionTokens));

@@ -412,6 +412,25 @@ class SimulateCommandTest {
   }
 
   @Test
+  void aShortJobsGpuHoursAndEnergy_keepTheirDigits_ratherThanReadingZero() throws Exception {
+    // 100,000 tokens on 8 H100: a few steps, 0.0036 GPU-hours, which the table read '0.00' beside a cost of 0.0087 USD
+    String[] args = {"simulate", "--model", "llama-7b", "--task", "train", "--hardware", "hgx-h100-8x", "--zero", "3",
+        "--tokens", "100000"};
+    JsonNode job = json(CatalogOverrideTest.with(args, "--format", "json")).get("job");
+    double hours = job.get("gpu_hours").asDouble();
+    double kwh = job.get("energy_kwh").asDouble();
+    assertThat(hours).isGreaterThan(0).isLessThan(0.01);
+    CliRunner r = CliRunner.run(args);
+    assertThat(r.out()).containsPattern("job GPU-hours +" + java.util.regex.Pattern.quote(threeDigits(hours)) + "\\n")
+        .containsPattern("job energy \\(at TDP\\) +" + java.util.regex.Pattern.quote(threeDigits(kwh)) + " kWh\\n")
+        .doesNotContainPattern("job GPU-hours +0\\.00\\n");
+  }
+
+  private static String threeDigits(double v) {
+    return new java.math.BigDecimal(v).round(new java.math.MathContext(3)).stripTrailingZeros().toPlainString();
+  }
+
+  @Test
   void tokens_turnAStepIntoTheJobsWallTimeAndGpuHours() throws Exception {
     CliRunner r = CliRunner.run("simulate", "--model", "llama-7b", "--task", "train", "--hardware", "hgx-h100-8x",
         "--zero", "3", "--tokens", "1.5B", "--format", "json");
