@@ -278,25 +278,8 @@ public record Footprint(
     double perLayer = tokens * activationBytesPerTokenPerLayer(m, tp, t.plan().sequenceParallel()) * scale
         + scoreBytesPerLayer(m, t.batch(), t.seqLen(), keys, !scoresKept, tp);
     double logits = tokens * (double) m.vocab() / tp * LOGIT_BYTES_PER_VOCAB_ENTRY;
-    // pipeline stages hold their layers; 1F1B keeps up to pp micro-batches in flight on the first stage, GPipe
-    // every micro-batch (all forwards run before the first backward). Interleaved 1F1B runs (pp - 1) x 2 +
-    // (v - 1) x pp warm-up forwards of a model chunk (pp x v chunks, L / (pp x v) layers each) on the first stage
-    // before its first backward, and one more in steady state: that many chunks' activations at its peak, against
-    // 1F1B's pp whole stages (Megatron's forward_backward_pipelining_with_interleaving; PipelineStep's schedule)
     int pp = t.plan().pp();
-    int v = t.plan().virtualStages();
-    double layers = Math.ceil((double) m.layers() / pp); // the fullest stage, when the stages are uneven
-    double inFlightLayers;
-    if (pp == 1) {
-      inFlightLayers = layers;
-    } else if (t.plan().schedule() == PipelineSchedule.GPIPE) {
-      inFlightLayers = t.microBatches() * layers;
-    } else if (v > 1) {
-      long chunks = Math.min((pp - 1) * 2L + (v - 1L) * pp + 1, (long) t.microBatches() * v);
-      inFlightLayers = chunks * (double) m.layers() / ((double) pp * v);
-    } else {
-      inFlightLayers = Math.min(pp, t.microBatches()) * layers;
-    }
+    double inFlightLayers = inFlightLayers(m, t);
     if (t.recompute() == Recompute.FULL) {
       return inFlightLayers * tokens * 2.0 * m.hidden() * scale + perLayer + (pp > 1 ? 0 : logits);
     }
@@ -305,6 +288,43 @@ public record Footprint(
       return tokens * 2.0 * m.hidden() * scale + perLayer + (pp > 1 ? 0 : logits);
     }
     return inFlightLayers * perLayer + (pp > 1 ? 0 : logits);
+  }
+
+  /**
+   * Layer activations the first (fullest) pipeline stage holds at its peak, in layers' worth. Pipeline stages hold
+   * their layers; 1F1B keeps up to pp micro-batches in flight on the first stage, GPipe every micro-batch (all
+   * forwards run before the first backward). Interleaved 1F1B runs (pp - 1) x 2 + (v - 1) x pp warm-up forwards of a
+   * model chunk (pp x v chunks, L / (pp x v) layers each) on the first stage before its first backward, and one more
+   * in steady state: that many chunks' activations at its peak, against 1F1B's pp whole stages (Megatron's
+   * forward_backward_pipelining_with_interleaving; PipelineStep's schedule).
+   */
+  static double inFlightLayers(ModelSpec m, Task t) {
+    int pp = t.plan().pp();
+    int v = t.plan().virtualStages();
+    double layers = Math.ceil((double) m.layers() / pp); // the fullest stage, when the stages are uneven
+    if (pp == 1) {
+      return layers;
+    }
+    if (t.plan().schedule() == PipelineSchedule.GPIPE) {
+      return t.microBatches() * layers;
+    }
+    if (v > 1) {
+      long chunks = Math.min((pp - 1) * 2L + (v - 1L) * pp + 1, (long) t.microBatches() * v);
+      return chunks * (double) m.layers() / ((double) pp * v);
+    }
+    return Math.min(pp, t.microBatches()) * layers;
+  }
+
+  /**
+   * Under {@link Recompute#FULL_OFFLOAD}, the layer inputs a GPU parks in host memory until its backward recomputes
+   * them: what {@link Recompute#FULL} keeps on the device (each in-flight layer's input, tokens x hidden at the
+   * compute precision); 0 otherwise.
+   */
+  public static double hostCheckpointBytes(ModelSpec m, Task t) {
+    if (!t.kind().training() || t.recompute() != Recompute.FULL_OFFLOAD) {
+      return 0;
+    }
+    return inFlightLayers(m, t) * t.batch() * (double) t.seqLen() * m.hidden() * t.precision().bytes();
   }
 
   static double inferenceActivations(ModelSpec m, Task t, boolean flash, int promptChunkTokens) {

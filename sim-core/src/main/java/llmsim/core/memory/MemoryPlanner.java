@@ -198,6 +198,9 @@ public final class MemoryPlanner {
       optimizer -= out;
       host += out;
     }
+    if (!system.unifiedMemory()) {
+      host += Footprint.hostCheckpointBytes(model, task); // recompute full_offload's layer inputs
+    }
     if (o == Offload.WEIGHTS && gpuLayers < model.layers()) {
       double hostShare = (double) (model.layers() - gpuLayers) / layers;
       double hostWeights = weights * hostShare;

@@ -106,6 +106,21 @@ class MemoryPlannerTest {
   }
 
   @Test
+  void recomputeFullOffload_parksEveryLayerInputInHostMemory() {
+    // LLaMA-7B, batch 1 x 2048 tokens in bf16: each of the 32 layers' input, 2048 x 4096 x 2 bytes, waits in host
+    // memory until its recomputation; 'in host memory' read 0 while the device's activations dropped by as much
+    SystemSpec h100 = Fixtures.discrete();
+    Task full = Task.defaults(TaskKind.TRAIN).withOffload(Offload.NONE).withRecompute(Recompute.FULL);
+    Task parked = full.withRecompute(Recompute.FULL_OFFLOAD);
+    MemoryPlan onDevice = MemoryPlanner.plan(h100, llama7b, full, SoftwareProfiles.PYTORCH);
+    MemoryPlan onHost = MemoryPlanner.plan(h100, llama7b, parked, SoftwareProfiles.PYTORCH);
+    double inputs = 32 * 2048.0 * 4096 * 2;
+    assertThat(onHost.hostBytes() - onDevice.hostBytes()).isCloseTo(inputs, within(1.0));
+    // the device keeps the one input its recomputing layer reads back
+    assertThat(onDevice.activationsBytes() - onHost.activationsBytes()).isCloseTo(inputs - inputs / 32, within(1.0));
+  }
+
+  @Test
   void memoryPlan_llama65bInferenceOnH100Class_doesNotFitWithoutOffload() {
     SystemSpec h100 = Fixtures.discrete();
     Task t = Task.defaults(TaskKind.INFERENCE).withOffload(Offload.NONE);
