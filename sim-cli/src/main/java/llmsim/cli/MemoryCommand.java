@@ -104,7 +104,7 @@ final class MemoryCommand implements ScenarioOptions.Command, Callable<Integer> 
         m.put("fits", row.plan().fits());
         m.put("offload", row.plan().offload().key());
         m.put("gpus", row.system().totalDevices());
-        m.put("plan", row.task().plan().describe());
+        m.put("plan", ResultFormat.planJson(row.system(), row.task())); // as simulate's, less what the engine ran
         m.put("memory", memoryJson(row.plan()));
         if (row.plan().hostBytes() > 0 && !row.system().unifiedMemory()) {
           // a node's GPUs share its host memory: what they keep there together

@@ -111,8 +111,20 @@ final class ResultFormat {
   /** The parallel plan and the GPUs it runs on (tp x pp x dp of them). */
   static Map<String, Object> planJson(StepResult r) {
     var p = r.task().plan();
+    Map<String, Object> m = planJson(r.system(), r.task());
+    // which GPUs the engine ran: one per stage standing for its peers, or every one (and how many of those ran in
+    // step with another, whose figures and drawings are that GPU's)
+    m.put("all_gpus", p.allGpus());
+    m.put("gpus_simulated", r.trace().gpus());
+    m.put("gpus_in_step_with_another", inStepWithAnother(r));
+    return m;
+  }
+
+  /** The plan's keys that need no simulation: what {@code memory --format json} gives too. */
+  static Map<String, Object> planJson(llmsim.core.hw.SystemSpec system, llmsim.core.task.Task task) {
+    var p = task.plan();
     Map<String, Object> m = new LinkedHashMap<>();
-    m.put("gpus", r.system().totalDevices());
+    m.put("gpus", system.totalDevices());
     m.put("tp", p.tp());
     m.put("pp", p.pp());
     m.put("dp", p.dp());
@@ -121,14 +133,9 @@ final class ResultFormat {
     m.put("virtual_stages", p.virtualStages());
     m.put("sequence_parallel", p.tp() > 1 && p.sequenceParallel());
     // the schedule and the gradient reduction's timing change a training step: a GPipe plan read as 1F1B otherwise
-    boolean training = r.task().kind().training();
+    boolean training = task.kind().training();
     m.put("schedule", training ? p.schedule().key() : null);
     m.put("overlap_grad_reduce", training ? p.overlapGradReduce() : null);
-    // which GPUs the engine ran: one per stage standing for its peers, or every one (and how many of those ran in
-    // step with another, whose figures and drawings are that GPU's)
-    m.put("all_gpus", p.allGpus());
-    m.put("gpus_simulated", r.trace().gpus());
-    m.put("gpus_in_step_with_another", inStepWithAnother(r));
     return m;
   }
 

@@ -138,6 +138,23 @@ class CommandsTest {
   }
 
   @Test
+  void memoryJson_givesThePlanAsSimulateDoes_anObjectAScriptCanRead() throws Exception {
+    // memory's plan was the text 'tp 2, pp 2, dp 2', simulate's an object: one key read two ways
+    String[] scenario = {"--model", "llama-13b", "--task", "train", "--hardware", "hgx-h100-8x", "--tp", "2", "--pp",
+        "2", "--zero", "1", "--format", "json"};
+    JsonNode mem = JSON.readTree(CliRunner.run(CatalogOverrideTest.with(new String[] {"memory"}, scenario)).out())
+        .get(0).get("plan");
+    JsonNode sim = JSON.readTree(CliRunner.run(CatalogOverrideTest.with(new String[] {"simulate"}, scenario)).out())
+        .get("plan");
+    assertThat(mem.isObject()).isTrue();
+    assertThat(mem.get("tp").asInt()).isEqualTo(2);
+    assertThat(mem.get("pp").asInt()).isEqualTo(2);
+    assertThat(mem.get("dp").asInt()).isEqualTo(8 / (2 * 2));
+    mem.fieldNames().forEachRemaining(k -> assertThat(mem.get(k)).as(k).isEqualTo(sim.get(k)));
+    assertThat(mem.has("gpus_simulated")).isFalse(); // nothing is simulated
+  }
+
+  @Test
   void hardwareSchema_printsTheShippedJsonSchema() throws Exception {
     JsonNode j = JSON.readTree(CliRunner.run("hardware", "schema", "device").out());
     assertThat(j.at("/title").asText()).isEqualTo("llmsim device");
