@@ -1,9 +1,6 @@
 package llmsim.cli;
 
-import java.math.BigDecimal;
-import java.math.MathContext;
 import java.util.List;
-import java.util.Locale;
 import java.util.Map;
 
 /**
@@ -16,7 +13,7 @@ final class FieldCells {
   private FieldCells() {}
 
   /** Significant digits shown: enough for every figure the catalog quotes from its sources (55.43 GB/s, 989.4). */
-  private static final MathContext DIGITS = new MathContext(6);
+  private static final int DIGITS = 6;
 
   /** The rows of {@code m} into {@code t}, nested maps flattened as {@code outer.inner}. */
   @SuppressWarnings("unchecked")
@@ -33,13 +30,12 @@ final class FieldCells {
 
   /** One value as shown: a number with the unit of its field's name, anything else as it reads. */
   static String cell(String field, Object value) {
-    if (!(value instanceof Number n) || value instanceof Integer || value instanceof Long) {
-      return value instanceof Number && field.endsWith("_bytes") ? bytes(field, ((Number) value).doubleValue())
-          : String.valueOf(value);
+    if (!(value instanceof Number n) || !Double.isFinite(n.doubleValue())) {
+      return String.valueOf(value);
     }
     double v = n.doubleValue();
-    if (!Double.isFinite(v)) {
-      return String.valueOf(value);
+    if (value instanceof Integer || value instanceof Long) {
+      return field.endsWith("_bytes") ? bytes(field, v) : String.valueOf(value);
     }
     if (field.endsWith("_bytes_per_s") || field.endsWith("_bytes_per_s_per_direction")) {
       return v >= 1e12 ? plain(v / 1e12) + " TB/s" : plain(v / 1e9) + " GB/s";
@@ -70,12 +66,7 @@ final class FieldCells {
     return v >= 1e9 ? plain(v / 1e9) + " GB" : plain(v / 1e6) + " MB";
   }
 
-  /** {@code v} to {@link #DIGITS} significant digits, no exponent, no trailing zeros. */
   private static String plain(double v) {
-    if (v == 0) {
-      return "0";
-    }
-    String s = new BigDecimal(v).round(DIGITS).stripTrailingZeros().toPlainString();
-    return s.toLowerCase(Locale.ROOT);
+    return Output.significant(v, DIGITS);
   }
 }

@@ -20,10 +20,13 @@ final class Output {
    * positive number (a one-step job's 0.0036 GPU-hours read 0.00), to three significant digits.
    */
   static String atLeast3Digits(double v, int decimals) {
-    if (v > 0 && v < Math.pow(10, 2 - decimals)) {
-      return new java.math.BigDecimal(v).round(new java.math.MathContext(3)).stripTrailingZeros().toPlainString();
-    }
-    return num(v, decimals);
+    return v > 0 && v < Math.pow(10, 2 - decimals) ? significant(v, 3) : num(v, decimals);
+  }
+
+  /** {@code v} to {@code digits} significant digits, with no exponent and no trailing zeros (0 as "0"). */
+  static String significant(double v, int digits) {
+    return v == 0 ? "0"
+        : new java.math.BigDecimal(v).round(new java.math.MathContext(digits)).stripTrailingZeros().toPlainString();
   }
 
   static String print(Format f, TextTable t, Object json) {

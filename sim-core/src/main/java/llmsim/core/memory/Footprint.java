@@ -281,11 +281,11 @@ public record Footprint(
     int pp = t.plan().pp();
     double inFlightLayers = inFlightLayers(m, t);
     if (t.recompute() == Recompute.FULL) {
-      return inFlightLayers * tokens * 2.0 * m.hidden() * scale + perLayer + (pp > 1 ? 0 : logits);
+      return inFlightLayers * layerInputBytes(m, t) + perLayer + (pp > 1 ? 0 : logits);
     }
     if (t.recompute() == Recompute.FULL_OFFLOAD) {
       // the layer inputs wait in host memory; one is back on the device while its layer recomputes
-      return tokens * 2.0 * m.hidden() * scale + perLayer + (pp > 1 ? 0 : logits);
+      return layerInputBytes(m, t) + perLayer + (pp > 1 ? 0 : logits);
     }
     return inFlightLayers * perLayer + (pp > 1 ? 0 : logits);
   }
@@ -324,7 +324,12 @@ public record Footprint(
     if (!t.kind().training() || t.recompute() != Recompute.FULL_OFFLOAD) {
       return 0;
     }
-    return inFlightLayers(m, t) * t.batch() * (double) t.seqLen() * m.hidden() * t.precision().bytes();
+    return inFlightLayers(m, t) * layerInputBytes(m, t);
+  }
+
+  /** One layer's input, the checkpoint full recomputation keeps: tokens x hidden at the compute precision. */
+  static double layerInputBytes(ModelSpec m, Task t) {
+    return (double) t.batch() * t.seqLen() * m.hidden() * t.precision().bytes();
   }
 
   static double inferenceActivations(ModelSpec m, Task t, boolean flash, int promptChunkTokens) {
