@@ -63,11 +63,11 @@ public final class ChromeTrace {
             t.start()[i] * 1e6, t.duration(i) * 1e6, t.flops(i), t.memBytes(i) + t.linkBytes(i),
             t.opBound(i).key()));
       }
-      for (int g = 0; g < gpus; g++) {
-        if (t.inStepWith(g) == g) { // each drawn GPU's own link: one counter summing several read as one link's rate
-          int gpuPid = pid + g;
-          linkCounter(t, g).forEach(c -> events.add(counter("host link in use", gpuPid, c[0], "GB/s", c[1])));
-        }
+      // each drawn GPU's own link: one counter summing several read as one link's rate
+      List<List<double[]>> links = linkCounters(t);
+      for (int g = 0; g < links.size(); g++) {
+        int gpuPid = pid + g;
+        links.get(g).forEach(c -> events.add(counter("host link in use", gpuPid, c[0], "GB/s", c[1])));
       }
       memoryCounter(t, p.plan()).forEach(c -> events.add(counter("device memory in use", pid, c[0], "GiB", c[1])));
     }
@@ -111,26 +111,34 @@ public final class ChromeTrace {
   }
 
   /**
-   * Sum of the average rates (bytes / duration) of GPU {@code gpu}'s host-link transfers in flight, sampled at every
-   * start and end: each GPU of a plan has a host link of its own.
+   * Per GPU, the sum of the average rates (bytes / duration) of its host-link transfers in flight, sampled at every
+   * start and end: each GPU of a plan has a host link of its own. Empty for a GPU not drawn (in step with another);
+   * one pass over the ops for every GPU.
    */
-  static List<double[]> linkCounter(Trace t, int gpu) {
-    List<double[]> edges = new ArrayList<>();
+  static List<List<double[]>> linkCounters(Trace t) {
+    List<List<double[]>> edges = new ArrayList<>();
+    for (int g = 0; g < t.gpus(); g++) {
+      edges.add(new ArrayList<>());
+    }
     for (int i = 0; i < t.size(); i++) {
       int s = t.stream(i);
-      Lane lane = t.lanes().get(s);
-      if (lane.hostLink() && t.duration(i) > 0 && t.gpuOf(s) == gpu) {
+      int g = t.gpuOf(s);
+      if (t.lanes().get(s).hostLink() && t.duration(i) > 0 && t.inStepWith(g) == g) {
         double rate = t.linkBytes(i) / t.duration(i) / 1e9;
-        edges.add(new double[] {t.start()[i], rate});
-        edges.add(new double[] {t.end()[i], -rate});
+        edges.get(g).add(new double[] {t.start()[i], rate});
+        edges.get(g).add(new double[] {t.end()[i], -rate});
       }
     }
-    edges.sort((a, c) -> Double.compare(a[0], c[0]));
-    List<double[]> out = new ArrayList<>();
-    double level = 0;
-    for (double[] e : edges) {
-      level = Math.max(0, level + e[1]);
-      out.add(new double[] {e[0], level});
+    List<List<double[]>> out = new ArrayList<>();
+    for (List<double[]> e : edges) {
+      e.sort((a, c) -> Double.compare(a[0], c[0]));
+      List<double[]> levels = new ArrayList<>();
+      double level = 0;
+      for (double[] x : e) {
+        level = Math.max(0, level + x[1]);
+        levels.add(new double[] {x[0], level});
+      }
+      out.add(levels);
     }
     return out;
   }
