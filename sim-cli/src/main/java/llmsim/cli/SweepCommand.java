@@ -140,8 +140,8 @@ final class SweepCommand implements ScenarioOptions.GridCommand, Callable<Intege
         throw new BadFlagException("--all-gpus: the closed form (--mode analytic) simulates no GPU, so all_gpus changes"
             + " none of its rows: sweep all_gpus with --mode simulate");
       }
-      for (SweepGrid.Refusal refusal : grid.refusals()) {
-        spec.commandLine().getErr().println(refusal.line()); // in grid order, once every flag is checked
+      for (String line : grid.refusalLines()) {
+        spec.commandLine().getErr().println(line); // in grid order, once every flag is checked
       }
       spec.commandLine().getErr().flush();
       job = SweepJob.of(axes, sets, costs == null ? Map.of() : this.job.flags(), grid, costs, mode,

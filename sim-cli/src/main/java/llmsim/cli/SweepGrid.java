@@ -318,12 +318,65 @@ final class SweepGrid {
    * A combination a rule refuses: the points of system {@code s} at {@code at}'s values of the rule keys (and, where
    * {@code atNumerics}, of the precision and software), with the reason as simulate gives it.
    */
-  record Refusal(String where, String reason, long points, long firstIndex) {
+  record Refusal(Map<String, String> at, String reason, long points, long firstIndex) {
+    /** Where: its keys' values, as {@code key=value, ...}. */
+    String where() {
+      return String.join(", ", at.entrySet().stream().map(e -> e.getKey() + "=" + e.getValue()).toList());
+    }
+
     /** The line the sweep prints for it. */
     String line() {
-      return "sweep: skipped " + String.format(Locale.US, "%,d", points) + (points == 1 ? " row" : " rows")
-          + (where.isEmpty() ? "" : " at " + where) + ": " + reason;
+      return "sweep: skipped " + rows(points) + (at.isEmpty() ? "" : " at " + where()) + ": " + reason;
     }
+  }
+
+  private static String rows(long points) {
+    return String.format(Locale.US, "%,d", points) + (points == 1 ? " row" : " rows");
+  }
+
+  /** Combinations skipped for one reason that get a line each; more are one line ({@link #refusalLines}). */
+  static final int LINES_PER_REASON = 3;
+  /** Values of a key that a merged line lists in full; more are the first two, the last and their count. */
+  private static final int VALUES_LISTED = 4;
+
+  /**
+   * The lines the sweep prints for what it skips, in grid order: one per combination, except that a reason given for
+   * more than {@link #LINES_PER_REASON} combinations is one line, at its first combination's place, with the rows and
+   * combinations it skips and each key's values among them ('--tasks inference,train --seq-len 8,16,...,2000' printed
+   * 996 lines of one reason, one per system, model and seq_len).
+   */
+  List<String> refusalLines() {
+    List<Refusal> all = refusals();
+    Map<String, List<Refusal>> byReason = new java.util.LinkedHashMap<>();
+    for (Refusal r : all) {
+      byReason.computeIfAbsent(r.reason(), k -> new ArrayList<>()).add(r);
+    }
+    List<String> lines = new ArrayList<>();
+    for (Refusal r : all) {
+      List<Refusal> same = byReason.get(r.reason());
+      if (same.size() <= LINES_PER_REASON) {
+        lines.add(r.line());
+      } else if (same.get(0) == r) {
+        lines.add(merged(same));
+      }
+    }
+    return lines;
+  }
+
+  /** One line for the combinations {@code same}, which share a reason. */
+  private static String merged(List<Refusal> same) {
+    Map<String, java.util.LinkedHashSet<String>> values = new java.util.LinkedHashMap<>();
+    for (Refusal r : same) {
+      r.at().forEach((k, v) -> values.computeIfAbsent(k, x -> new java.util.LinkedHashSet<>()).add(v));
+    }
+    List<String> keys = new ArrayList<>();
+    values.forEach((k, v) -> {
+      List<String> list = new ArrayList<>(v);
+      keys.add(k + "=" + (list.size() <= VALUES_LISTED ? String.join(",", list)
+          : list.get(0) + "," + list.get(1) + ",...," + list.get(list.size() - 1) + " (" + list.size() + " values)"));
+    });
+    return "sweep: skipped " + rows(same.stream().mapToLong(Refusal::points).sum()) + " in " + same.size()
+        + " combinations (" + String.join("; ", keys) + "): " + same.get(0).reason();
   }
 
   private void refuse(ScenarioKeyException e, int[] at, int s, boolean atNumerics) {
@@ -337,9 +390,12 @@ final class SweepGrid {
       named.add(SOFTWARE_AXIS);
       points /= radix[PRECISION_AXIS] * (long) radix[SOFTWARE_AXIS];
     }
-    String where = describe(at, named);
     // the system is named too where there are several: a rule between the task and one system is that system's
-    String at2 = (systems.size() == 1 ? "" : "hardware=" + systems.get(s).id() + (where.isEmpty() ? "" : ", ")) + where;
+    Map<String, String> at2 = new java.util.LinkedHashMap<>();
+    if (systems.size() > 1) {
+      at2.put("hardware", systems.get(s).id());
+    }
+    at2.putAll(describe(at, named));
     long first = 0; // the index of the combination's first point: the refused axes at their values, the rest at 0
     long stride = 1;
     for (int a = radix.length - 1; a >= 0; a--) {
@@ -377,14 +433,14 @@ final class SweepGrid {
     return refused.values().stream().sorted(java.util.Comparator.comparingLong(Refusal::firstIndex)).toList();
   }
 
-  private String describe(int[] at, List<Integer> free) {
-    List<String> parts = new ArrayList<>();
+  private Map<String, String> describe(int[] at, List<Integer> free) {
+    Map<String, String> parts = new java.util.LinkedHashMap<>();
     for (int a : free) {
       Object v = values.get(a).get(at[a]);
       if (v != null && radix[a] > 1 || AXES[a] == ScenarioKey.TASK && v != null) {
-        parts.add(AXES[a].gridKey() + "=" + (v instanceof Integer i && i == ScenarioKey.AUTO ? "auto" : v));
+        parts.put(AXES[a].gridKey(), typed(v));
       }
     }
-    return String.join(", ", parts);
+    return parts;
   }
 }

@@ -134,6 +134,23 @@ class SweepCommandTest {
   }
 
   @Test
+  void manyCombinationsSkippedForOneReason_areOneLine_withTheirRowsAndEachKeysValues() {
+    // inference does not read seq_len: its points past the first seq_len repeat the rows at it. With 996 of them
+    // (2 systems x 2 models x 249 seq_lens) the sweep printed 996 lines before its rows
+    List<String> seqLens = List.of("128", "256", "384", "512", "640", "768");
+    CliRunner r = CliRunner.run("sweep", "--hardware", "h100-sxm,a100-sxm-80gb", "--models", "gpt3-125m", "--tasks",
+        "inference,train", "--batch", "1,2", "--seq-len", String.join(",", seqLens));
+    assertThat(r.code()).as(r.err()).isZero();
+    int skippedLens = seqLens.size() - 1; // all but the first
+    int combinations = 2 * skippedLens; // per system; batch is not a rule key, so its 2 values are rows of each
+    assertThat(r.err().lines().toList()).containsExactly("sweep: skipped " + combinations * 2 + " rows in "
+        + combinations + " combinations (hardware=h100-sxm,a100-sxm-80gb; tasks=inference; seq_len=256,384,...,768 ("
+        + skippedLens + " values)): --seq-len: does not apply to inference (inference's lengths are prompt_tokens and"
+        + " generate_tokens): its rows at seq_len=128 stand for these, which would repeat them");
+    assertThat(r.out().lines().skip(1).toList()).hasSize(2 * 2 * (1 + seqLens.size()));
+  }
+
+  @Test
   void aRuleBetweenKeysOutsideTheCheckedOnes_skipsItsPointsBeforeAnyRow_insteadOfEndingTheSweepMidway() {
     // each grid stopped with exit 2 after its header, the message naming no flag ("error: 'shard: hybrid' is ZeRO-3
     // ..."), or lost rows that run: kv_cache q8_0 was skipped with flash_attention true too
