@@ -45,6 +45,23 @@ final class SweepCommand implements ScenarioOptions.GridCommand, Callable<Intege
   /** Points per unit of work: large for the closed form, small for event simulations (progress, Ctrl-C). */
   static final int ANALYTIC_CHUNK = 2048;
   static final int SIMULATE_CHUNK = 16;
+  /** Simulated points per chunk at most, on a grid large enough ({@link #simulateChunk}). */
+  static final int SIMULATE_CHUNK_MAX = 64;
+  /** A simulated grid is cut into at least this many chunks before its chunks grow past {@link #SIMULATE_CHUNK}. */
+  static final int SIMULATE_CHUNKS_KEPT = 1024;
+
+  /**
+   * Points per chunk of a simulated grid of {@code points}: {@link #SIMULATE_CHUNK}, or on grids of more than 16,384
+   * points as many as keep {@link #SIMULATE_CHUNKS_KEPT} chunks, up to {@link #SIMULATE_CHUNK_MAX}. A chunk costs its
+   * backend a hand-off besides its points: on an embedded Hazelcast member ~0.2 ms of CPU (an invocation, the task's
+   * bytes, a response and its callback), 12,500 of them (with the op count's) in a 100,000-point sweep of 16-point
+   * chunks: +11% against the local backend, +5% with 64-point ones (docs/DISTRIBUTED.md, twelfth run). With a thousand
+   * chunks or more, far more than a machine's or a small cluster's threads, the last ones still end close together
+   * (ChunkLayout halves them). Small grids keep 16 points, where a cluster's tail decides the end of the run.
+   */
+  static int simulateChunk(long points) {
+    return (int) Math.max(SIMULATE_CHUNK, Math.min(SIMULATE_CHUNK_MAX, points / SIMULATE_CHUNKS_KEPT));
+  }
 
   @Spec CommandSpec spec;
 
@@ -145,7 +162,7 @@ final class SweepCommand implements ScenarioOptions.GridCommand, Callable<Intege
       }
       spec.commandLine().getErr().flush();
       job = SweepJob.of(axes, sets, costs == null ? Map.of() : this.job.flags(), grid, costs, mode,
-          format.equals("jsonl"), top, by, mode.equals("analytic") ? ANALYTIC_CHUNK : SIMULATE_CHUNK, n);
+          format.equals("jsonl"), top, by, mode.equals("analytic") ? ANALYTIC_CHUNK : simulateChunk(n), n);
       staged = output == null ? null : stageOutput();
     } catch (RuntimeException | Error e) {
       closeWhenOpen(opening);

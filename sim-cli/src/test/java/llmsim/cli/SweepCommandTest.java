@@ -134,6 +134,19 @@ class SweepCommandTest {
   }
 
   @Test
+  void simulatedChunks_growOnlyWhereAThousandOfThemRemain() {
+    for (long points : new long[] {1, 432, 16_384, 16_385, 20_000, 65_535, 65_536, 100_000, 10_000_000}) {
+      int chunk = SweepCommand.simulateChunk(points);
+      assertThat(chunk).as("points " + points).isBetween(16, 64);
+      if (chunk > 16) { // grown: at least 1,024 chunks of it
+        assertThat((points + chunk - 1) / chunk).as("chunks of " + points).isGreaterThanOrEqualTo(1024);
+      }
+    }
+    assertThat(SweepCommand.simulateChunk(432)).isEqualTo(16); // a cluster's 432-point grid: 27 chunks, as measured
+    assertThat(SweepCommand.simulateChunk(100_000)).isEqualTo(64); // 1,563 chunks, not 6,250
+  }
+
+  @Test
   void manyCombinationsSkippedForOneReason_areOneLine_withTheirRowsAndEachKeysValues() {
     // inference does not read seq_len: its points past the first seq_len repeat the rows at it. With 996 of them
     // (2 systems x 2 models x 249 seq_lens) the sweep printed 996 lines before its rows
