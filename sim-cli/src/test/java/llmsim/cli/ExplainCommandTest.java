@@ -86,8 +86,9 @@ class ExplainCommandTest {
    */
   @Test
   void stepTime_onSeveralNodes_namesTheCollectivesTimeByLink() throws IOException {
+    // tp 8 inside each node (all-reduces on the critical path, NVLink), ZeRO-1 across the two (InfiniBand)
     String[] flags = {"--model", "llama-13b", "--task", "train", "--hardware", "a100-40gb-cluster", "--nodes", "2",
-        "--zero", "3", "--format", "json"};
+        "--tp", "8", "--zero", "1", "--format", "json"};
     JsonNode sim = json(CatalogOverrideTest.with(new String[] {"simulate"}, flags));
     JsonNode ex = json(CatalogOverrideTest.with(new String[] {"explain", "step_time_s"}, flags));
     double step = sim.get("step_time_s").asDouble();

@@ -61,9 +61,17 @@ final class Collectives {
    */
   private enum Span { NODE, NODES, NONE }
 
-  /** What a transfer is for: each purpose queues on a stream of its own per kind of link. */
+  /**
+   * What a transfer is for: each purpose queues on a stream of its own per kind of link. ZeRO-3's weight gathers queue
+   * apart from the gradient reductions (FSDP's unshard stream, DeepSpeed's all-gather stream): the backward's gather
+   * of layer l - 1 is issued ahead of layer l's reduce-scatter (FSDP prefetches it from layer l's pre- or
+   * post-backward hook, both before layer l's gradients are reduced), so it runs while layer l's backward does; one
+   * queue in the builder's order (layer l's gather, backward, reduction, then layer l - 1's gather) held each gather
+   * behind the previous layer's reduction, so behind that layer's whole backward: exposed, layer after layer.
+   */
   private enum Purpose {
-    TENSOR("tensor-parallel comm"), DATA("data-parallel comm"), PIPELINE("pipeline send");
+    TENSOR("tensor-parallel comm"), DATA("data-parallel comm"), GATHER("ZeRO-3 weight gather"),
+    PIPELINE("pipeline send");
 
     final String label;
 
@@ -185,25 +193,32 @@ final class Collectives {
         system.deviceCount(), plan.tp() / system.deviceCount(), bytes, deps);
   }
 
-  /** A data-parallel collective of {@code bytes} (gradients, or ZeRO-3 weights); returns its last op. */
+  /** A data-parallel collective of {@code bytes} (gradients, or ZeRO-1/2's weights); returns its last op. */
   int dataParallel(String name, Kind kind, double bytes, int... deps) {
+    return dataParallel(name, Purpose.DATA, kind, bytes, deps);
+  }
+
+  private int dataParallel(String name, Purpose purpose, Kind kind, double bytes, int... deps) {
     if (plan.dp() <= 1) {
       return deps.length == 0 ? -1 : deps[deps.length - 1];
     }
     int intra = dpIntraRanks();
     int inter = plan.dp() / intra;
     if (inter == 1) {
-      return phase(name, Purpose.DATA, kind, intra, bytes, false, Span.NODE, deps);
+      return phase(name, purpose, kind, intra, bytes, false, Span.NODE, deps);
     }
-    return hierarchical(name, Purpose.DATA, kind, intra, inter, bytes, deps);
+    return hierarchical(name, purpose, kind, intra, inter, bytes, deps);
   }
 
-  /** ZeRO-3's gather of a layer's weight shards: from every replica, or under hybrid shard from the node's. */
+  /**
+   * ZeRO-3's gather of a layer's weight shards: from every replica, or under hybrid shard from the node's; on a queue
+   * of its own ({@link Purpose#GATHER}).
+   */
   int gatherShards(String name, double bytes, int... deps) {
     if (!plan.hybridShard() || plan.dp() <= 1) {
-      return dataParallel(name, Kind.ALL_GATHER, bytes, deps);
+      return dataParallel(name, Purpose.GATHER, Kind.ALL_GATHER, bytes, deps);
     }
-    return phase(name, Purpose.DATA, Kind.ALL_GATHER, dpIntraRanks(), bytes, false, Span.NODE, deps);
+    return phase(name, Purpose.GATHER, Kind.ALL_GATHER, dpIntraRanks(), bytes, false, Span.NODE, deps);
   }
 
   /**

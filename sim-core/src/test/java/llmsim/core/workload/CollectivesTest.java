@@ -356,6 +356,34 @@ class CollectivesTest {
   }
 
   @Test
+  void zero3_backwardGathersTheNextLayerWhileThisOneComputes_notBehindItsGradientReduction() {
+    ModelSpec m = Fixtures.llama7b();
+    Trace t = step(Fixtures.cluster(1), m, training(new ParallelPlan(1, 1, 8, 3), 4));
+    String[] names = t.ops().names();
+    java.util.Map<String, Integer> id = new java.util.HashMap<>();
+    for (int i = 0; i < names.length; i++) {
+      id.put(names[i], i);
+    }
+    // backward runs layer n - 1 down to 0, each from residual_2.bwd to attn_norm.bwd. FSDP prefetches layer l - 1's
+    // gather from layer l's pre- or post-backward hook, ahead of layer l's reduce-scatter: it starts once layer l + 1
+    // (two above it) has freed its weights, so it runs during layer l's backward, whose gradient reduction (issued
+    // after that backward) it does not wait for. Queued behind that reduction it started only once layer l had ended.
+    int n = m.layers();
+    for (int l = n - 3; l > n - 7; l--) {
+      int gather = id.get("L" + (l - 1) + ".zero3_all_gather.bwd");
+      double twoAboveEnds = t.end()[id.get("L" + (l + 1) + ".attn_norm.bwd")];
+      double thisStarts = t.start()[id.get("L" + l + ".residual_2.bwd")];
+      double thisEnds = t.end()[id.get("L" + l + ".attn_norm.bwd")];
+      assertThat(t.start()[gather]).as("layer %d", l - 1).isEqualTo(twoAboveEnds)
+          .isLessThanOrEqualTo(thisStarts).isLessThan(thisEnds);
+      // the gather (~2 ms at the fixture's link, with this layer's reduction on the same link) ends well inside this
+      // layer's backward (~10 ms), so the next layer waits for nothing but this one
+      assertThat(t.end()[gather]).as("layer %d", l - 1).isLessThan(thisEnds);
+      assertThat(t.start()[id.get("L" + (l - 1) + ".residual_2.bwd")]).isEqualTo(thisEnds);
+    }
+  }
+
+  @Test
   void underGradientAccumulation_zero2And3ReduceEveryMicroBatch_ddpAndZero1OnceAtTheEnd() {
     ModelSpec m = Fixtures.llama7b();
     int microBatches = 3;
