@@ -34,7 +34,7 @@ import picocli.CommandLine.Spec;
 
 /** {@code llmsim advise}: which hardware and plan finish a job cheapest within a deadline and a budget. */
 @Command(name = "advise", description = {
-    "Which hardware, how many GPUs and which parallel plan finish this job cheapest, within a deadline and a budget?",
+    "Find the hardware, GPU count and parallel plan that finish a job cheapest within a deadline and a budget.",
     "Tries every catalog system (or the --hardware ones) at 1, 2, 4, ... --max-gpus GPUs, every plan and micro-batch",
     "that fits memory (closed form), simulates the best of each, prices the job (`llmsim hardware prices`, --price),",
     "ranks by cost among those meeting the constraints and shows the time-cost Pareto front. The job is --tokens",

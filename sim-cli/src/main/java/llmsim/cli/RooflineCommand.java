@@ -23,8 +23,9 @@ import picocli.CommandLine.Spec;
 
 /** {@code llmsim roofline}: roofline charts per system and an overlay, with the workload's ops if one is given. */
 @Command(name = "roofline", description = {
-    "Roofline charts (PNG and SVG): the compute ceiling of each precision the device runs natively, the device-memory",
-    "roof, the host-link roof (PCIe, or unified memory) and ridge points (peak FLOP/s / bandwidth, in FLOP/byte).",
+    "Draw roofline charts (PNG and SVG) per system and an overlay, with the model's ops and decode batches.",
+    "Each chart has the compute ceiling of each precision the device runs natively, the device-memory roof, the",
+    "host-link roof (PCIe, or unified memory) and ridge points (peak FLOP/s / bandwidth, in FLOP/byte).",
     "With --model: the ceiling of the precision the work runs in drawn bold; each op class (attention, MLP, ...) as its",
     "own labelled point at the FLOP/s it attained, squares for prefill and circles for decode, hollow and labelled",
     "'launch-bound' where launch overhead, not the roof, holds it down. For inference, the decode step at batch 1, 2,",

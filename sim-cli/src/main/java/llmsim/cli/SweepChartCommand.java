@@ -26,8 +26,8 @@ import picocli.CommandLine.Spec;
 
 /** {@code llmsim sweep-chart}: a metric against model size for several systems, marking where offload starts. */
 @Command(name = "sweep-chart", description = {
-    "Step time or tokens/s against model size on several systems: where an 80 GB card starts offloading and",
-    "a 192 GB M2 Ultra does not. Writes sweep.png and sweep.svg and prints the points.",
+    "Chart tokens/s or step time against model size on several systems (sweep.png, sweep.svg).",
+    "It shows where an 80 GB card starts offloading and a 192 GB M2 Ultra does not, and prints the points.",
     "Example: llmsim sweep-chart --hardware m2-ultra,13900ks-h100 --models llama-7b,llama-13b,llama-33b,llama-65b --task inference --out charts/"})
 final class SweepChartCommand implements ScenarioOptions.Command, Callable<Integer> {
   @Spec CommandSpec spec;
