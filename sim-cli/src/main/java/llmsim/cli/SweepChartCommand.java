@@ -63,7 +63,8 @@ final class SweepChartCommand implements ScenarioOptions.Command, Callable<Integ
       // replaced by the first of --models below: the model given would not be drawn, without a word
       throw new BadFlagException("--model: sweep-chart draws the models of --models; add it there");
     }
-    if (models.stream().anyMatch(String::isBlank)) { // else reported as --model's, a flag not given
+    // else reported as --model's, a flag not given; '--models ,' splits into no values at all
+    if (models.isEmpty() || models.stream().anyMatch(String::isBlank)) {
       throw new BadFlagException("--models: a value is empty; give model ids, .yaml files or config.json files,"
           + " comma-separated");
     }

@@ -408,6 +408,12 @@ final class SweepCommand implements ScenarioOptions.GridCommand, Callable<Intege
     if (gridFile != null) {
       GridFile.read(gridFile).forEach((key, v) -> raw.put(ScenarioKey.byKey(key, true).orElseThrow(), v));
     }
+    axisFlags.forEach((k, v) -> {
+      if (v.isEmpty()) {
+        // picocli splits ',' into no values: the key was swept at its default, as if the flag had not been typed
+        throw new BadFlagException(k.gridFlag() + ": no value given; list one or more, comma-separated");
+      }
+    });
     raw.putAll(axisFlags);
     return raw;
   }

@@ -48,6 +48,14 @@ class SweepChartCommandTest {
   }
 
   @Test
+  void modelsWithNoValue_isRefused_notAnIndexOutOfBounds() {
+    // '--models ,' splits into no values: an IndexOutOfBoundsException, exit 1, where bad input is exit 2
+    assertBadInput(CliRunner.run("sweep-chart", "--models", ",", "--hardware", "m2-ultra", "--task", "inference",
+        "--out", dir.resolve("c").toString()), "error: --models: a value is empty");
+    assertThat(Files.exists(dir.resolve("c"))).as("bad input makes no folder").isFalse();
+  }
+
+  @Test
   void aModelOrSystemNamedTwice_isRefused_notDrawnTwice() {
     assertBadInput(CliRunner.run("sweep-chart", "--models", "llama-7b,llama-13b", "--models", "llama-7b", "--hardware",
         "m2-ultra", "--task", "inference", "--out", dir.resolve("c").toString()), "--models: llama-7b is given twice");

@@ -400,6 +400,19 @@ class SweepCommandTest {
   }
 
   @Test
+  void anAxisFlagWithAnEmptyList_isRefused_notSweptAtTheDefault() {
+    // '--batch ,' split into no values and ran batch 1, the default, as if the flag had not been typed; '--models ,'
+    // was told 'sweep needs --models', a flag that was given
+    BadInputTest.assertBadInput(CliRunner.run("sweep", "--hardware", "m2-ultra", "--models", "llama-7b", "--batch",
+        ","), "--batch: no value given; list one or more, comma-separated");
+    BadInputTest.assertBadInput(CliRunner.run("sweep", "--hardware", "m2-ultra", "--models", ",", "--tasks",
+        "inference"), "--models: no value given");
+    CliRunner r = CliRunner.run("sweep", "--hardware", "m2-ultra", "--models", "llama-7b", "--seq-len", ",,");
+    BadInputTest.assertBadInput(r, "--seq-len: no value given");
+    assertThat(r.out()).as("no header without rows").isEmpty();
+  }
+
+  @Test
   void anAxisFlagGivenTwice_addsItsValues_asARepeatedSetDoes() {
     // the second --models replaced the first without a word: llama-7b's rows were missing
     CliRunner r = CliRunner.run("sweep", "--hardware", "m2-ultra", "--models", "llama-7b", "--models", "llama-13b");
