@@ -107,7 +107,7 @@ final class SweepCommand implements ScenarioOptions.GridCommand, Callable<Intege
   @Option(names = "--by", defaultValue = "tokens_per_s", paramLabel = "KEY",
       description = "Ranking for --top (with it only): tokens_per_s, mfu (higher is better), step_time_s, ttft_s,"
           + " tpot_s (lower is better); with a job (--tokens, --requests) also cost, cost_per_million_tokens and"
-          + " wall_time_s (lower is better). Default: ${DEFAULT-VALUE}.")
+          + " wall_time_s (lower is better). Points that do not fit memory are not ranked. Default: ${DEFAULT-VALUE}.")
   String by;
 
   @Option(names = "--max-points", defaultValue = "20000000", paramLabel = "N", description = "Refuse grids larger than this (default: ${DEFAULT-VALUE}).")
@@ -468,6 +468,7 @@ final class SweepCommand implements ScenarioOptions.GridCommand, Callable<Intege
         write(SweepRows.header(jsonl, job.priced()), 0);
       }
       List<SweepJob.Ranked> best = new ArrayList<>();
+      long unfit = 0;
       long unranked = 0;
       long pauseAfter = Long.getLong(PAUSE_PROPERTY, -1);
       for (long c = 0; c < chunks && !cancelled.get(); c++) {
@@ -483,6 +484,7 @@ final class SweepCommand implements ScenarioOptions.GridCommand, Callable<Intege
         } else {
           best.addAll(chunk.best());
           best = job.keepBest(best);
+          unfit += chunk.unfit();
           unranked += chunk.unranked();
         }
         progress.update(job.end(c));
@@ -492,10 +494,15 @@ final class SweepCommand implements ScenarioOptions.GridCommand, Callable<Intege
         throw failure.get();
       }
       if (top != null && !cancelled.get()) {
+        if (unfit > 0) { // their rows, without --top, say fits false; ranked, one was named the best
+          progress.err.println(String.format(Locale.US, "sweep: %,d point%s not fit memory and %s left out of --top"
+              + " (%s time assumes the memory were there; without --top its row says fits false)", unfit,
+              unfit == 1 ? " does" : "s do", unfit == 1 ? "is" : "are", unfit == 1 ? "its" : "each one's"));
+        }
         if (unranked > 0) { // else --top 10 answers fewer rows without saying why
           progress.err.println(String.format(Locale.US, "sweep: %,d point%s no %s to rank by and %s left out of --top"
               + " (%s)", unranked, unranked == 1 ? " has" : "s have", by, unranked == 1 ? "is" : "are",
-              SweepRows.jobMetric(by) ? "a point that does not fit, or a device without a price, has no job cost"
+              SweepRows.jobMetric(by) ? "a device without a price has no job cost"
                   : "ttft_s and tpot_s are inference's; a training point has none"));
           progress.err.flush();
         }

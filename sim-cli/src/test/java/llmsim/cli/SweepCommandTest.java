@@ -440,6 +440,23 @@ class SweepCommandTest {
   }
 
   @Test
+  void top_ranksOnlyPointsThatFitMemory_andCountsTheOthers() {
+    // llama-7b's KV cache is 32 layers x 2 (K, V) x 4,096 x 2 B = 0.5 MiB a token; batch 512 of 512 + 128 tokens
+    // holds 512 x 640 x 0.5 MiB = 160 GiB against the RTX 4090's 24 GB, so that point cannot run; its time assumes
+    // the memory were there, and '--top 1 --by tokens_per_s' named it the best (fits false) over batch 1, which runs
+    CliRunner r = CliRunner.run("sweep", "--hardware", "rtx4090", "--models", "llama-7b", "--tasks", "inference",
+        "--batch", "1,512", "--top", "1", "--by", "tokens_per_s");
+    assertThat(r.code()).as(r.err()).isZero();
+    List<String> header = List.of(r.out().lines().findFirst().orElseThrow().split(","));
+    List<String> rows = r.out().lines().skip(1).toList();
+    assertThat(rows).hasSize(1);
+    String[] row = rows.get(0).split(",");
+    assertThat(row[header.indexOf("batch")]).isEqualTo("1");
+    assertThat(row[header.indexOf("fits")]).isEqualTo("true");
+    assertThat(r.err()).contains("sweep: 1 point does not fit memory and is left out of --top");
+  }
+
+  @Test
   void byWithoutTop_isRefused_notDropped() {
     // '--by mfu' alone wrote every row in grid order, the ranking asked for dropped without a word
     CliRunner r = CliRunner.run("sweep", "--hardware", "h100-sxm", "--models", "gpt3-125m", "--batch", "1,2", "--by",
