@@ -278,6 +278,10 @@ final class SweepCommand implements ScenarioOptions.GridCommand, Callable<Intege
       throw new BadFlagException("--output: folder " + parent + (parent != null && Files.exists(parent)
           ? " is not a folder" : " does not exist; create it first"));
     }
+    if (gridFile != null && sameFile(output, gridFile)) { // the rows replaced the grid they came from
+      throw new BadFlagException("--output: " + output + " is the grid file the sweep reads; give another file for"
+          + " its rows");
+    }
     if (Files.exists(output) && !Files.isWritable(output)) {
       throw new BadFlagException("--output: " + output + " is not writable");
     }
@@ -290,6 +294,14 @@ final class SweepCommand implements ScenarioOptions.GridCommand, Callable<Intege
     } catch (IOException | SecurityException e) {
       throw new BadFlagException("--output: cannot write in folder " + parent + " (" + e.getClass().getSimpleName()
           + (e.getMessage() == null ? "" : ": " + e.getMessage()) + ")");
+    }
+  }
+
+  private static boolean sameFile(Path a, Path b) {
+    try {
+      return Files.exists(a) && Files.exists(b) && Files.isSameFile(a, b);
+    } catch (IOException e) {
+      return a.toAbsolutePath().normalize().equals(b.toAbsolutePath().normalize());
     }
   }
 
