@@ -172,7 +172,9 @@ final class SweepCommand implements ScenarioOptions.GridCommand, Callable<Intege
       if (mode.equals("simulate")) {
         // counted on the backend's workers and checked here before any row; a refusal leaves --output's FILE as it
         // was (the staged file is dropped below)
-        checkSimulable(engine, job, threads == null ? Runtime.getRuntime().availableProcessors() : threads);
+        // at most one worker per chunk simulates at once: --threads 100000 on a one-point grid is one simulation
+        int workers = threads == null ? Runtime.getRuntime().availableProcessors() : threads;
+        checkSimulable(engine, job, (int) Math.max(1, Math.min(workers, job.chunks())));
       }
       Writer w = staged == null ? new PrintWriter(spec.commandLine().getOut())
           : new BufferedWriter(new OutputStreamWriter(Files.newOutputStream(staged.tmp()), StandardCharsets.UTF_8), 1 << 16);

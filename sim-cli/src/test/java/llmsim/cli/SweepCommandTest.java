@@ -457,6 +457,18 @@ class SweepCommandTest {
   }
 
   @Test
+  void manyMoreThreadsThanPoints_runAsOneThreadPerChunk_notRefusedForTheirHeap() {
+    // one point is one chunk, so one simulation at a time: --threads 100000 was refused as 100,000 simulations of
+    // 128 tokens at once needing 1,535 GiB, and in the closed form started 100,000 threads for the one row
+    for (String mode : new String[] {"analytic", "simulate"}) {
+      CliRunner r = CliRunner.run("sweep", "--hardware", "h100-sxm", "--models", "gpt3-125m", "--mode", mode,
+          "--threads", "100000");
+      assertThat(r.code()).as(mode + ": " + r.err()).isZero();
+      assertThat(r.out().lines()).as(mode).hasSize(1 + 1);
+    }
+  }
+
+  @Test
   void byWithoutTop_isRefused_notDropped() {
     // '--by mfu' alone wrote every row in grid order, the ranking asked for dropped without a word
     CliRunner r = CliRunner.run("sweep", "--hardware", "h100-sxm", "--models", "gpt3-125m", "--batch", "1,2", "--by",
