@@ -74,6 +74,12 @@ final class RooflineCommand implements ScenarioOptions.Command, Callable<Integer
       ScenarioOptions.refuseUnusedOverrides(scenario.catalog(), ids.stream().map(h -> scenario.catalog().system(h,
           "--hardware")).toList(), List.of());
     }
+    // with a model, the run's own refusals (a precision the device lacks, a flag its task does not use) come before
+    // the folder is made: they made it, and left it empty, exit 2
+    ScenarioOptions.Resolved run = scenario.given(ScenarioKey.MODEL) == null ? null : scenario.resolve(null, true);
+    if (run != null) {
+      SimulateCommand.check(run, false);
+    }
     ReportOutput.prepare(out, ids.size(), "--hardware");
     Catalog c = scenario.catalog();
     List<RooflineData> data = new ArrayList<>();
@@ -83,7 +89,7 @@ final class RooflineCommand implements ScenarioOptions.Command, Callable<Integer
         data.add(RooflineData.of(s));
       }
     } else {
-      for (StepResult r : SimulateCommand.run(scenario.resolve(null, true))) {
+      for (StepResult r : SimulateCommand.run(run)) {
         data.add(ReportOutput.roofline(r));
         // what simulate says of the run the chart draws (a changed default precision, a model that does not fit);
         // the --set notes follow below, once
