@@ -413,6 +413,25 @@ class SweepCommandTest {
   }
 
   @Test
+  void aKeyGivenOneValueThatNoTaskOfTheGridUses_isNamed_notDroppedWithoutAWord() {
+    // '--tasks train --lora-rank 8' wrote the training row with lora_rank empty, exit 0, and not a word: one value
+    // has no repeats to skip and name (several values do), and simulate refuses the flag outright
+    CliRunner r = CliRunner.run("sweep", "--hardware", "m2-ultra", "--models", "llama-7b", "--tasks", "train",
+        "--lora-rank", "8");
+    assertThat(r.code()).as(r.err()).isZero();
+    assertThat(r.err()).isEqualTo("sweep: --lora-rank 8 is in no row: it does not apply to train (it is"
+        + " finetune-lora's and finetune-qlora's), and no task of the grid uses it\n");
+    CliRunner inference = CliRunner.run("sweep", "--hardware", "m2-ultra", "--models", "llama-7b", "--seq-len", "512");
+    assertThat(inference.err()).startsWith("sweep: --seq-len 512 is in no row: it does not apply to inference");
+    // a task of the grid that uses it keeps it in its rows, and nothing is said
+    CliRunner used = CliRunner.run("sweep", "--hardware", "m2-ultra", "--models", "llama-7b", "--tasks",
+        "train,finetune-lora", "--lora-rank", "8");
+    assertThat(used.code()).as(used.err()).isZero();
+    assertThat(used.err()).isEmpty();
+    assertThat(used.out().lines()).hasSize(1 + 2);
+  }
+
+  @Test
   void anAxisFlagGivenTwice_addsItsValues_asARepeatedSetDoes() {
     // the second --models replaced the first without a word: llama-7b's rows were missing
     CliRunner r = CliRunner.run("sweep", "--hardware", "m2-ultra", "--models", "llama-7b", "--models", "llama-13b");
