@@ -90,8 +90,10 @@ final class ValidateCommand implements Callable<Integer> {
     for (ValidationRunner.Outcome o : outcomes) {
       var c = o.c();
       String metric = c.ratio().isPresent() ? c.metric() + " ratio" : c.metric();
-      t.row(List.of(c.id(), c.category(), o.ran() ? metric : "skipped", o.ran() ? num(o.predicted(), sig(o.predicted())) : "-",
-          num(c.measured(), sig(c.measured())), c.unit(), o.ran() ? signed(o.signedError()) : "-", c.confidence()));
+      // a skipped case says so in its error column: in the metric column, 'skipped' read as a metric in the CSV
+      t.row(List.of(c.id(), c.category(), metric.isEmpty() ? "-" : metric, o.ran() ? num(o.predicted(), sig(o.predicted()))
+          : "-", num(c.measured(), sig(c.measured())), c.unit(), o.ran() ? signed(o.signedError()) : "skipped",
+          c.confidence()));
       Map<String, Object> m = new LinkedHashMap<>();
       m.put("id", c.id());
       m.put("category", c.category());
@@ -117,7 +119,12 @@ final class ValidateCommand implements Callable<Integer> {
         root.put("kernel", llmsim.core.kernel.Kernels.get().name());
         out.print(Json.write(root));
       }
-      case csv -> out.print(t.csv());
+      case csv -> {
+        out.print(t.csv());
+        // the reasons the table lists below it: on standard error, as compare --vary's CSV warnings are
+        outcomes.stream().filter(o -> !o.ran()).forEach(o -> spec.commandLine().getErr().println("validate: "
+            + o.c().id() + " skipped: " + o.skipped()));
+      }
       case table -> {
         out.print(t.render());
         out.println();
