@@ -55,10 +55,10 @@ final class AdviseCommand implements ScenarioOptions.Command, Callable<Integer> 
 
   @Mixin Output output;
 
-  @Option(names = "--deadline", paramLabel = "SPAN", description = "Finish within this wall time: 36h, 3d, 2w (s, min, h, d, w, y).")
+  @Option(names = "--deadline", paramLabel = "SPAN", description = "Finish within this wall time: 36h, 3d, 2w (s, min, h, d, w, y). Default: none (any wall time).")
   String deadline;
 
-  @Option(names = "--budget", paramLabel = "AMOUNTCUR", description = "Spend at most this, such as 500usd (converted at --rate when in another currency).")
+  @Option(names = "--budget", paramLabel = "AMOUNTCUR", description = "Spend at most this, such as 500usd (converted at --rate when in another currency). Default: none (any cost).")
   String budget;
 
   @Option(names = "--out", paramLabel = "DIR", description = "Also draw the options' wall time against cost, the"

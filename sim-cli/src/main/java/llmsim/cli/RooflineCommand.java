@@ -24,13 +24,13 @@ import picocli.CommandLine.Spec;
 /** {@code llmsim roofline}: roofline charts per system and an overlay, with the workload's ops if one is given. */
 @Command(name = "roofline", description = {
     "Draw roofline charts (PNG and SVG) per system and an overlay, with the model's ops and decode batches.",
-    "Each chart has the compute ceiling of each precision the device runs natively, the device-memory roof, the",
-    "host-link roof (PCIe, or unified memory) and ridge points (peak FLOP/s / bandwidth, in FLOP/byte).",
-    "With --model: the ceiling of the precision the work runs in drawn bold; each op class (attention, MLP, ...) as its",
-    "own labelled point at the FLOP/s it attained, squares for prefill and circles for decode, hollow and labelled",
-    "'launch-bound' where launch overhead, not the roof, holds it down. For inference, the decode step at batch 1, 2,",
-    "4 ... 1,024 walks right toward the ridge; the critical batch size, where decode turns compute-bound, is marked on",
-    "the roof (or the chart says why decode never gets there: a long context's KV-cache reads grow with the batch).",
+    "Each chart has the compute ceiling of each precision the device runs natively, the device-memory roof, the "
+        + "host-link roof (PCIe, or unified memory) and ridge points (peak FLOP/s / bandwidth, in FLOP/byte). "
+        + "With --model: the ceiling of the precision the work runs in drawn bold; each op class (attention, MLP, ...) as its "
+        + "own labelled point at the FLOP/s it attained, squares for prefill and circles for decode, hollow and labelled "
+        + "'launch-bound' where launch overhead, not the roof, holds it down. For inference, the decode step at batch 1, 2, "
+        + "4 ... 1,024 walks right toward the ridge; the critical batch size, where decode turns compute-bound, is marked on "
+        + "the roof (or the chart says why decode never gets there: a long context's KV-cache reads grow with the batch).",
     "Example: llmsim roofline --hardware h100-sxm,m2-ultra --model llama-7b --task inference --out charts/"})
 final class RooflineCommand implements ScenarioOptions.Command, Callable<Integer> {
   @Spec CommandSpec spec;

@@ -36,10 +36,10 @@ import picocli.CommandLine.Spec;
 /** {@code llmsim sweep}: a cartesian grid of scenarios, in parallel, as CSV or JSON Lines. */
 @Command(name = "sweep", description = {
     "Sweep a cartesian grid of scenarios: one CSV or JSON Lines row per combination of the listed values.",
-    "Rows come in a stable order, written as they complete. --mode analytic sums the roofline kernel's costs in",
-    "closed form (no overlap); --mode simulate runs the event engine per point. Without --output, rows stream to standard output a whole line",
-    "at a time. With --output, rows go to a temporary file beside FILE that replaces it when the sweep ends; Ctrl-C",
-    "keeps the complete rows so far (without --top), a failure or a hard kill leaves FILE as it was.",
+    "Rows come in a stable order, written as they complete. --mode analytic sums the roofline kernel's costs in "
+        + "closed form (no overlap); --mode simulate runs the event engine per point. Without --output, rows stream to standard output a whole line "
+        + "at a time. With --output, rows go to a temporary file beside FILE that replaces it when the sweep ends; Ctrl-C "
+        + "keeps the complete rows so far (without --top), a failure or a hard kill leaves FILE as it was.",
     "Example: llmsim sweep --hardware m2-ultra,13900ks-h100 --models llama-7b,llama-13b --tasks inference --batch 1,8,64 --output out.csv"})
 final class SweepCommand implements ScenarioOptions.GridCommand, Callable<Integer> {
   /** Points per unit of work: large for the closed form, small for event simulations (progress, Ctrl-C). */

@@ -23,9 +23,9 @@ import picocli.CommandLine.Spec;
 /** {@code llmsim validate [PATH...]}: predicted vs published measurements, with the error. */
 @Command(name = "validate", description = {
     "Run the validation cases: predicted vs published measurements, with the error per case and category.",
-    "Each case prints predicted vs measured with the signed error, then the median absolute error, MAPE and worst",
-    "cases per category and overall.",
-    "Default PATH: validation/cases of this checkout.",
+    "Each case prints predicted vs measured with the signed error, then the median absolute error, MAPE and worst "
+        + "cases per category and overall. "
+        + "Default PATH: validation/cases of this checkout.",
     "Example: llmsim validate validation/cases/A07.yaml --format json   (one case; without PATH, every case)"})
 final class ValidateCommand implements Callable<Integer> {
   @Spec CommandSpec spec;
