@@ -57,6 +57,7 @@ final class RooflineCommand implements ScenarioOptions.Command, Callable<Integer
     }
     @SuppressWarnings("unchecked")
     List<String> ids = (List<String>) ScenarioKey.HARDWARE.parse(hardware);
+    ReportOutput.checkSystemsDrawn(ids.size(), "roofline");
     scenario.refuseJobFlags(); // before the folder is made; without --model nothing else reads the flags
     scenario.refuseAllGpus("the roofline places one GPU's kernels against that GPU's ceilings, the same on every GPU of"
         + " the plan"); // it was taken and drew the same points

@@ -70,7 +70,7 @@ final class SweepChartCommand implements ScenarioOptions.Command, Callable<Integ
     }
     scenario.set(ScenarioKey.MODEL, models.get(0));
     ScenarioOptions.Resolved r = scenario.resolve(null, true);
-    ReportOutput.checkSystems(r.hardware().size(), "--hardware");
+    ReportOutput.checkSystemsDrawn(r.hardware().size(), "sweep-chart");
     Catalog c = r.catalog();
     List<ModelSpec> ms = models.stream().map(m -> c.model(m, "--models")).toList();
     List<SystemSpec> systems = r.hardware().stream().map(h -> r.sized(c.system(h, "--hardware"))).toList();
