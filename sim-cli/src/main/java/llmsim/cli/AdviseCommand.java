@@ -34,7 +34,7 @@ import picocli.CommandLine.Spec;
 
 /** {@code llmsim advise}: which hardware and plan finish a job cheapest within a deadline and a budget. */
 @Command(name = "advise", description = {
-    "Which hardware, how many GPUs and which parallel plan finish this job cheapest, within a deadline and a budget?",
+    "Find the hardware, GPU count and parallel plan that finish a job cheapest within a deadline and a budget.",
     "Tries every catalog system (or the --hardware ones) at 1, 2, 4, ... --max-gpus GPUs, every plan and micro-batch",
     "that fits memory (closed form), simulates the best of each, prices the job (`llmsim hardware prices`, --price),",
     "ranks by cost among those meeting the constraints and shows the time-cost Pareto front. The job is --tokens",
@@ -55,10 +55,10 @@ final class AdviseCommand implements ScenarioOptions.Command, Callable<Integer> 
 
   @Mixin Output output;
 
-  @Option(names = "--deadline", paramLabel = "SPAN", description = "Finish within this wall time: 36h, 3d, 2w (s, min, h, d, w, y).")
+  @Option(names = "--deadline", paramLabel = "SPAN", description = "Finish within this wall time: 36h, 3d, 2w (s, min, h, d, w, y). Default: none (any wall time).")
   String deadline;
 
-  @Option(names = "--budget", paramLabel = "AMOUNTCUR", description = "Spend at most this, such as 500usd (converted at --rate when in another currency).")
+  @Option(names = "--budget", paramLabel = "AMOUNTCUR", description = "Spend at most this, such as 500usd (converted at --rate when in another currency). Default: none (any cost).")
   String budget;
 
   @Option(names = "--out", paramLabel = "DIR", description = "Also draw the options' wall time against cost, the"
@@ -143,6 +143,7 @@ final class AdviseCommand implements ScenarioOptions.Command, Callable<Integer> 
           + " and parallelism instead; give --max-gpus 1 to rank single GPUs with it, or leave offload out"),
           r.flags(), r.file());
     }
+    refuseWhereNoneRuns(r, m, systems);
     if (out != null) {
       ReportOutput.prepare(out); // after the input is checked: bad input leaves no folder behind
     }
@@ -167,6 +168,32 @@ final class AdviseCommand implements ScenarioOptions.Command, Callable<Integer> 
     }
     scenario.warnOverrides(spec.commandLine().getErr());
     return 0;
+  }
+
+  /**
+   * Refuses a scenario that no system tried can run at all (--precision fp8 on an A100 and a T4): it was '0
+   * candidates', an empty table and exit 0. The first system's reason is named at its flag or file line.
+   */
+  private static void refuseWhereNoneRuns(ScenarioOptions.Resolved r, ModelSpec m, List<SystemSpec> systems) {
+    IllegalArgumentException first = null;
+    for (SystemSpec s : systems) {
+      try {
+        Advisor.runnable(r, m, s);
+        return;
+      } catch (IllegalArgumentException e) {
+        first = first == null ? e : first;
+      }
+    }
+    if (first == null) {
+      return; // no system at all: Advisor.systems has said why
+    }
+    RuntimeException located = first instanceof ScenarioKeyException k ? ScenarioOptions.locate(k, r.flags(), r.file())
+        : new BadFlagException(first.getMessage());
+    if (located instanceof BadFlagException && systems.size() > 1) {
+      throw new BadFlagException(located.getMessage() + "; no system tried can run it ("
+          + String.join(", ", systems.stream().map(s -> s.id() + " x " + s.totalDevices()).toList()) + ")");
+    }
+    throw located;
   }
 
   /** The options as time against cost: the front as {@link Advisor.Result#pareto}, the winner the cheapest that meets. */

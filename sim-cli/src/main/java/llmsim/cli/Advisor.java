@@ -150,12 +150,22 @@ final class Advisor {
         all.stream().mapToInt(Searched::simulated).sum());
   }
 
+  /**
+   * The scenario's task as {@code s} runs it (its precision adapted to the device), or an IllegalArgumentException (a
+   * ScenarioKeyException where a key is to blame) where it cannot run it at all: a precision its device lacks, a
+   * software it cannot run, a placement it refuses.
+   */
+  static Task runnable(ScenarioOptions.Resolved r, ModelSpec m, SystemSpec s) {
+    Task base = PrecisionSupport.adapt(r.task(), s.device(), r.software(), r.precisionGiven()).task();
+    llmsim.core.hw.SoftwareSupport.checkRuns(s.device(), base, r.software());
+    MemoryPlanner.checkPlacement(s, m, base);
+    return base;
+  }
+
   private static Searched search(ScenarioOptions.Resolved r, ModelSpec m, SystemSpec s, Costing costing) {
     Task base;
     try {
-      base = PrecisionSupport.adapt(r.task(), s.device(), r.software(), r.precisionGiven()).task();
-      llmsim.core.hw.SoftwareSupport.checkRuns(s.device(), base, r.software());
-      MemoryPlanner.checkPlacement(s, m, base);
+      base = runnable(r, m, s);
     } catch (IllegalArgumentException e) { // a ScenarioKeyException too
       return new Searched(null, new Skipped(s.id(), s.totalDevices(), "cannot run it: " + e.getMessage()), 0, 0, 0);
     }

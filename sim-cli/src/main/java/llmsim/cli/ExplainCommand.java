@@ -13,8 +13,8 @@ import picocli.CommandLine.Spec;
 
 /** {@code llmsim explain METRIC}: how one number of a simulated result comes about, step by step. */
 @Command(name = "explain", description = {
-    "The derivation of one metric, step by step: each input with the catalog field and source it comes from, each"
-        + " formula with its values, and the simulated value beside the closed form where the two differ.",
+    "Derive one metric step by step, each input with its catalog field and source.",
+    "Each formula is shown with its values, and the simulated value beside the closed form where the two differ.",
     "Example: llmsim explain decode_tokens_per_s --model llama-7b --hardware m2-ultra --task inference"})
 final class ExplainCommand implements ScenarioOptions.Command, Callable<Integer> {
   @Spec CommandSpec spec;

@@ -19,10 +19,11 @@ import picocli.CommandLine.Spec;
 
 /** {@code llmsim hardware prices [DEVICE...]}: the price catalog. */
 @Command(name = "prices", description = {
-    "Published prices of catalog devices: per GPU-hour (on-demand, spot, reserved) by provider, and purchase prices,",
-    "each with the date it was read and its source (--format json shows the source URL). Prices are data, never",
-    "fetched: simulate, compare and advise take --price DEVICE=1.89usd/h or a prices .yaml (`hardware schema prices`)",
-    "over them, and convert currencies only at a --rate you give.",
+    "List the published prices of catalog devices: per GPU-hour by provider, and purchase prices.",
+    "GPU-hour prices are on-demand, spot or reserved; each price has the date it was read and its source "
+        + "(--format json shows the source URL). Prices are data, never "
+        + "fetched: simulate, compare and advise take --price DEVICE=1.89usd/h or a prices .yaml (`hardware schema prices`) "
+        + "over them, and convert currencies only at a --rate you give.",
     "Example: llmsim hardware prices h100-sxm a100-sxm-80gb"})
 final class PricesCommand implements Callable<Integer> {
   @Spec CommandSpec spec;

@@ -67,6 +67,17 @@ final class ReportOutput {
     }
   }
 
+  /**
+   * Refuses more systems than a command whose charts are its output (--out required: roofline, sweep-chart) draws;
+   * {@link #checkSystems}'s first advice, 'drop --out', cannot apply there.
+   */
+  static void checkSystemsDrawn(int systems, String command) {
+    if (systems > MAX_SYSTEMS) {
+      throw new BadFlagException("--hardware: " + command + " draws at most " + MAX_SYSTEMS + " systems, but --hardware"
+          + " names " + systems + "; split them over several runs");
+    }
+  }
+
   /** Creates the folder or fails with exit code 2, before any simulation runs. */
   static Path prepare(Path dir) {
     if (Files.exists(dir) && !Files.isDirectory(dir)) {

@@ -23,13 +23,14 @@ import picocli.CommandLine.Spec;
 
 /** {@code llmsim roofline}: roofline charts per system and an overlay, with the workload's ops if one is given. */
 @Command(name = "roofline", description = {
-    "Roofline charts (PNG and SVG): the compute ceiling of each precision the device runs natively, the device-memory",
-    "roof, the host-link roof (PCIe, or unified memory) and ridge points (peak FLOP/s / bandwidth, in FLOP/byte).",
-    "With --model: the ceiling of the precision the work runs in drawn bold; each op class (attention, MLP, ...) as its",
-    "own labelled point at the FLOP/s it attained, squares for prefill and circles for decode, hollow and labelled",
-    "'launch-bound' where launch overhead, not the roof, holds it down. For inference, the decode step at batch 1, 2,",
-    "4 ... 1,024 walks right toward the ridge; the critical batch size, where decode turns compute-bound, is marked on",
-    "the roof (or the chart says why decode never gets there: a long context's KV-cache reads grow with the batch).",
+    "Draw roofline charts (PNG and SVG) per system and an overlay, with the model's ops and decode batches.",
+    "Each chart has the compute ceiling of each precision the device runs natively, the device-memory roof, the "
+        + "host-link roof (PCIe, or unified memory) and ridge points (peak FLOP/s / bandwidth, in FLOP/byte). "
+        + "With --model: the ceiling of the precision the work runs in drawn bold; each op class (attention, MLP, ...) as its "
+        + "own labelled point at the FLOP/s it attained, squares for prefill and circles for decode, hollow and labelled "
+        + "'launch-bound' where launch overhead, not the roof, holds it down. For inference, the decode step at batch 1, 2, "
+        + "4 ... 1,024 walks right toward the ridge; the critical batch size, where decode turns compute-bound, is marked on "
+        + "the roof (or the chart says why decode never gets there: a long context's KV-cache reads grow with the batch).",
     "Example: llmsim roofline --hardware h100-sxm,m2-ultra --model llama-7b --task inference --out charts/"})
 final class RooflineCommand implements ScenarioOptions.Command, Callable<Integer> {
   @Spec CommandSpec spec;
@@ -56,6 +57,7 @@ final class RooflineCommand implements ScenarioOptions.Command, Callable<Integer
     }
     @SuppressWarnings("unchecked")
     List<String> ids = (List<String>) ScenarioKey.HARDWARE.parse(hardware);
+    ReportOutput.checkSystemsDrawn(ids.size(), "roofline");
     scenario.refuseJobFlags(); // before the folder is made; without --model nothing else reads the flags
     scenario.refuseAllGpus("the roofline places one GPU's kernels against that GPU's ceilings, the same on every GPU of"
         + " the plan"); // it was taken and drew the same points
@@ -73,6 +75,12 @@ final class RooflineCommand implements ScenarioOptions.Command, Callable<Integer
       ScenarioOptions.refuseUnusedOverrides(scenario.catalog(), ids.stream().map(h -> scenario.catalog().system(h,
           "--hardware")).toList(), List.of());
     }
+    // with a model, the run's own refusals (a precision the device lacks, a flag its task does not use) come before
+    // the folder is made: they made it, and left it empty, exit 2
+    ScenarioOptions.Resolved run = scenario.given(ScenarioKey.MODEL) == null ? null : scenario.resolve(null, true);
+    if (run != null) {
+      SimulateCommand.check(run, false);
+    }
     ReportOutput.prepare(out, ids.size(), "--hardware");
     Catalog c = scenario.catalog();
     List<RooflineData> data = new ArrayList<>();
@@ -82,7 +90,7 @@ final class RooflineCommand implements ScenarioOptions.Command, Callable<Integer
         data.add(RooflineData.of(s));
       }
     } else {
-      for (StepResult r : SimulateCommand.run(scenario.resolve(null, true))) {
+      for (StepResult r : SimulateCommand.run(run)) {
         data.add(ReportOutput.roofline(r));
         // what simulate says of the run the chart draws (a changed default precision, a model that does not fit);
         // the --set notes follow below, once

@@ -28,8 +28,11 @@ final class Sensitivity {
   /** The field and its values, resolved against the catalog. */
   record Axis(String flag, FieldOverride field, double catalogValue, List<String> texts, List<Double> values) {}
 
-  /** One simulated point. */
-  record Point(String valueText, double value, StepResult result) {}
+  /**
+   * One simulated point, with its system's tokens/s at the catalog value ({@code catalogTokensPerSecond}; at the
+   * first value where the catalog's file has no such field).
+   */
+  record Point(String valueText, double value, StepResult result, double catalogTokensPerSecond) {}
 
   static final String EXAMPLE = "m2-ultra.memory.bandwidth_gb_per_s=0.5x,1x,2x";
 
@@ -73,26 +76,43 @@ final class Sensitivity {
     return new Axis(flag, f, base, texts, out);
   }
 
-  /** Simulate the scenario once per value, on every system; the --set values already given stay in effect. */
+  /**
+   * Simulate the scenario once per value, on every system; the --set values already given stay in effect. Where the
+   * catalog's value is not among them, it is simulated too, as the reference of 'tokens/s vs catalog' (not a point).
+   */
   static List<Point> run(ScenarioOptions scenario, Path file, Axis axis) {
     List<String> base = scenario.sets();
-    List<Point> points = new ArrayList<>();
-    for (int i = 0; i < axis.values().size(); i++) {
-      String value = axis.texts().get(i);
+    List<String> texts = new ArrayList<>(axis.texts());
+    List<Double> values = new ArrayList<>(axis.values());
+    boolean catalogAdded = !Double.isNaN(axis.catalogValue()) && !values.contains(axis.catalogValue());
+    if (catalogAdded) {
+      // 0.5x,2x were each put over the first point's tokens/s, under a column that says 'vs catalog'
+      double c = axis.catalogValue();
+      texts.add(c == Math.rint(c) && Math.abs(c) < 1e15 ? String.valueOf((long) c) : String.valueOf(c));
+      values.add(c);
+    }
+    List<Point> runs = new ArrayList<>();
+    for (int i = 0; i < values.size(); i++) {
+      String value = texts.get(i);
       scenario.setField(axis.field().target() + "." + axis.field().field() + "=" + value, base);
       List<StepResult> results = located(axis.flag() + " (at " + value + ")",
           () -> SimulateCommand.run(scenario.resolve(file == null ? null : ScenarioFile.read(file), true)));
-      double at = axis.values().get(i);
-      results.forEach(r -> points.add(new Point(value, at, r)));
+      double at = values.get(i);
+      results.forEach(r -> runs.add(new Point(value, at, r, Double.NaN)));
     }
-    return points;
+    Map<String, Double> reference = new LinkedHashMap<>();
+    for (Point p : runs) { // the catalog's run, else (a field the file lacks) the first
+      if (p.value() == axis.catalogValue() || !reference.containsKey(p.result().system().id())) {
+        reference.put(p.result().system().id(), p.result().tokensPerSecond());
+      }
+    }
+    return runs.stream().filter(p -> !catalogAdded || p.value() != axis.catalogValue())
+        .map(p -> new Point(p.valueText(), p.value(), p.result(), reference.get(p.result().system().id()))).toList();
   }
 
-  /** Each point's tokens/s over that system's at the catalog value (or its first point, if the catalog's is not among them). */
-  static double relative(List<Point> points, Axis axis, Point p) {
-    List<Point> same = points.stream().filter(q -> q.result().system().id().equals(p.result().system().id())).toList();
-    Point ref = same.stream().filter(q -> q.value() == axis.catalogValue()).findFirst().orElse(same.get(0));
-    return p.result().tokensPerSecond() / ref.result().tokensPerSecond();
+  /** A point's tokens/s over its system's at the catalog value. */
+  static double relative(Point p) {
+    return p.result().tokensPerSecond() / p.catalogTokensPerSecond();
   }
 
   static TextTable table(List<Point> points, Axis axis) {
@@ -101,7 +121,7 @@ final class Sensitivity {
     for (Point p : points) {
       t.row(List.of(p.valueText(), factor(p, axis), p.result().system().id(),
           Output.num(p.result().tokensPerSecond(), 4), Output.num(p.result().stepTimeSeconds(), 4),
-          p.result().bound().key(), Output.num(relative(points, axis, p), 3) + "x"));
+          p.result().bound().key(), Output.num(relative(p), 3) + "x"));
     }
     return t;
   }
@@ -120,7 +140,7 @@ final class Sensitivity {
       row.put("tokens_per_s", p.result().tokensPerSecond());
       row.put("step_time_s", p.result().stepTimeSeconds());
       row.put("bound", p.result().bound().key());
-      row.put("relative_tokens_per_s", relative(points, axis, p));
+      row.put("relative_tokens_per_s", relative(p));
       row.put("fits", p.result().memory().fits());
       row.put("warnings", warnings(p, axis));
       rows.add(row);

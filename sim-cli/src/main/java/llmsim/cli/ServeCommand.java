@@ -10,11 +10,12 @@ import picocli.CommandLine.Spec;
 
 /** {@code llmsim serve}: a local web page to explore one scenario with sliders. */
 @Command(name = "serve", description = {
-    "A local web page for learning: pick hardware, model and task, move sliders for batch, context, precision,",
-    "weight format, and the device's memory bandwidth, compute and memory size (x0.1 to x10 of the catalog's), and",
-    "watch the roofline, memory breakdown, timeline, key numbers and the explanation follow. Charts are drawn by",
-    "the server (SVG); the page loads nothing from the internet. It listens on 127.0.0.1 only unless --bind says",
-    "otherwise, writes no files, refuses runs over " + WebServer.MAX_OPS + " simulated ops and answers within "
+    "Serve a local web page for learning, with sliders for the scenario and the device.",
+    "Pick hardware, model and task, move sliders for batch, context, precision, weight format, and the device's "
+        + "memory bandwidth, compute and memory size (x0.1 to x10 of the catalog's), and "
+        + "watch the roofline, memory breakdown, timeline, key numbers and the explanation follow. Charts are drawn by "
+        + "the server (SVG); the page loads nothing from the internet. It listens on 127.0.0.1 only unless --bind says "
+        + "otherwise, writes no files, refuses runs over " + WebServer.MAX_OPS + " simulated ops and answers within "
         + WebServer.TIMEOUT_SECONDS + " s. Ctrl-C stops it.",
     "Example: llmsim serve --port 8080   (then open http://127.0.0.1:8080/)"})
 final class ServeCommand implements Callable<Integer> {

@@ -26,8 +26,8 @@ import picocli.CommandLine.Spec;
 
 /** {@code llmsim sweep-chart}: a metric against model size for several systems, marking where offload starts. */
 @Command(name = "sweep-chart", description = {
-    "Step time or tokens/s against model size on several systems: where an 80 GB card starts offloading and",
-    "a 192 GB M2 Ultra does not. Writes sweep.png and sweep.svg and prints the points.",
+    "Chart tokens/s or step time against model size on several systems (sweep.png, sweep.svg).",
+    "It shows where an 80 GB card starts offloading and a 192 GB M2 Ultra does not, and prints the points.",
     "Example: llmsim sweep-chart --hardware m2-ultra,13900ks-h100 --models llama-7b,llama-13b,llama-33b,llama-65b --task inference --out charts/"})
 final class SweepChartCommand implements ScenarioOptions.Command, Callable<Integer> {
   @Spec CommandSpec spec;
@@ -63,13 +63,14 @@ final class SweepChartCommand implements ScenarioOptions.Command, Callable<Integ
       // replaced by the first of --models below: the model given would not be drawn, without a word
       throw new BadFlagException("--model: sweep-chart draws the models of --models; add it there");
     }
-    if (models.stream().anyMatch(String::isBlank)) { // else reported as --model's, a flag not given
+    // else reported as --model's, a flag not given; '--models ,' splits into no values at all
+    if (models.isEmpty() || models.stream().anyMatch(String::isBlank)) {
       throw new BadFlagException("--models: a value is empty; give model ids, .yaml files or config.json files,"
           + " comma-separated");
     }
     scenario.set(ScenarioKey.MODEL, models.get(0));
     ScenarioOptions.Resolved r = scenario.resolve(null, true);
-    ReportOutput.checkSystems(r.hardware().size(), "--hardware");
+    ReportOutput.checkSystemsDrawn(r.hardware().size(), "sweep-chart");
     Catalog c = r.catalog();
     List<ModelSpec> ms = models.stream().map(m -> c.model(m, "--models")).toList();
     List<SystemSpec> systems = r.hardware().stream().map(h -> r.sized(c.system(h, "--hardware"))).toList();

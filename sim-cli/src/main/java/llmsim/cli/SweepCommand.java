@@ -35,11 +35,11 @@ import picocli.CommandLine.Spec;
 
 /** {@code llmsim sweep}: a cartesian grid of scenarios, in parallel, as CSV or JSON Lines. */
 @Command(name = "sweep", description = {
-    "Sweep a cartesian grid of scenarios: every combination of the listed values, one row each, in a stable order,",
-    "written as they complete. --mode analytic sums the roofline kernel's costs in closed form (no overlap);",
-    "--mode simulate runs the event engine per point. Without --output, rows stream to standard output a whole line",
-    "at a time. With --output, rows go to a temporary file beside FILE that replaces it when the sweep ends; Ctrl-C",
-    "keeps the complete rows so far (without --top), a failure or a hard kill leaves FILE as it was.",
+    "Sweep a cartesian grid of scenarios: one CSV or JSON Lines row per combination of the listed values.",
+    "Rows come in a stable order, written as they complete. --mode analytic sums the roofline kernel's costs in "
+        + "closed form (no overlap); --mode simulate runs the event engine per point. Without --output, rows stream to standard output a whole line "
+        + "at a time. With --output, rows go to a temporary file beside FILE that replaces it when the sweep ends; Ctrl-C "
+        + "keeps the complete rows so far (without --top), a failure or a hard kill leaves FILE as it was.",
     "Example: llmsim sweep --hardware m2-ultra,13900ks-h100 --models llama-7b,llama-13b --tasks inference --batch 1,8,64 --output out.csv"})
 final class SweepCommand implements ScenarioOptions.GridCommand, Callable<Integer> {
   /** Points per unit of work: large for the closed form, small for event simulations (progress, Ctrl-C). */
@@ -107,7 +107,7 @@ final class SweepCommand implements ScenarioOptions.GridCommand, Callable<Intege
   @Option(names = "--by", defaultValue = "tokens_per_s", paramLabel = "KEY",
       description = "Ranking for --top (with it only): tokens_per_s, mfu (higher is better), step_time_s, ttft_s,"
           + " tpot_s (lower is better); with a job (--tokens, --requests) also cost, cost_per_million_tokens and"
-          + " wall_time_s (lower is better). Default: ${DEFAULT-VALUE}.")
+          + " wall_time_s (lower is better). Points that do not fit memory are not ranked. Default: ${DEFAULT-VALUE}.")
   String by;
 
   @Option(names = "--max-points", defaultValue = "20000000", paramLabel = "N", description = "Refuse grids larger than this (default: ${DEFAULT-VALUE}).")
@@ -172,7 +172,9 @@ final class SweepCommand implements ScenarioOptions.GridCommand, Callable<Intege
       if (mode.equals("simulate")) {
         // counted on the backend's workers and checked here before any row; a refusal leaves --output's FILE as it
         // was (the staged file is dropped below)
-        checkSimulable(engine, job, threads == null ? Runtime.getRuntime().availableProcessors() : threads);
+        // at most one worker per chunk simulates at once: --threads 100000 on a one-point grid is one simulation
+        int workers = threads == null ? Runtime.getRuntime().availableProcessors() : threads;
+        checkSimulable(engine, job, (int) Math.max(1, Math.min(workers, job.chunks())));
       }
       Writer w = staged == null ? new PrintWriter(spec.commandLine().getOut())
           : new BufferedWriter(new OutputStreamWriter(Files.newOutputStream(staged.tmp()), StandardCharsets.UTF_8), 1 << 16);
@@ -278,6 +280,10 @@ final class SweepCommand implements ScenarioOptions.GridCommand, Callable<Intege
       throw new BadFlagException("--output: folder " + parent + (parent != null && Files.exists(parent)
           ? " is not a folder" : " does not exist; create it first"));
     }
+    if (gridFile != null && sameFile(output, gridFile)) { // the rows replaced the grid they came from
+      throw new BadFlagException("--output: " + output + " is the grid file the sweep reads; give another file for"
+          + " its rows");
+    }
     if (Files.exists(output) && !Files.isWritable(output)) {
       throw new BadFlagException("--output: " + output + " is not writable");
     }
@@ -290,6 +296,14 @@ final class SweepCommand implements ScenarioOptions.GridCommand, Callable<Intege
     } catch (IOException | SecurityException e) {
       throw new BadFlagException("--output: cannot write in folder " + parent + " (" + e.getClass().getSimpleName()
           + (e.getMessage() == null ? "" : ": " + e.getMessage()) + ")");
+    }
+  }
+
+  private static boolean sameFile(Path a, Path b) {
+    try {
+      return Files.exists(a) && Files.exists(b) && Files.isSameFile(a, b);
+    } catch (IOException e) {
+      return a.toAbsolutePath().normalize().equals(b.toAbsolutePath().normalize());
     }
   }
 
@@ -408,6 +422,12 @@ final class SweepCommand implements ScenarioOptions.GridCommand, Callable<Intege
     if (gridFile != null) {
       GridFile.read(gridFile).forEach((key, v) -> raw.put(ScenarioKey.byKey(key, true).orElseThrow(), v));
     }
+    axisFlags.forEach((k, v) -> {
+      if (v.isEmpty()) {
+        // picocli splits ',' into no values: the key was swept at its default, as if the flag had not been typed
+        throw new BadFlagException(k.gridFlag() + ": no value given; list one or more, comma-separated");
+      }
+    });
     raw.putAll(axisFlags);
     return raw;
   }
@@ -462,6 +482,7 @@ final class SweepCommand implements ScenarioOptions.GridCommand, Callable<Intege
         write(SweepRows.header(jsonl, job.priced()), 0);
       }
       List<SweepJob.Ranked> best = new ArrayList<>();
+      long unfit = 0;
       long unranked = 0;
       long pauseAfter = Long.getLong(PAUSE_PROPERTY, -1);
       for (long c = 0; c < chunks && !cancelled.get(); c++) {
@@ -477,6 +498,7 @@ final class SweepCommand implements ScenarioOptions.GridCommand, Callable<Intege
         } else {
           best.addAll(chunk.best());
           best = job.keepBest(best);
+          unfit += chunk.unfit();
           unranked += chunk.unranked();
         }
         progress.update(job.end(c));
@@ -486,10 +508,15 @@ final class SweepCommand implements ScenarioOptions.GridCommand, Callable<Intege
         throw failure.get();
       }
       if (top != null && !cancelled.get()) {
+        if (unfit > 0) { // their rows, without --top, say fits false; ranked, one was named the best
+          progress.err.println(String.format(Locale.US, "sweep: %,d point%s not fit memory and %s left out of --top"
+              + " (%s time assumes the memory were there; without --top its row says fits false)", unfit,
+              unfit == 1 ? " does" : "s do", unfit == 1 ? "is" : "are", unfit == 1 ? "its" : "each one's"));
+        }
         if (unranked > 0) { // else --top 10 answers fewer rows without saying why
           progress.err.println(String.format(Locale.US, "sweep: %,d point%s no %s to rank by and %s left out of --top"
               + " (%s)", unranked, unranked == 1 ? " has" : "s have", by, unranked == 1 ? "is" : "are",
-              SweepRows.jobMetric(by) ? "a point that does not fit, or a device without a price, has no job cost"
+              SweepRows.jobMetric(by) ? "a device without a price has no job cost"
                   : "ttft_s and tpot_s are inference's; a training point has none"));
           progress.err.flush();
         }

@@ -51,6 +51,9 @@ final class SweepGrid {
   /** The combinations a rule refuses, by {@link #key}, in grid order. */
   private final Map<String, Refusal> refused = new java.util.LinkedHashMap<>();
 
+  /** A line for each key given one value that no task of the grid uses ({@link #noteKeysNoTaskUses}). */
+  private final List<String> unusedKeyLines = new ArrayList<>();
+
   /** The sweep's job, or null: its size is checked against every task of the grid. */
   private final SweepCosts job;
 
@@ -98,6 +101,7 @@ final class SweepGrid {
     }
     radix = values.stream().mapToInt(List::size).toArray();
     long total = points();
+    noteKeysNoTaskUses();
     checkRules();
     long skipped = refused.values().stream().mapToLong(Refusal::points).sum();
     if (!refused.isEmpty() && skipped == total) {
@@ -280,6 +284,47 @@ final class SweepGrid {
     }
   }
 
+  /**
+   * A key given one value that no task of the grid uses (--lora-rank 8 with --tasks train, --seq-len 512 for
+   * inference) is in no row: each is named on a line before the rows, which said nothing of it. (Several values get
+   * their repeats skipped and named by {@link #checkUsed}; simulate refuses the key, but a grid file is often a
+   * template for several tasks, so the sweep runs.)
+   */
+  private void noteKeysNoTaskUses() {
+    for (ScenarioKey k : AXES) {
+      if (k == ScenarioKey.TASK || axis(k).size() != 1 || axis(k).get(0) == null) {
+        continue;
+      }
+      ScenarioKeyException first = null;
+      boolean used = false;
+      for (Object task : axis(ScenarioKey.TASK)) {
+        EnumMap<ScenarioKey, Object> m = new EnumMap<>(ScenarioKey.class);
+        if (task != null) {
+          m.put(ScenarioKey.TASK, task);
+        }
+        m.put(k, axis(k).get(0));
+        try {
+          ScenarioValues v = new ScenarioValues(m);
+          v.checkApplies(v.task(), x -> x == k);
+          used = true;
+        } catch (ScenarioKeyException e) {
+          if (e.key() != k || !e.getMessage().contains("does not apply to")) {
+            used = true; // another rule, checked point by point as before
+          } else if (first == null) {
+            first = e;
+          }
+        } catch (IllegalArgumentException e) {
+          used = true;
+        }
+      }
+      if (!used && first != null) {
+        unusedKeyLines.add("sweep: " + k.gridFlag() + " " + typed(axis(k).get(0)) + " is in no row: it "
+            + first.getMessage().replaceFirst("^'" + k.key() + "' ", "").replaceFirst("; leave it out$", "")
+            + ", and no task of the grid uses it");
+      }
+    }
+  }
+
   private static String typed(Object v) {
     return v instanceof Integer i && i == ScenarioKey.AUTO ? "auto" : String.valueOf(v);
   }
@@ -340,7 +385,7 @@ final class SweepGrid {
   private static final int VALUES_LISTED = 4;
 
   /**
-   * The lines the sweep prints for what it skips, in grid order: one per combination, except that a reason given for
+   * The lines the sweep prints for what it skips, in grid order (after the keys no row has): one per combination, except that a reason given for
    * more than {@link #LINES_PER_REASON} combinations is one line, at its first combination's place, with the rows and
    * combinations it skips and each key's values among them ('--tasks inference,train --seq-len 8,16,...,2000' printed
    * 996 lines of one reason, one per system, model and seq_len).
@@ -351,7 +396,7 @@ final class SweepGrid {
     for (Refusal r : all) {
       byReason.computeIfAbsent(r.reason(), k -> new ArrayList<>()).add(r);
     }
-    List<String> lines = new ArrayList<>();
+    List<String> lines = new ArrayList<>(unusedKeyLines);
     for (Refusal r : all) {
       List<Refusal> same = byReason.get(r.reason());
       if (same.size() <= LINES_PER_REASON) {

@@ -29,10 +29,11 @@ record SweepJob(String id, EnumMap<ScenarioKey, ArrayList<String>> axes, ArrayLi
   private static final long serialVersionUID = 1L;
 
   /**
-   * One chunk's rows, or with --top its best rows and the number of its points that have no value of --by to rank
-   * (ttft_s of a training point; cost where the device has no price or the point does not fit).
+   * One chunk's rows, or with --top its best rows, the number of its points that do not fit memory (never ranked:
+   * their times assume the memory were there) and of the others that have no value of --by to rank (ttft_s of a
+   * training point; cost where the device has no price).
    */
-  record Chunk(String text, List<Ranked> best, long unranked) implements Serializable {
+  record Chunk(String text, List<Ranked> best, long unfit, long unranked) implements Serializable {
     private static final long serialVersionUID = 1L;
   }
 
@@ -112,6 +113,7 @@ record SweepJob(String id, EnumMap<ScenarioKey, ArrayList<String>> axes, ArrayLi
     Estimator est = ESTIMATORS.get();
     StringBuilder b = new StringBuilder(chunkSize * 200);
     List<Ranked> best = new ArrayList<>();
+    long unfit = 0;
     long unranked = 0;
     long end = end(c);
     for (long i = start(c); i < end; i++) {
@@ -124,6 +126,8 @@ record SweepJob(String id, EnumMap<ScenarioKey, ArrayList<String>> axes, ArrayLi
       JobCost cost = costs == null ? null : costs.cost(p.system(), p.task(), e);
       if (top == null) {
         SweepRows.append(b, p, e, mode, kernel, jsonl, costs, cost);
+      } else if (!e.memory().fits()) {
+        unfit++; // a configuration that cannot run is no one's best, however fast its time as if it fitted
       } else {
         double v = SweepRows.metric(e, cost, by);
         if (!Double.isNaN(v)) {
@@ -138,7 +142,7 @@ record SweepJob(String id, EnumMap<ScenarioKey, ArrayList<String>> axes, ArrayLi
         }
       }
     }
-    return new Chunk(b.toString(), top == null ? List.of() : keepBest(best), unranked);
+    return new Chunk(b.toString(), top == null ? List.of() : keepBest(best), unfit, unranked);
   }
 
   /** The best --top rows by --by, ties by index: the same rows in the same order however the chunks fell. */

@@ -370,4 +370,19 @@ class AdviseCommandTest {
         "--deadline", "1s");
     assertThat(server.get("explanation").asText()).contains("more GPUs (--max-gpus) or a smaller job would be needed");
   }
+  @Test
+  void aScenarioNoSystemGivenCanRun_isRefused_notAnEmptyRanking() {
+    // fp8 on the A100 (no fp8 units; pytorch does not emulate them) and on the T4: '0 candidates', an empty
+    // table, exit 0, and --out's folder drawn with nothing in it; one system that can run it is still a ranking
+    Path out = dir.resolve("a");
+    CliRunner r = CliRunner.run("advise", "--model", "llama-7b", "--task", "inference", "--requests", "5",
+        "--hardware", "a100,t4", "--precision", "fp8", "--out", out.toString());
+    assertBadInput(r, "error: --precision: fp8 is not native on NVIDIA A100", "t4 x 1");
+    assertThat(r.out()).isEmpty();
+    assertThat(out).doesNotExist();
+    CliRunner some = CliRunner.run("advise", "--model", "llama-7b", "--task", "inference", "--requests", "5",
+        "--hardware", "a100,h100-sxm", "--precision", "fp8");
+    assertThat(some.code()).as(some.err()).isZero();
+    assertThat(some.out()).contains("not ranked: a100-sxm-80gb x 1: cannot run it: 'precision' fp8 is not native");
+  }
 }

@@ -336,6 +336,31 @@ class CommandsTest {
   }
 
   @Test
+  void roofline_ofARunItRefuses_makesNoFolder(@org.junit.jupiter.api.io.TempDir java.nio.file.Path dir) {
+    // the A100 has no fp8 units and pytorch does not emulate them: refused, exit 2, but --out's folder was made first
+    java.nio.file.Path out = dir.resolve("r");
+    BadInputTest.assertBadInput(CliRunner.run("roofline", "--hardware", "a100", "--model", "llama-7b", "--task",
+        "inference", "--precision", "fp8", "--out", out.toString()), "error: --precision: fp8 is not native on");
+    BadInputTest.assertBadInput(CliRunner.run("roofline", "--hardware", "h100-sxm", "--model", "llama-7b", "--task",
+        "inference", "--lora-rank", "8", "--out", out.toString()), "error: --lora-rank: does not apply to inference");
+    assertThat(out).doesNotExist();
+  }
+
+  @Test
+  void roofline_ofMoreSystemsThanItDraws_isNotToldToDropTheOutItRequires(@org.junit.jupiter.api.io.TempDir
+      java.nio.file.Path dir) {
+    // 'drop --out' was the first advice, but roofline's --out is required: without it the run is refused again
+    java.util.List<String> ids = llmsim.hw.catalog.Catalog.bundled().systems().stream().map(s -> s.id()).limit(
+        ReportOutput.MAX_SYSTEMS + 1).toList();
+    java.nio.file.Path out = dir.resolve("r");
+    CliRunner r = CliRunner.run("roofline", "--hardware", String.join(",", ids), "--out", out.toString());
+    BadInputTest.assertBadInput(r, "roofline draws at most " + ReportOutput.MAX_SYSTEMS + " systems, but --hardware"
+        + " names " + (ReportOutput.MAX_SYSTEMS + 1) + "; split them over several runs");
+    assertThat(r.err()).doesNotContain("drop --out");
+    assertThat(out).doesNotExist();
+  }
+
+  @Test
   void explainMemory_refusesAllGpus_asMemoryDoes_whileTheTimeMetricsTakeIt() {
     // explain memory's rows are one GPU's bytes: with --all-gpus it printed them to the byte, the flag taken unsaid
     String[] plan = {"--model", "llama-7b", "--hardware", "hgx-h100-8x", "--task", "train", "--tp", "2", "--pp", "2",

@@ -84,6 +84,31 @@ class HelpTest {
         List.of("models", "show"), List.of("sweep"), List.of("help"));
   }
 
+  @org.junit.jupiter.api.Test
+  void everySubcommand_firstDescriptionLine_isACompleteSentence() {
+    // 'llmsim --help' lists each command by its first description line only: 'validate  Run the validation cases ...
+    // with the signed error,' read as a sentence cut off; the rest of a description may follow on later lines
+    CommandLine root = Main.commandLine(new PrintWriter(new StringWriter()), new PrintWriter(new StringWriter()));
+    List<String> cut = new ArrayList<>();
+    for (List<String> path : commandPaths()) {
+      if (path.isEmpty()) {
+        continue; // the root is listed by no one
+      }
+      CommandLine cl = root;
+      for (String p : path) {
+        cl = cl.getSubcommands().get(p);
+      }
+      // the listing shows a command's header where it has one (picocli's help), else its description's first line
+      String[] header = cl.getCommandSpec().usageMessage().header();
+      String[] description = header.length > 0 ? header : cl.getCommandSpec().usageMessage().description();
+      String first = description.length == 0 ? "" : description[0].strip();
+      if (!first.endsWith(".")) {
+        cut.add(String.join(" ", path) + ": " + first);
+      }
+    }
+    assertThat(cut).as("first description lines that do not end with a period").isEmpty();
+  }
+
   record Captured(int code, String out, String err, String systemErr) {}
 
   /** Picocli prints its formatting warnings through its tracer on System.err, not on the command's writer. */

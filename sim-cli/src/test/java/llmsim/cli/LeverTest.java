@@ -3,6 +3,7 @@ package llmsim.cli;
 import static llmsim.cli.BadInputTest.assertBadInput;
 import static llmsim.cli.SimulateCommandTest.json;
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.within;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import java.io.IOException;
@@ -122,6 +123,25 @@ class LeverTest {
     assertThat(j.at("/points/2/tokens_per_s").asDouble()).isEqualTo(set);
     assertThat(Files.size(out.resolve("sensitivity.png"))).isPositive();
     assertThat(Files.readString(out.resolve("sensitivity.svg"))).contains("<svg");
+  }
+
+  @Test
+  void vary_withoutTheCatalogValue_isStillRelativeToTheCatalogs() throws IOException {
+    // 0.5x,2x of the M2 Ultra's 800 GB/s: 'tokens/s vs catalog' said 1.000x at 400 GB/s and 2.018x at 1,600, each
+    // over the first point's tokens/s, not over the catalog's (800 GB/s), which the column and the README name
+    List<String> scenario = List.of("--model", "llama-7b", "--hardware", "m2-ultra", "--task", "inference");
+    CliRunner r = CliRunner.run(java.util.stream.Stream.concat(java.util.stream.Stream.of("compare"), java.util.stream
+        .Stream.concat(scenario.stream(), java.util.stream.Stream.of("--vary",
+        "m2-ultra.memory.bandwidth_gb_per_s=0.5x,2x", "--format", "json"))).toArray(String[]::new));
+    assertThat(r.code()).as(r.err()).isZero();
+    JsonNode j = SimulateCommandTest.JSON.readTree(r.out());
+    double catalog = run(scenario).get("tokens_per_s").asDouble();
+    double half = run(scenario, "m2-ultra.memory.bandwidth_gb_per_s=400").get("tokens_per_s").asDouble();
+    double twice = run(scenario, "m2-ultra.memory.bandwidth_gb_per_s=1600").get("tokens_per_s").asDouble();
+    assertThat(j.get("points")).hasSize(2); // the catalog's run is the reference, not a row
+    assertThat(j.at("/points/0/relative_tokens_per_s").asDouble()).isCloseTo(half / catalog, within(1e-12));
+    assertThat(j.at("/points/1/relative_tokens_per_s").asDouble()).isCloseTo(twice / catalog, within(1e-12));
+    assertThat(half / catalog).isLessThan(1); // bandwidth-bound decode: half the bandwidth is slower
   }
 
   @Test

@@ -48,6 +48,26 @@ class SweepChartCommandTest {
   }
 
   @Test
+  void modelsWithNoValue_isRefused_notAnIndexOutOfBounds() {
+    // '--models ,' splits into no values: an IndexOutOfBoundsException, exit 1, where bad input is exit 2
+    assertBadInput(CliRunner.run("sweep-chart", "--models", ",", "--hardware", "m2-ultra", "--task", "inference",
+        "--out", dir.resolve("c").toString()), "error: --models: a value is empty");
+    assertThat(Files.exists(dir.resolve("c"))).as("bad input makes no folder").isFalse();
+  }
+
+  @Test
+  void moreSystemsThanItDraws_isNotToldToDropTheOutItRequires() {
+    // 'drop --out' was the first advice, but sweep-chart's --out is required
+    java.util.List<String> ids = Catalog.bundled().systems().stream().map(s -> s.id()).limit(ReportOutput.MAX_SYSTEMS + 1)
+        .toList();
+    CliRunner r = CliRunner.run("sweep-chart", "--models", "llama-7b", "--hardware", String.join(",", ids), "--task",
+        "inference", "--out", dir.resolve("c").toString());
+    assertBadInput(r, "--hardware: sweep-chart draws at most " + ReportOutput.MAX_SYSTEMS + " systems");
+    assertThat(r.err()).doesNotContain("drop --out");
+    assertThat(Files.exists(dir.resolve("c"))).isFalse();
+  }
+
+  @Test
   void aModelOrSystemNamedTwice_isRefused_notDrawnTwice() {
     assertBadInput(CliRunner.run("sweep-chart", "--models", "llama-7b,llama-13b", "--models", "llama-7b", "--hardware",
         "m2-ultra", "--task", "inference", "--out", dir.resolve("c").toString()), "--models: llama-7b is given twice");

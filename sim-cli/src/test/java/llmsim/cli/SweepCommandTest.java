@@ -400,6 +400,38 @@ class SweepCommandTest {
   }
 
   @Test
+  void anAxisFlagWithAnEmptyList_isRefused_notSweptAtTheDefault() {
+    // '--batch ,' split into no values and ran batch 1, the default, as if the flag had not been typed; '--models ,'
+    // was told 'sweep needs --models', a flag that was given
+    BadInputTest.assertBadInput(CliRunner.run("sweep", "--hardware", "m2-ultra", "--models", "llama-7b", "--batch",
+        ","), "--batch: no value given; list one or more, comma-separated");
+    BadInputTest.assertBadInput(CliRunner.run("sweep", "--hardware", "m2-ultra", "--models", ",", "--tasks",
+        "inference"), "--models: no value given");
+    CliRunner r = CliRunner.run("sweep", "--hardware", "m2-ultra", "--models", "llama-7b", "--seq-len", ",,");
+    BadInputTest.assertBadInput(r, "--seq-len: no value given");
+    assertThat(r.out()).as("no header without rows").isEmpty();
+  }
+
+  @Test
+  void aKeyGivenOneValueThatNoTaskOfTheGridUses_isNamed_notDroppedWithoutAWord() {
+    // '--tasks train --lora-rank 8' wrote the training row with lora_rank empty, exit 0, and not a word: one value
+    // has no repeats to skip and name (several values do), and simulate refuses the flag outright
+    CliRunner r = CliRunner.run("sweep", "--hardware", "m2-ultra", "--models", "llama-7b", "--tasks", "train",
+        "--lora-rank", "8");
+    assertThat(r.code()).as(r.err()).isZero();
+    assertThat(r.err()).isEqualTo("sweep: --lora-rank 8 is in no row: it does not apply to train (it is"
+        + " finetune-lora's and finetune-qlora's), and no task of the grid uses it\n");
+    CliRunner inference = CliRunner.run("sweep", "--hardware", "m2-ultra", "--models", "llama-7b", "--seq-len", "512");
+    assertThat(inference.err()).startsWith("sweep: --seq-len 512 is in no row: it does not apply to inference");
+    // a task of the grid that uses it keeps it in its rows, and nothing is said
+    CliRunner used = CliRunner.run("sweep", "--hardware", "m2-ultra", "--models", "llama-7b", "--tasks",
+        "train,finetune-lora", "--lora-rank", "8");
+    assertThat(used.code()).as(used.err()).isZero();
+    assertThat(used.err()).isEmpty();
+    assertThat(used.out().lines()).hasSize(1 + 2);
+  }
+
+  @Test
   void anAxisFlagGivenTwice_addsItsValues_asARepeatedSetDoes() {
     // the second --models replaced the first without a word: llama-7b's rows were missing
     CliRunner r = CliRunner.run("sweep", "--hardware", "m2-ultra", "--models", "llama-7b", "--models", "llama-13b");
@@ -424,6 +456,35 @@ class SweepCommandTest {
     assertThat(cost.code()).as(cost.err()).isZero();
     assertThat(cost.out().lines().skip(1).toList()).hasSize(1);
     assertThat(cost.err()).contains("sweep: 1 point has no cost to rank by and is left out of --top");
+  }
+
+  @Test
+  void top_ranksOnlyPointsThatFitMemory_andCountsTheOthers() {
+    // llama-7b's KV cache is 32 layers x 2 (K, V) x 4,096 x 2 B = 0.5 MiB a token; batch 512 of 512 + 128 tokens
+    // holds 512 x 640 x 0.5 MiB = 160 GiB against the RTX 4090's 24 GB, so that point cannot run; its time assumes
+    // the memory were there, and '--top 1 --by tokens_per_s' named it the best (fits false) over batch 1, which runs
+    CliRunner r = CliRunner.run("sweep", "--hardware", "rtx4090", "--models", "llama-7b", "--tasks", "inference",
+        "--batch", "1,512", "--top", "1", "--by", "tokens_per_s");
+    assertThat(r.code()).as(r.err()).isZero();
+    List<String> header = List.of(r.out().lines().findFirst().orElseThrow().split(","));
+    List<String> rows = r.out().lines().skip(1).toList();
+    assertThat(rows).hasSize(1);
+    String[] row = rows.get(0).split(",");
+    assertThat(row[header.indexOf("batch")]).isEqualTo("1");
+    assertThat(row[header.indexOf("fits")]).isEqualTo("true");
+    assertThat(r.err()).contains("sweep: 1 point does not fit memory and is left out of --top");
+  }
+
+  @Test
+  void manyMoreThreadsThanPoints_runAsOneThreadPerChunk_notRefusedForTheirHeap() {
+    // one point is one chunk, so one simulation at a time: --threads 100000 was refused as 100,000 simulations of
+    // 128 tokens at once needing 1,535 GiB, and in the closed form started 100,000 threads for the one row
+    for (String mode : new String[] {"analytic", "simulate"}) {
+      CliRunner r = CliRunner.run("sweep", "--hardware", "h100-sxm", "--models", "gpt3-125m", "--mode", mode,
+          "--threads", "100000");
+      assertThat(r.code()).as(mode + ": " + r.err()).isZero();
+      assertThat(r.out().lines()).as(mode).hasSize(1 + 1);
+    }
   }
 
   @Test

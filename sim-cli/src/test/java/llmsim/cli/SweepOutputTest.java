@@ -88,6 +88,21 @@ class SweepOutputTest {
   }
 
   @Test
+  void theGridFileItself_isRefusedAsOutput_andKept() throws IOException {
+    // 'sweep grid.yaml --output grid.yaml' replaced the grid with its rows, exit 0: the input was gone
+    String grid = "kind: grid\nhardware: [h100-sxm]\nmodels: [gpt3-125m]\nbatch: [1, 2]\n";
+    Path g = Files.writeString(dir.resolve("grid.yaml"), grid);
+    CliRunner r = CliRunner.run("sweep", g.toString(), "--output", g.toString());
+    BadInputTest.assertBadInput(r, "--output: " + g + " is the grid file the sweep reads; give another file for its rows");
+    assertThat(Files.readString(g)).isEqualTo(grid);
+    // the same file by another spelling
+    Path other = dir.resolve(".").resolve("grid.yaml");
+    BadInputTest.assertBadInput(CliRunner.run("sweep", g.toString(), "-o", other.toString()), "is the grid file");
+    assertThat(Files.readString(g)).isEqualTo(grid);
+    assertThat(dir.toFile().list()).containsExactly("grid.yaml");
+  }
+
+  @Test
   void aGoodRun_replacesTheFileWhole_andLeavesNoTemporaryFile() throws IOException {
     Path out = dir.resolve("r.csv");
     Files.writeString(out, OLD);

@@ -7,6 +7,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.List;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -87,6 +88,22 @@ class ValidateCommandTest {
     CliRunner one = CliRunner.run("validate", dir.resolve("s").toString());
     assertThat(one.code()).as(one.err()).isZero();
     assertThat(one.out()).endsWith("1 case skipped:\n  S2: needs two GPUs\n");
+  }
+
+  @Test
+  void csv_marksASkippedCaseInItsErrorColumn_andSaysWhyOnStandardError() throws IOException {
+    // a skipped case's row read 'S2,E-microbench,skipped,-,...': its metric column held 'skipped' (a skipped case has
+    // no metric), and the reason, which the table prints below it, was nowhere in the CSV run
+    write("s/S1.yaml", memoryCase("S1", "h100-sxm", "GB/s", 2900));
+    write("s/S2.yaml", "kind: case\nid: S2\ncategory: E-microbench\nskip: needs two GPUs\nmeasured:\n  value: 1\n"
+        + "  unit: \"GB/s\"\nsource: s\nquote: q\nconfidence: high\n");
+    CliRunner r = CliRunner.run("validate", dir.resolve("s").toString(), "--format", "csv");
+    assertThat(r.code()).as(r.err()).isZero();
+    List<String> header = List.of(r.out().lines().findFirst().orElseThrow().split(","));
+    String[] s2 = r.out().lines().filter(l -> l.startsWith("S2,")).findFirst().orElseThrow().split(",");
+    assertThat(s2[header.indexOf("metric")]).isEqualTo("-"); // as predicted is, where there is none
+    assertThat(s2[header.indexOf("error")]).isEqualTo("skipped");
+    assertThat(r.err()).isEqualTo("validate: S2 skipped: needs two GPUs\n");
   }
 
   @Test

@@ -8,7 +8,10 @@ import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.BooleanSupplier;
 
-/** The default backend: a fixed pool of daemon threads in this process, each taking the next chunk index. */
+/**
+ * The default backend: a fixed pool of daemon threads in this process (as many as asked, at most one per chunk), each
+ * taking the next chunk index.
+ */
 public final class LocalSweepBackend implements SweepBackend {
   private final int threads;
 
@@ -28,14 +31,16 @@ public final class LocalSweepBackend implements SweepBackend {
   public <R extends Serializable> void run(ChunkedJob<R> job, ChunkSink<R> sink, BooleanSupplier cancelled)
       throws InterruptedException {
     long chunks = job.chunks();
-    ExecutorService pool = Executors.newFixedThreadPool(threads, r -> {
+    // a thread beyond the chunks would find none to take: --threads 100000 on a one-chunk grid started them all
+    int workers = (int) Math.max(1, Math.min(threads, chunks));
+    ExecutorService pool = Executors.newFixedThreadPool(workers, r -> {
       Thread t = new Thread(r, "llmsim-sweep");
       t.setDaemon(true);
       return t;
     });
     AtomicLong next = new AtomicLong();
     AtomicReference<RuntimeException> failure = new AtomicReference<>();
-    for (int i = 0; i < threads; i++) {
+    for (int i = 0; i < workers; i++) {
       pool.execute(() -> {
         long c;
         try {

@@ -49,6 +49,19 @@ class LocalSweepBackendTest {
   }
 
   @Test
+  void moreThreadsThanChunks_startsOneThreadPerChunk() throws InterruptedException {
+    // 'sweep --threads 100000' over a one-chunk grid started 100,000 threads for one chunk: 53 s of pthread_create
+    // failures on stderr before the row; a thread beyond the chunks finds no chunk to take
+    java.lang.management.ThreadMXBean mx = java.lang.management.ManagementFactory.getThreadMXBean();
+    long before = mx.getTotalStartedThreadCount();
+    Map<Long, Long> got = new ConcurrentHashMap<>();
+    new LocalSweepBackend(5_000).run(new Squares(3, -1), got::put, () -> false);
+    long started = mx.getTotalStartedThreadCount() - before;
+    assertThat(got).containsOnlyKeys(0L, 1L, 2L);
+    assertThat(started).as("threads started for 3 chunks").isLessThanOrEqualTo(3 + 5); // 5: room for the JVM's own
+  }
+
+  @Test
   void threadsBelowOne_areRefused() {
     assertThatThrownBy(() -> new LocalSweepBackend(0)).hasMessage("threads must be >= 1, was 0");
   }
