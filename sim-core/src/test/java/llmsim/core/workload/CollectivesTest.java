@@ -308,6 +308,16 @@ class CollectivesTest {
     return sim.run();
   }
 
+  /** Each op's id by its name. */
+  static java.util.Map<String, Integer> ids(Trace t) {
+    String[] names = t.ops().names();
+    java.util.Map<String, Integer> id = new java.util.HashMap<>();
+    for (int i = 0; i < names.length; i++) {
+      id.put(names[i], i);
+    }
+    return id;
+  }
+
   @Test
   void ddp_movesTwoNMinusOneOverNOfTheGradientsPerGpu_andOverlapsThemWithTheBackwardPass() {
     ModelSpec m = Fixtures.llama7b();
@@ -336,11 +346,7 @@ class CollectivesTest {
   void zero3_gathersEachLayerWhileTheLayerBeforeItComputes_atMostTwoLayersAhead() {
     ModelSpec m = Fixtures.llama7b();
     Trace t = step(Fixtures.cluster(1), m, training(new ParallelPlan(1, 1, 8, 3), 4));
-    String[] names = t.ops().names();
-    java.util.Map<String, Integer> id = new java.util.HashMap<>();
-    for (int i = 0; i < names.length; i++) {
-      id.put(names[i], i);
-    }
+    java.util.Map<String, Integer> id = ids(t);
     // a layer's forward is its ops from attn_norm to residual_2; the gather of layer l starts once layer l - 2 has
     // ended (its weights freed), so it runs during layer l - 1, and layer l starts when both are done
     for (int l = 2; l < 6; l++) {
@@ -359,11 +365,7 @@ class CollectivesTest {
   void zero3_backwardGathersTheNextLayerWhileThisOneComputes_notBehindItsGradientReduction() {
     ModelSpec m = Fixtures.llama7b();
     Trace t = step(Fixtures.cluster(1), m, training(new ParallelPlan(1, 1, 8, 3), 4));
-    String[] names = t.ops().names();
-    java.util.Map<String, Integer> id = new java.util.HashMap<>();
-    for (int i = 0; i < names.length; i++) {
-      id.put(names[i], i);
-    }
+    java.util.Map<String, Integer> id = ids(t);
     // backward runs layer n - 1 down to 0, each from residual_2.bwd to attn_norm.bwd. FSDP prefetches layer l - 1's
     // gather from layer l's pre- or post-backward hook, ahead of layer l's reduce-scatter: it starts once layer l + 1
     // (two above it) has freed its weights, so it runs during layer l's backward, whose gradient reduction (issued
