@@ -279,7 +279,7 @@ final class SweepGrid {
       v.checkApplies(t, k -> at[java.util.Arrays.asList(AXES).indexOf(k)] > 0);
     } catch (ScenarioKeyException e) {
       ScenarioKey k = e.key();
-      throw new ScenarioKeyException(k, e.getMessage().replaceFirst("; leave it out$", "") + ": its rows at "
+      throw new ScenarioKeyException(k, withoutAdvice(e.getMessage()) + ": its rows at "
           + k.gridKey() + "=" + typed(axis(k).get(0)) + " stand for these, which would repeat them");
     }
   }
@@ -319,10 +319,20 @@ final class SweepGrid {
       }
       if (!used && first != null) {
         unusedKeyLines.add("sweep: " + k.gridFlag() + " " + typed(axis(k).get(0)) + " is in no row: it "
-            + first.getMessage().replaceFirst("^'" + k.key() + "' ", "").replaceFirst("; leave it out$", "")
+            + withoutAdvice(withoutKey(first))
             + ", and no task of the grid uses it");
       }
     }
+  }
+
+  /** The rule's message without the key it opens with ('seq_len' does not apply ...): the sweep names the flag. */
+  private static String withoutKey(ScenarioKeyException e) {
+    return e.getMessage().replaceFirst("^'" + e.key().key() + "' ", "");
+  }
+
+  /** A rule's message without simulate's advice to leave the key out, which a sweep's grid does not take. */
+  private static String withoutAdvice(String message) {
+    return message.replaceFirst("; leave it out$", "");
   }
 
   private static String typed(Object v) {
@@ -450,7 +460,7 @@ final class SweepGrid {
       stride *= radix[a];
     }
     refused.put(key(at, s, atNumerics), new Refusal(at2, e.key().gridFlag() + ": "
-        + e.getMessage().replaceFirst("^'" + e.key().key() + "' ", ""), points, first));
+        + withoutKey(e), points, first));
   }
 
   /** The combination's key: the system, the rule keys' values, and the precision and software's or "*". */
