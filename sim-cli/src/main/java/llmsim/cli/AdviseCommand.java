@@ -127,6 +127,11 @@ final class AdviseCommand implements ScenarioOptions.Command, Callable<Integer> 
       }
     }
     Costing costing = Costing.of(r);
+    if (costing.basis().owned() && costing.basis().electricityPerKwh() == null) {
+      // advise ranks by cost: without a power price no owned system could be priced, and the table came out empty
+      throw new BadFlagException("--own (pricing own) prices owned hardware as its purchase over --amortization plus"
+          + " the power it draws: give --electricity AMOUNTCUR/kWh (such as 0.15usd/kwh)");
+    }
     Constraints c = new Constraints(deadline == null ? Double.POSITIVE_INFINITY : flag("--deadline",
         () -> Durations.seconds(deadline)), budget == null ? Double.POSITIVE_INFINITY : budget(costing));
     ModelSpec m = r.modelSpec();

@@ -155,6 +155,9 @@ class AdviseCommandTest {
     assertBadInput(JobCostCliTest.run(base, "--budget", "5cny"), "--budget: CNY is not the report currency USD");
     assertBadInput(JobCostCliTest.run(base, "--deadline", "3"), "--deadline: must be a number and a unit");
     assertBadInput(JobCostCliTest.run(base, "--own", "--rent"), "--own and --rent");
+    // owned hardware is priced with the power it draws: without a rate nothing could be ranked (an empty table, exit 0)
+    assertBadInput(JobCostCliTest.run(base, "--own"), "--own (pricing own)", "give --electricity");
+    assertBadInput(JobCostCliTest.run(base, "--pricing", "own"), "give --electricity");
     assertBadInput(JobCostCliTest.run(base, "--max-gpus", "0"), "--max-gpus must be >= 1");
     assertBadInput(CliRunner.run("advise", "--model", "llama-7b", "--task", "finetune-lora"), "advise needs the"
         + " job's size");
