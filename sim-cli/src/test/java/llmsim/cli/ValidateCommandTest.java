@@ -48,6 +48,18 @@ class ValidateCommandTest {
   }
 
   @Test
+  void aBadCaseFile_withOut_writesNoCharts() throws IOException {
+    write("cases/A1.yaml", memoryCase("A1", "h100-sxm", "GB/s", 2900));
+    write("cases/C1.yaml", memoryCase("C1", "h100-sxn", "GB/s", 2900));
+    Path out = dir.resolve("charts");
+    CliRunner r = CliRunner.run("validate", dir.resolve("cases").toString(), "--out", out.toString());
+    assertThat(r.code()).isEqualTo(2);
+    assertThat(r.err()).contains(out + " not written: 1 case file has a problem")
+        .contains("C1.yaml:1:1: hardware: unknown hardware 'h100-sxn'");
+    assertThat(out).doesNotExist();
+  }
+
+  @Test
   void aCaseNamedTwice_orTwoFilesOfOneId_areRefused_andCountedOnce() throws IOException {
     // 'validate A07.yaml A07.yaml' ran A07 twice: 'cases run 2', worst 'A07 +1.9%, A07 +1.9%', its error weighing
     // twice in the medians and MAPE
