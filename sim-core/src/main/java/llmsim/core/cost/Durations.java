@@ -8,7 +8,8 @@ import java.util.regex.Pattern;
 public final class Durations {
   private Durations() {}
 
-  private static final Pattern TEXT = Pattern.compile("([0-9]+(?:\\.[0-9]+)?)\\s*(s|min|h|d|w|y)");
+  /** The sign is matched so that "-1d" is told it must be above zero, not that it is not a number and a unit. */
+  private static final Pattern TEXT = Pattern.compile("([-+]?[0-9]+(?:\\.[0-9]+)?)\\s*(s|min|h|d|w|y)");
 
   /** Seconds in {@code text}; must be > 0. */
   public static double seconds(String text) {

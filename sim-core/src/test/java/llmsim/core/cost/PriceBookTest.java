@@ -108,5 +108,8 @@ class PriceBookTest {
     assertThatThrownBy(() -> PriceOverride.parse("gpu24")).hasMessageContaining("DEVICE=AMOUNTCUR/h");
     assertThatThrownBy(() -> Durations.seconds("3 years")).hasMessageContaining("s, min, h, d, w, y");
     assertThat(Durations.seconds("36h")).isEqualTo(36 * 3600.0);
+    // a negative span is a number and a unit: the rule it breaks is the sign
+    assertThatThrownBy(() -> Durations.seconds("-1d")).hasMessage("must be > 0, was '-1d'");
+    assertThat(Durations.seconds("+2h")).isEqualTo(2 * 3600.0);
   }
 }
