@@ -151,7 +151,8 @@ class AdviseCommandTest {
   void badConstraints_areBadInput() {
     String[] base = {"advise", "--model", "llama-7b", "--task", "finetune-lora", "--tokens", "10M", "--hardware",
         "rtx4090"};
-    assertBadInput(JobCostCliTest.run(base, "--budget", "-5usd"), "--budget: must be an amount");
+    assertBadInput(JobCostCliTest.run(base, "--budget", "-5usd"), "--budget: must be > 0, was '-5usd'");
+    assertBadInput(JobCostCliTest.run(base, "--budget", "5"), "--budget: must be an amount and a three-letter currency");
     assertBadInput(JobCostCliTest.run(base, "--budget", "5cny"), "--budget: CNY is not the report currency USD");
     assertBadInput(JobCostCliTest.run(base, "--deadline", "3"), "--deadline: must be a number and a unit");
     assertBadInput(JobCostCliTest.run(base, "--own", "--rent"), "--own and --rent");

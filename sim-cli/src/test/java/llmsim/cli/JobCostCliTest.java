@@ -92,8 +92,8 @@ class JobCostCliTest {
     // a provider no offer names (a typo) left every job unpriced; aws is one the catalog has
     assertBadInput(run(base, "--provider", "awss"), "--provider: unknown provider 'awss'", "aws");
     assertThat(run(base, "--provider", "aws").code()).isZero();
-    assertBadInput(run(base, "--rate", "cny=-1usd"), "--rate: must be an amount");
-    assertBadInput(run(base, "--amortization", "-3y"), "--amortization: must be a number and a unit");
+    assertBadInput(run(base, "--rate", "cny=-1usd"), "--rate: must be > 0, was '-1usd'");
+    assertBadInput(run(base, "--amortization", "-3y"), "--amortization: must be > 0, was '-3y'");
     assertBadInput(run(base, "--electricity", "0.15usd"), "--electricity: must be an amount, a currency and /kwh");
     assertBadInput(run(base, "--requests", "5"), "--requests: cannot be given with 'tokens': both size the job");
     // a prefill-only run generates nothing: the job of its requests was dropped without a word

@@ -7,7 +7,8 @@ import llmsim.core.util.Checks;
 
 /** An amount of a currency: {@code 500usd}, {@code 0.15usd} (per kWh where a flag says so). */
 public record Money(double amount, String currency) {
-  private static final Pattern TEXT = Pattern.compile("([0-9]+(?:\\.[0-9]+)?)\\s*([A-Za-z]{3})");
+  /** The sign is matched so that "-5usd" is told it must be above zero, not that it is not an amount. */
+  private static final Pattern TEXT = Pattern.compile("([-+]?[0-9]+(?:\\.[0-9]+)?)\\s*([A-Za-z]{3})");
 
   public Money {
     Checks.nonNegative("amount", amount);
