@@ -47,7 +47,10 @@ final class HardwareCommand implements Runnable {
     @Override
     public Integer call() {
       Catalog c = Catalog.bundled();
-      TextTable t = new TextTable(List.of("id", "device", "memory", "mem bandwidth", "fp16 dense", "host link", "host"));
+      // a multi-GPU system's figures are its device's, one GPU's: said in the headers, so that "8x A100 40GB" beside
+      // "40 GiB" does not read as a system of 40 GiB (nothing is pooled across GPUs)
+      TextTable t = new TextTable(List.of("id", "device", "memory/GPU", "bandwidth/GPU", "fp16 dense/GPU", "host link",
+          "host"));
       List<Map<String, Object>> json = new ArrayList<>();
       for (SystemSpec s : c.systems()) {
         Device d = s.device();

@@ -51,6 +51,10 @@ class CommandsTest {
     CliRunner r = CliRunner.run("hardware", "list");
     assertThat(r.code()).isZero();
     assertThat(r.out()).contains("m2-ultra ").contains("13900ks-rtx4090").contains("13900ks-a100").contains("13900ks-h100");
+    // an 8-GPU server's figures are one GPU's, and the headers say so: 40 GiB beside "8x A100 40GB" is per GPU
+    assertThat(r.out().lines().findFirst().orElseThrow()).contains("memory/GPU", "bandwidth/GPU", "fp16 dense/GPU");
+    String dgx = r.out().lines().filter(l -> l.startsWith("dgx-a100-8x40gb ")).findFirst().orElseThrow();
+    assertThat(dgx).contains("8x NVIDIA A100", " 40 GiB ", "312.0 TFLOP/s");
   }
 
   @Test
