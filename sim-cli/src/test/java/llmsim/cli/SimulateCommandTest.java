@@ -558,8 +558,18 @@ class SimulateCommandTest {
         .doesNotContain("smaller batch").doesNotContain("--recompute full would");
     CliRunner one = CliRunner.run("simulate", "--model", "llama-7b", "--task", "train", "--hardware", "rtx4090",
         "--plan", "auto");
+    // full recomputation frees activations, not the 16 bytes a parameter of weights, gradients and AdamW state
+    // (16 x 6.74e9 = 108 GB > 24 GiB): it is not offered where it would not make the plan fit (it was)
     assertThat(one.err()).contains("--plan: auto: the one plan for llama-7b on 1 GPU of rtx4090 does not fit")
-        .endsWith("more GPUs or --recompute full would help\n");
+        .endsWith("; more GPUs would help\n");
+    // where it would: LLaMA-33B on 8 MI250 GCDs of 64 GiB, tp 4 x pp 2, holds 16 x 32.5e9 / 8 = 65 GB (60.6 GiB)
+    // of weights, gradients and AdamW state a GPU, and fits only with its activations checkpointed
+    CliRunner mi = CliRunner.run("simulate", "--model", "llama-33b", "--task", "train", "--hardware", "mi250-4x",
+        "--plan", "auto");
+    assertThat(mi.code()).isEqualTo(2);
+    assertThat(mi.err()).endsWith("; more GPUs or --recompute full would help\n");
+    assertThat(CliRunner.run("simulate", "--model", "llama-33b", "--task", "train", "--hardware", "mi250-4x",
+        "--plan", "auto", "--recompute", "full").code()).isZero();
     // plan: auto in a scenario file is refused at its line there, not at a --plan flag never given
     Path f = dir.resolve("auto.yaml");
     Files.writeString(f, "kind: scenario\nhardware: hgx-h100-8x\nmodel: llama-65b\ntask: train\nplan: auto\n"
