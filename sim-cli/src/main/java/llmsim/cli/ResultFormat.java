@@ -40,6 +40,12 @@ final class ResultFormat {
     m.put("precision", r.task().precision().key());
     m.put("weights", weights(r.task()));
     m.put("batch", r.task().batch());
+    // the tokens a step or run works on, as the table's first line says them: without them a script could not
+    // give the scenario back
+    boolean training = r.task().kind().training();
+    m.put("seq_len", training ? r.task().seqLen() : null);
+    m.put("prompt_tokens", training ? null : r.task().promptTokens());
+    m.put("generate_tokens", training ? null : r.task().generateTokens());
     m.put("plan", planJson(r));
     m.put("step_time_s", finite(r.stepTimeSeconds()));
     m.put("tokens_per_s", finite(r.tokensPerSecond()));
@@ -136,6 +142,11 @@ final class ResultFormat {
     boolean training = task.kind().training();
     m.put("schedule", training ? p.schedule().key() : null);
     m.put("overlap_grad_reduce", training ? p.overlapGradReduce() : null);
+    // the batch schedule plan auto (and advise) choose with the layout: a pipeline plan's micro-batches are its
+    // bubble, and tp, pp, dp and zero alone do not give the plan back
+    m.put("micro_batches", training ? task.microBatches() : null);
+    m.put("global_batch", training ? (long) task.batch() * task.microBatches() * p.dp() : null);
+    m.put("recompute", training ? task.recompute().key() : null);
     return m;
   }
 
