@@ -191,6 +191,19 @@ class SimulateCommandTest {
   }
 
   @Test
+  void zero3WithoutTensorParallelism_boundByTheFabric_isToldTheZeroStage_notASmallerTp() throws IOException {
+    // eight RTX 4090s through the host, tp 1, dp 8, ZeRO-3: the weight all-gathers and gradient reduce-scatters
+    // bound the step; it was told "a smaller tp" at tp 1
+    JsonNode j = json("simulate", "--model", "llama-7b", "--task", "train", "--hardware", "rtx4090-8x", "--zero", "3",
+        "--seq-len", "256", "--format", "json");
+    assertThat(j.get("plan").get("tp").asInt()).isEqualTo(1);
+    assertThat(j.get("bound").asText()).isEqualTo("intra_node_link");
+    assertThat(j.get("explanation").asText()).contains("ZeRO-3 weight all-gathers")
+        .contains("More fabric bandwidth, a lower ZeRO stage where memory allows, larger micro-batches or more"
+            + " gradient accumulation would move it").doesNotContain("smaller tp");
+  }
+
+  @Test
   void inferenceReplicas_exchangeNothing_soNoNoteOnHowCollectivesAreCosted() throws IOException {
     // eight RTX 4090s serving eight replicas: no collective runs, yet the result said "collectives on
     // pcie4-host-no-p2p are not taken to slow compute"

@@ -77,7 +77,10 @@ final class Explainer {
                 + (plan.zero() >= 3 && !plan.hybridShard() ? ", hybrid shard (--shard hybrid) or a lower ZeRO stage where"
                 + " memory allows" : "")
                 + batchRemedy(r.task().kind().training())
-                : "More fabric bandwidth, a smaller tp" + batchRemedy(r.task().kind().training())));
+                // a smaller tp only where there is one (tp 1 under ZeRO-3 waits on the shards' gathers instead)
+                : "More fabric bandwidth" + (plan.tp() > 1 ? ", a smaller tp" : "")
+                    + (plan.zero() >= 3 ? ", a lower ZeRO stage where memory allows" : "")
+                    + batchRemedy(r.task().kind().training())));
       }
       case PIPELINE_BUBBLE -> sb.append(String.format(Locale.US, "Bound by the pipeline bubble (%s of the step): the"
               + " GPUs of the %d stages wait on their neighbours that long on average (%s; the rest is the sends and"
