@@ -14,7 +14,7 @@ import llmsim.core.task.ParallelPlan;
 import llmsim.core.util.Units;
 
 /** A sentence or two per result: what bounds it, and what would move it. */
-final class Explainer {
+public final class Explainer {
   private Explainer() {}
 
   /** A natively faster precision the device has, if any: never one that would not speed it up. */
@@ -185,7 +185,7 @@ final class Explainer {
    * only when a tensor-parallel group spans nodes; the data-parallel ones by the ZeRO stage (ZeRO-1/2 reduce-scatter
    * gradients and all-gather weights, ZeRO-3 also gathers weights before each layer); pipeline sends between nodes.
    */
-  static String collectivesOn(SystemSpec s, ParallelPlan plan, boolean network, boolean training) {
+  public static String collectivesOn(SystemSpec s, ParallelPlan plan, boolean network, boolean training) {
     List<String> parts = new ArrayList<>();
     if (plan.tp() > 1 && (!network || plan.tp() > s.deviceCount())) {
       parts.add("the tensor-parallel all-reduces on the critical path");
