@@ -177,6 +177,15 @@ final class ResultFormat {
     return table(results, null);
   }
 
+  /**
+   * Whether the systems of a training comparison run different micro-batches ({@code --plan auto} gives a pipeline
+   * plan 4 a stage and a plan without one 1): the first line cannot say one number for all of them then.
+   */
+  static boolean microBatchesDiffer(List<StepResult> results) {
+    return !results.isEmpty() && results.get(0).task().kind().training()
+        && results.stream().mapToInt(r -> r.task().microBatches()).distinct().count() > 1;
+  }
+
   /** The side-by-side table; {@code costing} (null for none) adds the job's energy and cost rows. */
   static TextTable table(List<StepResult> results, Costing costing) {
     List<String> header = new ArrayList<>(List.of("metric"));
@@ -186,6 +195,10 @@ final class ResultFormat {
     boolean multiGpu = results.stream().anyMatch(r -> r.system().totalDevices() > 1);
     if (multiGpu) {
       row(t, results, "plan", ResultFormat::planText);
+    }
+    if (microBatchesDiffer(results)) {
+      row(t, results, "micro-batches", r -> r.task().microBatches() + " (global batch "
+          + (long) r.task().batch() * r.task().microBatches() * r.task().plan().dp() + " sequences)");
     }
     row(t, results, inference ? "total time (prefill + decode)" : "step time", r -> Units.seconds(r.stepTimeSeconds()));
     row(t, results, inference ? "generated tokens/s" : "tokens/s", r -> num(r.tokensPerSecond(), 1));

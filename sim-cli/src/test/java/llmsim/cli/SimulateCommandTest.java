@@ -204,6 +204,36 @@ class SimulateCommandTest {
   }
 
   @Test
+  void compareWithPlanAuto_whereTheSystemsRunDifferentMicroBatches_saysEachSystems_notTheFirstsForAll() {
+    // LLaMA-13B training: on 8 H100s plan auto picks a pipeline (4 micro-batches a stage), on 8 MI250 GCDs ZeRO-3
+    // without one (1 micro-batch); the first line read 'seq_len 2048 x 8 micro-batch(es)' for both
+    CliRunner r = CliRunner.run("compare", "--model", "llama-13b", "--task", "train", "--hardware",
+        "hgx-h100-8x,mi250-4x", "--plan", "auto");
+    assertThat(r.code()).as(r.err()).isZero();
+    String first = r.out().lines().findFirst().orElseThrow();
+    assertThat(first).contains("seq_len 2048, micro-batches per system below").doesNotContain("x 8 micro-batch");
+    String row = r.out().lines().filter(l -> l.startsWith("micro-batches ")).findFirst().orElseThrow();
+    java.util.regex.Matcher m = java.util.regex.Pattern.compile("tp (\\d+), pp (\\d+), dp (\\d+)").matcher(r.out());
+    List<Integer> dp = new java.util.ArrayList<>();
+    List<Integer> pp = new java.util.ArrayList<>();
+    while (m.find() && dp.size() < 2) {
+      pp.add(Integer.parseInt(m.group(2)));
+      dp.add(Integer.parseInt(m.group(3)));
+    }
+    // a pipeline plan's micro-batches are 4 a stage; without one, 1; the global batch is 1 x micro-batches x dp
+    int h100 = pp.get(0) > 1 ? 4 * pp.get(0) : 1;
+    int mi250 = pp.get(1) > 1 ? 4 * pp.get(1) : 1;
+    assertThat(h100).isNotEqualTo(mi250);
+    assertThat(row).matches("micro-batches +" + h100 + " \\(global batch " + h100 * dp.get(0) + " sequences\\) +" + mi250
+        + " \\(global batch " + mi250 * dp.get(1) + " sequences\\) *");
+    // one system, or systems that agree: the first line says them, and no row repeats it
+    CliRunner one = CliRunner.run("compare", "--model", "llama-13b", "--task", "train", "--hardware",
+        "hgx-h100-8x,dgx-a100-8x80gb", "--tp", "2", "--micro-batches", "2");
+    assertThat(one.out()).startsWith("LLaMA 13B, train, batch 1, seq_len 2048 x 2 micro-batch(es), ")
+        .doesNotContain("\nmicro-batches ");
+  }
+
+  @Test
   void inferenceReplicas_exchangeNothing_soNoNoteOnHowCollectivesAreCosted() throws IOException {
     // eight RTX 4090s serving eight replicas: no collective runs, yet the result said "collectives on
     // pcie4-host-no-p2p are not taken to slow compute"
