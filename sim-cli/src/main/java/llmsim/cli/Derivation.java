@@ -469,6 +469,9 @@ final class Derivation {
     m.put("metric", metric);
     m.put("hardware", r.system().id());
     m.put("model", r.model().id());
+    m.put("task", r.task().kind().key());
+    // the plan the derivation is of, as memory --format json gives it (plan auto's choice was only in a warning)
+    m.put("plan", ResultFormat.planJson(r.system(), r.task()));
     m.put("steps", steps.stream().map(s -> Json.object("quantity", s.quantity(), "how", s.how(), "value", s.value())).toList());
     m.put("closed_form", Double.isNaN(closedForm) ? null : closedForm);
     m.put("simulated", Double.isNaN(simulated) ? null : simulated);

@@ -79,6 +79,21 @@ class ExplainCommandTest {
     assertThat(kvRow.get("value").asText()).isEqualTo(llmsim.core.util.Units.gib(whole / 8));
   }
 
+  @Test
+  void explainJson_givesThePlanItExplains_asSimulateDoes_planAutoIncluded() throws IOException {
+    // explain --plan auto --format json named the plan it ran only in a warning's prose
+    String[] flags = {"--model", "llama-13b", "--task", "train", "--hardware", "hgx-h100-8x", "--plan", "auto",
+        "--format", "json"};
+    JsonNode sim = json(CatalogOverrideTest.with(new String[] {"simulate"}, flags));
+    for (String metric : new String[] {"step_time_s", "mfu", "memory"}) {
+      JsonNode ex = json(CatalogOverrideTest.with(new String[] {"explain", metric}, flags));
+      assertThat(ex.get("task").asText()).as(metric).isEqualTo("train");
+      for (String k : new String[] {"gpus", "tp", "pp", "dp", "zero", "micro_batches", "global_batch", "recompute"}) {
+        assertThat(ex.get("plan").get(k)).as(metric + " " + k).isEqualTo(sim.get("plan").get(k));
+      }
+    }
+  }
+
   /**
    * The closed form of a step has no communication in it: on several nodes the gap names the collectives' time by
    * the link they cross (it named launch overhead, 6%, and "the ops the formula leaves out" where a third of the step
