@@ -160,7 +160,7 @@ final class AdviseCommand implements ScenarioOptions.Command, Callable<Integer> 
         : 2 * maxGpus).size() > systems.size();
     print(r, m, c, costing, result, moreGpus);
     if (out != null) {
-      try (ReportFolder folder = ReportFolder.open(out, "advise")) {
+      try (ReportFolder folder = ReportOutput.open(out, "advise")) {
         // an empty plot under a legend of options and a winner read as a drawing gone wrong: its title says why
         JFreeChart chart = chart(m.name() + ", " + r.task().kind().key() + ", " + String.format(Locale.US, "%,d", r.jobTokens())
             + " tokens: " + (result.options().isEmpty() ? "no option could be ranked (see 'not ranked')"

@@ -11,6 +11,7 @@ import llmsim.core.hw.PrecisionSupport;
 import llmsim.core.memory.MemoryPlan;
 import llmsim.core.memory.MemoryPlanner;
 import llmsim.core.util.Units;
+import llmsim.core.workload.Explainer;
 import llmsim.core.workload.StepResult;
 import llmsim.hw.catalog.FieldOverride;
 
@@ -430,15 +431,18 @@ final class Derivation {
     List<String> parts = new ArrayList<>();
     double fabric = by.getOrDefault(Bound.INTRA_NODE_LINK, 0.0);
     double network = by.getOrDefault(Bound.NETWORK, 0.0);
+    boolean training = r.task().kind().training();
     if (fabric > 0.005 * r.stepTimeSeconds()) {
-      parts.add(String.format(Locale.US, "%s %.0f%%", r.system().deviceLink().map(l -> l.name())
-          .orElse("the intra-node link"), 100 * fabric / r.stepTimeSeconds()));
+      parts.add(String.format(Locale.US, "%s over %s %.0f%%",
+          Explainer.collectivesOn(r.system(), r.task().plan(), false, training),
+          r.system().deviceLink().map(l -> l.name()).orElse("the intra-node link"), 100 * fabric / r.stepTimeSeconds()));
     }
     if (network > 0.005 * r.stepTimeSeconds()) {
-      parts.add(String.format(Locale.US, "%s %.0f%%", r.system().network().map(n -> n.nic().name())
-          .orElse("the network"), 100 * network / r.stepTimeSeconds()));
+      parts.add(String.format(Locale.US, "%s over %s %.0f%%",
+          Explainer.collectivesOn(r.system(), r.task().plan(), true, training),
+          r.system().network().map(n -> n.nic().name()).orElse("the network"), 100 * network / r.stepTimeSeconds()));
     }
-    return parts.isEmpty() ? "" : ", the collectives and sends between GPUs it waits on (" + String.join(", ", parts)
+    return parts.isEmpty() ? "" : ", the collectives and sends between GPUs it waits on (" + String.join("; ", parts)
         + " of the run)";
   }
 
@@ -465,6 +469,9 @@ final class Derivation {
     m.put("metric", metric);
     m.put("hardware", r.system().id());
     m.put("model", r.model().id());
+    m.put("task", r.task().kind().key());
+    // the plan the derivation is of, as memory --format json gives it (plan auto's choice was only in a warning)
+    m.put("plan", ResultFormat.planJson(r.system(), r.task()));
     m.put("steps", steps.stream().map(s -> Json.object("quantity", s.quantity(), "how", s.how(), "value", s.value())).toList());
     m.put("closed_form", Double.isNaN(closedForm) ? null : closedForm);
     m.put("simulated", Double.isNaN(simulated) ? null : simulated);

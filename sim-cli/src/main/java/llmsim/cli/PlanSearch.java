@@ -98,19 +98,26 @@ final class PlanSearch {
   }
 
   /**
-   * What would let a plan fit, leaving out what the task has already (batch 1, full recomputation): "a smaller batch"
-   * at batch 1 and "--recompute full" beside --recompute full read as levers left.
+   * What would let a plan fit: more GPUs, and of "a smaller batch" and "--recompute full" only what lets one of the
+   * {@code runnable} plans fit on these GPUs (a lever the task pulled already, batch 1 or full recomputation, or one
+   * that still leaves every plan short, sent a user to try it for nothing: LLaMA-7B training on one RTX 4090 needs
+   * 16 bytes a parameter, about 100 GiB, with or without recomputation).
    */
-  static String remedies(Task t) {
+  static String remedies(Task t, List<Task> runnable, SystemSpec s, ModelSpec m, llmsim.core.software.SoftwareProfile sw) {
     List<String> out = new ArrayList<>(List.of("more GPUs"));
-    if (t.batch() > 1) {
+    if (t.batch() > 1 && anyFits(runnable.stream().map(p -> p.withBatch(1)).toList(), s, m, sw)) {
       out.add("a smaller batch");
     }
-    if (!t.recompute().recomputesLayers()) {
+    if (!t.recompute().recomputesLayers()
+        && anyFits(runnable.stream().map(p -> p.withRecompute(llmsim.core.task.Recompute.FULL)).toList(), s, m, sw)) {
       out.add("--recompute full");
     }
     return out.size() == 1 ? out.get(0)
         : String.join(", ", out.subList(0, out.size() - 1)) + " or " + out.get(out.size() - 1);
+  }
+
+  private static boolean anyFits(List<Task> tasks, SystemSpec s, ModelSpec m, llmsim.core.software.SoftwareProfile sw) {
+    return tasks.stream().anyMatch(t -> MemoryPlanner.place(s, m, t, sw, Offload.NONE).fits());
   }
 
   /**
@@ -143,6 +150,7 @@ final class PlanSearch {
     ScenarioKeyException firstRefusal = null;
     ScenarioKeyException hybridRefusal = null;
     int hybridRunnable = 0;
+    List<Task> runnableTasks = new ArrayList<>();
     for (ParallelPlan p : candidates) {
       Task t = withPlan(base.withOffload(Offload.NONE), p, microBatchesGiven);
       try {
@@ -153,6 +161,7 @@ final class PlanSearch {
         continue; // a plan this model cannot run (tp not dividing the heads, ...)
       }
       runnable++;
+      runnableTasks.add(t);
       hybridRunnable += p.hybridShard() ? 1 : 0;
       MemoryPlan mem = MemoryPlanner.place(s, m, t, r.software(), Offload.NONE);
       if (!mem.fits()) {
@@ -180,7 +189,7 @@ final class PlanSearch {
           + gpus + (gpus == 1 ? " GPU of " : " GPUs of ") + s.id() + (runnable == 1 ? " does not fit" : " fits")
           + " per-GPU memory at this batch"
           + (refused > 0 ? " (" + refusedNote(refused, candidates.size(), firstRefusal) + ")" : "")
-          + "; " + remedies(base) + " would help");
+          + "; " + remedies(base, runnableTasks, s, m, r.software()) + " would help");
     }
     Task won = best.task();
     String pipelineBatches = won.plan().pp() > 1 && !microBatchesGiven

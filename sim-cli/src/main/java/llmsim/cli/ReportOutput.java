@@ -78,21 +78,39 @@ final class ReportOutput {
     }
   }
 
-  /** Creates the folder or fails with exit code 2, before any simulation runs. */
+  /**
+   * Checks, before any simulation runs, that the folder exists and is writable or can be made (exit code 2
+   * otherwise), and makes nothing: {@link #open} makes it once there is a report to write, so a run refused after
+   * its input is read (plan auto finding no plan that fits) leaves no empty folder behind.
+   */
   static Path prepare(Path dir) {
     if (Files.exists(dir) && !Files.isDirectory(dir)) {
       throw new BadFlagException("--out: " + dir + " is a file; give a folder (it is created if missing)");
     }
+    Path existing = dir.toAbsolutePath();
+    while (existing != null && !Files.exists(existing)) {
+      existing = existing.getParent();
+    }
+    if (existing == null || !Files.isDirectory(existing)) {
+      throw new BadFlagException("--out: cannot create folder " + dir + " (" + (existing == null ? "no part of it"
+          + " exists" : existing + " is a file") + ")");
+    }
+    if (!Files.isWritable(existing)) {
+      throw new BadFlagException(existing.equals(dir.toAbsolutePath()) ? "--out: folder " + dir + " is not writable"
+          : "--out: cannot create folder " + dir + " (" + existing + " is not writable)");
+    }
+    return dir;
+  }
+
+  /** The report folder {@link #prepare} checked, made now (with any missing parents) that there is a report to write. */
+  static ReportFolder open(Path dir, String kind) {
     try {
       Files.createDirectories(dir);
     } catch (IOException | SecurityException e) {
       throw new BadFlagException("--out: cannot create folder " + dir + " (" + e.getClass().getSimpleName()
           + (e.getMessage() == null ? "" : ": " + e.getMessage()) + ")");
     }
-    if (!Files.isWritable(dir)) {
-      throw new BadFlagException("--out: folder " + dir + " is not writable");
-    }
-    return dir;
+    return ReportFolder.open(dir, kind);
   }
 
   /**
@@ -109,7 +127,7 @@ final class ReportOutput {
     } catch (IllegalStateException e) {
       throw new BadFlagException("--out: " + e.getMessage());
     }
-    try (ReportFolder folder = ReportFolder.open(dir, "report")) {
+    try (ReportFolder folder = open(dir, "report")) {
       List<Path> written = new ArrayList<>();
       StepResult first = results.get(0);
       String what = first.model().name() + ", " + first.task().kind().key();

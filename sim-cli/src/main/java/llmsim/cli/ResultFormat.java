@@ -40,6 +40,12 @@ final class ResultFormat {
     m.put("precision", r.task().precision().key());
     m.put("weights", weights(r.task()));
     m.put("batch", r.task().batch());
+    // the tokens a step or run works on, as the table's first line says them: without them a script could not
+    // give the scenario back
+    boolean training = r.task().kind().training();
+    m.put("seq_len", training ? r.task().seqLen() : null);
+    m.put("prompt_tokens", training ? null : r.task().promptTokens());
+    m.put("generate_tokens", training ? null : r.task().generateTokens());
     m.put("plan", planJson(r));
     m.put("step_time_s", finite(r.stepTimeSeconds()));
     m.put("tokens_per_s", finite(r.tokensPerSecond()));
@@ -136,6 +142,11 @@ final class ResultFormat {
     boolean training = task.kind().training();
     m.put("schedule", training ? p.schedule().key() : null);
     m.put("overlap_grad_reduce", training ? p.overlapGradReduce() : null);
+    // the batch schedule plan auto (and advise) choose with the layout: a pipeline plan's micro-batches are its
+    // bubble, and tp, pp, dp and zero alone do not give the plan back
+    m.put("micro_batches", training ? task.microBatches() : null);
+    m.put("global_batch", training ? (long) task.batch() * task.microBatches() * p.dp() : null);
+    m.put("recompute", training ? task.recompute().key() : null);
     return m;
   }
 
@@ -166,6 +177,15 @@ final class ResultFormat {
     return table(results, null);
   }
 
+  /**
+   * Whether the systems of a training comparison run different micro-batches ({@code --plan auto} gives a pipeline
+   * plan 4 a stage and a plan without one 1): the first line cannot say one number for all of them then.
+   */
+  static boolean microBatchesDiffer(List<StepResult> results) {
+    return !results.isEmpty() && results.get(0).task().kind().training()
+        && results.stream().mapToInt(r -> r.task().microBatches()).distinct().count() > 1;
+  }
+
   /** The side-by-side table; {@code costing} (null for none) adds the job's energy and cost rows. */
   static TextTable table(List<StepResult> results, Costing costing) {
     List<String> header = new ArrayList<>(List.of("metric"));
@@ -175,6 +195,10 @@ final class ResultFormat {
     boolean multiGpu = results.stream().anyMatch(r -> r.system().totalDevices() > 1);
     if (multiGpu) {
       row(t, results, "plan", ResultFormat::planText);
+    }
+    if (microBatchesDiffer(results)) {
+      row(t, results, "micro-batches", r -> r.task().microBatches() + " (global batch "
+          + (long) r.task().batch() * r.task().microBatches() * r.task().plan().dp() + " sequences)");
     }
     row(t, results, inference ? "total time (prefill + decode)" : "step time", r -> Units.seconds(r.stepTimeSeconds()));
     row(t, results, inference ? "generated tokens/s" : "tokens/s", r -> num(r.tokensPerSecond(), 1));

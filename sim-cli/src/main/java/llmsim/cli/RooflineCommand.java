@@ -103,7 +103,7 @@ final class RooflineCommand implements ScenarioOptions.Command, Callable<Integer
         }
       }
     }
-    try (ReportFolder folder = ReportFolder.open(out, "roofline")) {
+    try (ReportFolder folder = ReportOutput.open(out, "roofline")) {
       List<Path> written = new ArrayList<>();
       for (RooflineData d : data) {
         JFreeChart chart = RooflineChart.create("Roofline: " + d.system(), List.of(d), ReportOutput.style());

@@ -180,7 +180,7 @@ final class Sensitivity {
         p.value(), p.result().tokensPerSecond(), p.result().bound().key())).toList();
     StepResult first = points.get(0).result();
     String metric = first.task().kind().training() ? "training tokens/s" : "generated tokens/s";
-    try (ReportFolder folder = ReportFolder.open(out, "sensitivity")) {
+    try (ReportFolder folder = ReportOutput.open(out, "sensitivity")) {
       ChartFiles.write(SensitivityChart.create(metric + " as " + axis.field().target() + " " + axis.field().field()
               + " changes: " + first.model().id() + ", " + first.task().kind().key(), axis.field().field()
               + " (catalog " + axis.field().was() + ")", metric, systems, data, ReportOutput.style()), folder,

@@ -109,7 +109,9 @@ class SimulateCommand implements ScenarioOptions.Command, Callable<Integer> {
         StepResult first = results.get(0);
         out.printf("%s, %s, batch %d, %s, software %s%n%n", first.model().name(), first.task().kind().key(),
             first.task().batch(), first.task().kind().training()
-                ? "seq_len " + first.task().seqLen() + " x " + first.task().microBatches() + " micro-batch(es), "
+                ? "seq_len " + first.task().seqLen() + (ResultFormat.microBatchesDiffer(results)
+                    ? ", micro-batches per system below, " // plan auto chose them per system
+                    : " x " + first.task().microBatches() + " micro-batch(es), ")
                     + (results.stream().map(r -> r.task().precision()).distinct().count() == 1
                         ? first.task().precision().key() : "precision per system below")
                 : first.task().promptTokens() + " prompt + " + first.task().generateTokens() + " generated tokens, weights " + first.task().weights().key(),

@@ -107,7 +107,7 @@ final class SweepChartCommand implements ScenarioOptions.Command, Callable<Integ
     }
     String label = metric.equals("tokens_per_s") ? (r.task().kind().training() ? "training tokens/s" : "generated tokens/s")
         : "step time (s)";
-    try (ReportFolder folder = ReportFolder.open(out, "sweep-chart")) {
+    try (ReportFolder folder = ReportOutput.open(out, "sweep-chart")) {
       ChartFiles.write(SweepChart.create(label + " vs model size: " + r.task().kind().key(), label,
           systems.stream().map(SystemSpec::id).toList(), points, ReportOutput.style()), folder, "sweep",
           ReportOutput.style().width(), ReportOutput.style().height());

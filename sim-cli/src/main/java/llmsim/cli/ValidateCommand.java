@@ -70,7 +70,7 @@ final class ValidateCommand implements Callable<Integer> {
       List<llmsim.report.ValidationChart.Point> pts = outcomes.stream().filter(ValidationRunner.Outcome::ran)
           .map(o -> new llmsim.report.ValidationChart.Point(o.c().id(), o.c().category(), o.c().measured(), o.predicted()))
           .toList();
-      try (llmsim.report.ReportFolder folder = llmsim.report.ReportFolder.open(out, "validate")) {
+      try (llmsim.report.ReportFolder folder = ReportOutput.open(out, "validate")) {
         llmsim.report.ChartFiles.write(llmsim.report.ValidationChart.create("llmsim: predicted vs published measurements",
             pts, ReportOutput.style()), folder, "validation", ReportOutput.style().width(), ReportOutput.style().height());
         ReportOutput.commit(folder, spec.commandLine().getErr());

@@ -79,6 +79,21 @@ class ExplainCommandTest {
     assertThat(kvRow.get("value").asText()).isEqualTo(llmsim.core.util.Units.gib(whole / 8));
   }
 
+  @Test
+  void explainJson_givesThePlanItExplains_asSimulateDoes_planAutoIncluded() throws IOException {
+    // explain --plan auto --format json named the plan it ran only in a warning's prose
+    String[] flags = {"--model", "llama-13b", "--task", "train", "--hardware", "hgx-h100-8x", "--plan", "auto",
+        "--format", "json"};
+    JsonNode sim = json(CatalogOverrideTest.with(new String[] {"simulate"}, flags));
+    for (String metric : new String[] {"step_time_s", "mfu", "memory"}) {
+      JsonNode ex = json(CatalogOverrideTest.with(new String[] {"explain", metric}, flags));
+      assertThat(ex.get("task").asText()).as(metric).isEqualTo("train");
+      for (String k : new String[] {"gpus", "tp", "pp", "dp", "zero", "micro_batches", "global_batch", "recompute"}) {
+        assertThat(ex.get("plan").get(k)).as(metric + " " + k).isEqualTo(sim.get("plan").get(k));
+      }
+    }
+  }
+
   /**
    * The closed form of a step has no communication in it: on several nodes the gap names the collectives' time by
    * the link they cross (it named launch overhead, 6%, and "the ops the formula leaves out" where a third of the step
@@ -96,8 +111,12 @@ class ExplainCommandTest {
     long network = Math.round(100 * sim.get("time_by_bound_s").get("network").asDouble() / step);
     assertThat(fabric).isPositive();
     assertThat(network).isPositive();
-    assertThat(ex.get("difference").asText()).contains("the collectives and sends between GPUs it waits on (NVLink 3")
-        .contains(" " + fabric + "%, InfiniBand").contains(" " + network + "% of the run)");
+    // and which collectives wait on each link, as simulate's explanation says them (it named the links alone); tp 8
+    // fills a node, so each node holds one replica and the ZeRO-1 reductions go straight over the network
+    assertThat(ex.get("difference").asText()).contains("the collectives and sends between GPUs it waits on (the"
+        + " tensor-parallel all-reduces on the critical path over NVLink 3").contains(" " + fabric + "%; the"
+        + " data-parallel gradient reduce-scatters and weight all-gathers (ZeRO-1) over InfiniBand")
+        .contains(" " + network + "% of the run)");
     // one GPU: no collectives to name
     JsonNode one = json("explain", "step_time_s", "--model", "llama-7b", "--task", "train", "--hardware",
         "a100-sxm-80gb", "--format", "json");

@@ -128,6 +128,16 @@ class HelpTest {
   }
 
   @org.junit.jupiter.api.Test
+  void theGpuCountFlags_stateTheirDefault_andTeachByAnExample() {
+    // --gpus said neither what it is when left out nor how a cluster is sized with it
+    String help = CliRunner.run("simulate", "--help").out().replaceAll("\\s+", " ");
+    String gpus = help.substring(help.indexOf("--gpus=N GPUs"), help.indexOf("-h, --help"));
+    assertThat(gpus).contains("default: the system's own").contains("--hardware h100-cluster --gpus 64");
+    String nodes = help.substring(help.indexOf("--nodes=N Nodes"), help.lastIndexOf("--offload="));
+    assertThat(nodes).contains("default: the system's own").contains("--nodes 8");
+  }
+
+  @org.junit.jupiter.api.Test
   void unknownOption_stillSaysWhereHelpIs() {
     Captured r = runCapturingSystemErr("simulate", "--no-such-flag");
     assertThat(r.code).isEqualTo(2);

@@ -138,6 +138,43 @@ class PlanRulesTest {
   }
 
   @Test
+  void planAuto_givesTheResultOfThePlanItNames_andItsJsonCarriesEnoughToGiveThatPlan() throws Exception {
+    // the JSON named tp, pp, dp and zero but not the micro-batches the search chose for a pipeline plan, nor the
+    // recomputation: a script could not run the plan it was told of; given back, that plan's result is the same
+    String[] scenario = {"--model", "llama-13b", "--task", "train", "--hardware", "hgx-h100-8x", "--seq-len", "1024",
+        "--recompute", "full", "--format", "json"};
+    JsonNode auto = JSON.readTree(CliRunner.run(CatalogOverrideTest.with(concat("simulate", scenario), "--plan", "auto"))
+        .out());
+    JsonNode p = auto.get("plan");
+    int dp = p.get("dp").asInt();
+    int microBatches = p.get("micro_batches").asInt();
+    assertThat(p.get("tp").asInt() * p.get("pp").asInt() * dp).isEqualTo(8);
+    assertThat(p.get("global_batch").asLong()).isEqualTo((long) auto.get("batch").asInt() * microBatches * dp);
+    assertThat(p.get("recompute").asText()).isEqualTo("full");
+    assertThat(auto.get("seq_len").asInt()).isEqualTo(1024);
+    CliRunner given = CliRunner.run(CatalogOverrideTest.with(concat("simulate", scenario), "--tp", p.get("tp").asText(),
+        "--pp", p.get("pp").asText(), "--dp", String.valueOf(dp), "--zero", p.get("zero").asText(), "--micro-batches",
+        String.valueOf(microBatches)));
+    assertThat(given.code()).as(given.err()).isZero();
+    com.fasterxml.jackson.databind.node.ObjectNode a = (com.fasterxml.jackson.databind.node.ObjectNode) auto;
+    com.fasterxml.jackson.databind.node.ObjectNode g = (com.fasterxml.jackson.databind.node.ObjectNode) JSON.readTree(
+        given.out());
+    assertThat(a.remove("warnings").toString()).contains("plan auto: ");
+    assertThat(g.remove("warnings").toString()).isEqualTo("[]");
+    assertThat(g).isEqualTo(a);
+    // inference: the tokens a run prompts and generates, and no training keys
+    JsonNode serve = JSON.readTree(CliRunner.run("simulate", "--model", "llama-7b", "--hardware", "hgx-h100-8x",
+        "--task", "inference", "--tp", "8", "--prompt-tokens", "300", "--generate-tokens", "50", "--format", "json")
+        .out());
+    assertThat(serve.get("prompt_tokens").asInt()).isEqualTo(300);
+    assertThat(serve.get("generate_tokens").asInt()).isEqualTo(50);
+    assertThat(serve.get("seq_len").isNull()).isTrue();
+    for (String k : new String[] {"micro_batches", "global_batch", "recompute"}) {
+      assertThat(serve.get("plan").get(k).isNull()).as(k).isTrue();
+    }
+  }
+
+  @Test
   void thePlansJson_namesItsScheduleAndGradientReduction() throws Exception {
     JsonNode gpipe = JSON.readTree(CliRunner.run("simulate", "--model", "llama-7b", "--task", "train", "--hardware",
         "hgx-h100-8x", "--tp", "2", "--pp", "2", "--micro-batches", "4", "--schedule", "gpipe", "--overlap-grad-reduce",

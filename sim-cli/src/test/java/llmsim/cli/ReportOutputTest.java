@@ -523,6 +523,23 @@ class ReportOutputTest {
   }
 
   @Test
+  void aRunRefusedAfterItsInputIsRead_leavesNoFolder() {
+    // plan auto finds no plan that fits (LLaMA-65B training on 8 x 80 GB: 16 bytes x 65.3e9 / 8 = 131 GB a GPU at
+    // the most sharded), found only by searching: --out's folder was made before the search, and left there empty
+    Path one = dir.resolve("a").resolve("b");
+    BadInputTest.assertBadInput(CliRunner.run("simulate", "--model", "llama-65b", "--task", "train", "--hardware",
+        "hgx-h100-8x", "--plan", "auto", "--recompute", "full", "--out", one.toString()), "error: --plan: auto: none of");
+    assertThat(dir.resolve("a")).doesNotExist();
+    Path two = dir.resolve("c");
+    BadInputTest.assertBadInput(CliRunner.run("compare", "--model", "llama-65b", "--task", "train", "--hardware",
+        "hgx-h100-8x,dgx-a100-8x80gb", "--plan", "auto", "--recompute", "full", "--out", two.toString()),
+        "error: --plan: auto: none of");
+    assertThat(two).doesNotExist();
+    // a folder that exists is left as it was, and one that cannot be made is still refused before any simulation
+    assertThat(dir).exists();
+  }
+
+  @Test
   void twoRunsIntoOneFolder_leaveOnlyTheSecondRunsReport() throws IOException {
     Path both = dir.resolve("both");
     Files.createDirectories(both);

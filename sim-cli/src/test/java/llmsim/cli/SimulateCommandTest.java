@@ -191,6 +191,49 @@ class SimulateCommandTest {
   }
 
   @Test
+  void zero3WithoutTensorParallelism_boundByTheFabric_isToldTheZeroStage_notASmallerTp() throws IOException {
+    // eight RTX 4090s through the host, tp 1, dp 8, ZeRO-3: the weight all-gathers and gradient reduce-scatters
+    // bound the step; it was told "a smaller tp" at tp 1
+    JsonNode j = json("simulate", "--model", "llama-7b", "--task", "train", "--hardware", "rtx4090-8x", "--zero", "3",
+        "--seq-len", "256", "--format", "json");
+    assertThat(j.get("plan").get("tp").asInt()).isEqualTo(1);
+    assertThat(j.get("bound").asText()).isEqualTo("intra_node_link");
+    assertThat(j.get("explanation").asText()).contains("ZeRO-3 weight all-gathers")
+        .contains("More fabric bandwidth, a lower ZeRO stage where memory allows, larger micro-batches or more"
+            + " gradient accumulation would move it").doesNotContain("smaller tp");
+  }
+
+  @Test
+  void compareWithPlanAuto_whereTheSystemsRunDifferentMicroBatches_saysEachSystems_notTheFirstsForAll() {
+    // LLaMA-13B training: on 8 H100s plan auto picks a pipeline (4 micro-batches a stage), on 8 MI250 GCDs ZeRO-3
+    // without one (1 micro-batch); the first line read 'seq_len 2048 x 8 micro-batch(es)' for both
+    CliRunner r = CliRunner.run("compare", "--model", "llama-13b", "--task", "train", "--hardware",
+        "hgx-h100-8x,mi250-4x", "--plan", "auto");
+    assertThat(r.code()).as(r.err()).isZero();
+    String first = r.out().lines().findFirst().orElseThrow();
+    assertThat(first).contains("seq_len 2048, micro-batches per system below").doesNotContain("x 8 micro-batch");
+    String row = r.out().lines().filter(l -> l.startsWith("micro-batches ")).findFirst().orElseThrow();
+    java.util.regex.Matcher m = java.util.regex.Pattern.compile("tp (\\d+), pp (\\d+), dp (\\d+)").matcher(r.out());
+    List<Integer> dp = new java.util.ArrayList<>();
+    List<Integer> pp = new java.util.ArrayList<>();
+    while (m.find() && dp.size() < 2) {
+      pp.add(Integer.parseInt(m.group(2)));
+      dp.add(Integer.parseInt(m.group(3)));
+    }
+    // a pipeline plan's micro-batches are 4 a stage; without one, 1; the global batch is 1 x micro-batches x dp
+    int h100 = pp.get(0) > 1 ? 4 * pp.get(0) : 1;
+    int mi250 = pp.get(1) > 1 ? 4 * pp.get(1) : 1;
+    assertThat(h100).isNotEqualTo(mi250);
+    assertThat(row).matches("micro-batches +" + h100 + " \\(global batch " + h100 * dp.get(0) + " sequences\\) +" + mi250
+        + " \\(global batch " + mi250 * dp.get(1) + " sequences\\) *");
+    // one system, or systems that agree: the first line says them, and no row repeats it
+    CliRunner one = CliRunner.run("compare", "--model", "llama-13b", "--task", "train", "--hardware",
+        "hgx-h100-8x,dgx-a100-8x80gb", "--tp", "2", "--micro-batches", "2");
+    assertThat(one.out()).startsWith("LLaMA 13B, train, batch 1, seq_len 2048 x 2 micro-batch(es), ")
+        .doesNotContain("\nmicro-batches ");
+  }
+
+  @Test
   void inferenceReplicas_exchangeNothing_soNoNoteOnHowCollectivesAreCosted() throws IOException {
     // eight RTX 4090s serving eight replicas: no collective runs, yet the result said "collectives on
     // pcie4-host-no-p2p are not taken to slow compute"
@@ -558,8 +601,18 @@ class SimulateCommandTest {
         .doesNotContain("smaller batch").doesNotContain("--recompute full would");
     CliRunner one = CliRunner.run("simulate", "--model", "llama-7b", "--task", "train", "--hardware", "rtx4090",
         "--plan", "auto");
+    // full recomputation frees activations, not the 16 bytes a parameter of weights, gradients and AdamW state
+    // (16 x 6.74e9 = 108 GB > 24 GiB): it is not offered where it would not make the plan fit (it was)
     assertThat(one.err()).contains("--plan: auto: the one plan for llama-7b on 1 GPU of rtx4090 does not fit")
-        .endsWith("more GPUs or --recompute full would help\n");
+        .endsWith("; more GPUs would help\n");
+    // where it would: LLaMA-33B on 8 MI250 GCDs of 64 GiB, tp 4 x pp 2, holds 16 x 32.5e9 / 8 = 65 GB (60.6 GiB)
+    // of weights, gradients and AdamW state a GPU, and fits only with its activations checkpointed
+    CliRunner mi = CliRunner.run("simulate", "--model", "llama-33b", "--task", "train", "--hardware", "mi250-4x",
+        "--plan", "auto");
+    assertThat(mi.code()).isEqualTo(2);
+    assertThat(mi.err()).endsWith("; more GPUs or --recompute full would help\n");
+    assertThat(CliRunner.run("simulate", "--model", "llama-33b", "--task", "train", "--hardware", "mi250-4x",
+        "--plan", "auto", "--recompute", "full").code()).isZero();
     // plan: auto in a scenario file is refused at its line there, not at a --plan flag never given
     Path f = dir.resolve("auto.yaml");
     Files.writeString(f, "kind: scenario\nhardware: hgx-h100-8x\nmodel: llama-65b\ntask: train\nplan: auto\n"

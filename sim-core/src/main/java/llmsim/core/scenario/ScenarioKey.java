@@ -56,9 +56,12 @@ public enum ScenarioKey {
           + " device_map); the rest are computed on the CPU (llama.cpp) or streamed over the link (pytorch)."
           + " auto = as many as fit."),
   NODES("nodes", null, null, "N", Type.INT, null, 1, 65_536, null,
-      "Nodes of a multi-node system or cluster template (default: the system's own)."),
+      "Nodes of a multi-node system or cluster template (default: the system's own, 1 for the templates);"
+          + " example: --hardware h100-cluster --nodes 8 is 64 GPUs."),
   GPUS("gpus", null, null, "N", Type.INT, null, 1, 1 << 20, null,
-      "GPUs in all: a cluster template gets gpus / devices-per-node nodes; fewer than a node uses part of it."),
+      "GPUs in all (default: the system's own, nodes x GPUs per node): a cluster template gets gpus /"
+          + " devices-per-node nodes; fewer than a node uses part of it. Example: --hardware h100-cluster --gpus 64"
+          + " (8 nodes of 8)."),
   TP("tp", null, null, "N", Type.INT, null, 1, 1024, "1",
       "Tensor-parallel degree: every layer split over N GPUs (Megatron), an all-reduce of the activations twice per"
           + " layer forward and twice backward."),

@@ -14,7 +14,7 @@ import llmsim.core.task.ParallelPlan;
 import llmsim.core.util.Units;
 
 /** A sentence or two per result: what bounds it, and what would move it. */
-final class Explainer {
+public final class Explainer {
   private Explainer() {}
 
   /** A natively faster precision the device has, if any: never one that would not speed it up. */
@@ -77,7 +77,10 @@ final class Explainer {
                 + (plan.zero() >= 3 && !plan.hybridShard() ? ", hybrid shard (--shard hybrid) or a lower ZeRO stage where"
                 + " memory allows" : "")
                 + batchRemedy(r.task().kind().training())
-                : "More fabric bandwidth, a smaller tp" + batchRemedy(r.task().kind().training())));
+                // a smaller tp only where there is one (tp 1 under ZeRO-3 waits on the shards' gathers instead)
+                : "More fabric bandwidth" + (plan.tp() > 1 ? ", a smaller tp" : "")
+                    + (plan.zero() >= 3 ? ", a lower ZeRO stage where memory allows" : "")
+                    + batchRemedy(r.task().kind().training())));
       }
       case PIPELINE_BUBBLE -> sb.append(String.format(Locale.US, "Bound by the pipeline bubble (%s of the step): the"
               + " GPUs of the %d stages wait on their neighbours that long on average (%s; the rest is the sends and"
@@ -178,16 +181,20 @@ final class Explainer {
   }
 
   /**
-   * The collectives that can cross the binding link under {@code plan}: tensor-parallel all-reduces cross the network
-   * only when a tensor-parallel group spans nodes; the data-parallel ones by the ZeRO stage (ZeRO-1/2 reduce-scatter
-   * gradients and all-gather weights, ZeRO-3 also gathers weights before each layer); pipeline sends between nodes.
+   * The collectives that cross the binding link under {@code plan}, by the engine's own placement
+   * ({@link Collectives}; ranks numbered tensor-parallel fastest, then data-parallel, then pipeline): tensor-parallel
+   * all-reduces use the fabric, and the network only when a tensor-parallel group spans nodes; the data-parallel ones
+   * (by the ZeRO stage: ZeRO-1/2 reduce-scatter gradients and all-gather weights, ZeRO-3 also gathers weights before
+   * each layer) use the fabric where a node holds several replicas and the network where the replicas span nodes;
+   * pipeline sends go to a rank tp x dp away, over the network once that fills a node.
    */
-  static String collectivesOn(SystemSpec s, ParallelPlan plan, boolean network, boolean training) {
+  public static String collectivesOn(SystemSpec s, ParallelPlan plan, boolean network, boolean training) {
     List<String> parts = new ArrayList<>();
     if (plan.tp() > 1 && (!network || plan.tp() > s.deviceCount())) {
       parts.add("the tensor-parallel all-reduces on the critical path");
     }
-    if (training && plan.dp() > 1) {
+    int replicasPerNode = plan.replicasPerNode(s.deviceCount());
+    if (training && plan.dp() > 1 && (network ? plan.dp() > replicasPerNode : replicasPerNode > 1)) {
       parts.add(switch (plan.zero()) {
         case 0 -> "the data-parallel gradient all-reduces not hidden behind the backward pass";
         case 1, 2 -> "the data-parallel gradient reduce-scatters and weight all-gathers (ZeRO-" + plan.zero() + ")";
@@ -195,7 +202,8 @@ final class Explainer {
             : "the ZeRO-3 weight all-gathers before each layer and gradient reduce-scatters";
       });
     }
-    if (plan.pp() > 1 && (!network || (long) plan.tp() * plan.pp() > s.deviceCount())) {
+    boolean sendsOverNetwork = (long) plan.tp() * plan.dp() >= s.deviceCount() && s.nodes() > 1;
+    if (plan.pp() > 1 && network == sendsOverNetwork) {
       parts.add("the pipeline's activation sends between stages");
     }
     if (parts.isEmpty()) {
