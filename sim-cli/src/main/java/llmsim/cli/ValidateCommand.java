@@ -45,7 +45,6 @@ final class ValidateCommand implements Callable<Integer> {
       // no case could be read: an empty table and '0 cases run' above the problems read as a run of nothing
       throw new InputException(loaded.problems());
     }
-    boolean outExisted = out != null && Files.exists(out);
     if (out != null) {
       ReportOutput.prepare(out); // refuses a file or an unwritable folder before any case runs
     }
@@ -59,13 +58,6 @@ final class ValidateCommand implements Callable<Integer> {
       spec.commandLine().getErr().println("llmsim: " + out + " not written: " + files + " case file"
           + (files == 1 ? " has a problem" : "s have problems") + " (below); fix or leave " + (files == 1 ? "it" : "them")
           + " out");
-      if (!outExisted) {
-        try {
-          Files.deleteIfExists(out); // the folder prepare made for the charts, still empty
-        } catch (java.io.IOException e) {
-          // left behind empty: the problems below are what the user needs
-        }
-      }
     } else if (out != null) {
       List<llmsim.report.ValidationChart.Point> pts = outcomes.stream().filter(ValidationRunner.Outcome::ran)
           .map(o -> new llmsim.report.ValidationChart.Point(o.c().id(), o.c().category(), o.c().measured(), o.predicted()))
