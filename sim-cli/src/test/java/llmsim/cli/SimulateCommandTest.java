@@ -424,6 +424,11 @@ class SimulateCommandTest {
     CliRunner nodes = CliRunner.run("simulate", "--model", "llama-7b", "--hardware", "h100-sxm", "--nodes", "4");
     assertThat(nodes.code()).isEqualTo(2);
     assertThat(nodes.err()).contains("--nodes: h100-sxm has no network between nodes");
+    // a single GPU asked for two: told it is one GPU a node, and where more GPUs of its device are
+    CliRunner two = CliRunner.run("simulate", "--model", "llama-7b", "--hardware", "rtx4090", "--gpus", "2");
+    assertThat(two.code()).isEqualTo(2);
+    assertThat(two.err()).contains("--gpus: rtx4090 has no network between nodes and 1 GPU per node, so 2 GPUs cannot"
+        + " be laid out on it; use a system with more GPUs of rtx4090 a node");
   }
 
   @Test

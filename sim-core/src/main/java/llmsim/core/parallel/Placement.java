@@ -40,8 +40,13 @@ public final class Placement {
       return s;
     }
     if (n > 1 && s.network().isEmpty()) {
+      // say what the system is, so that "--gpus 2 on rtx4090" reads as one GPU per node, not as a missing cluster
       throw new ScenarioKeyException(nodes > 0 ? ScenarioKey.NODES : ScenarioKey.GPUS, s.id() + " has no network"
-          + " between nodes; size a cluster template instead (a100-80gb-cluster, h100-cluster)");
+          + " between nodes and " + s.deviceCount() + (s.deviceCount() == 1 ? " GPU" : " GPUs") + " per node, so "
+          + (nodes > 0 ? nodes + " nodes" : gpus + " GPUs") + " cannot be laid out on it; "
+          + (s.deviceCount() == 1 ? "use a system with more GPUs of " + s.device().id() + " a node (`llmsim hardware"
+              + " list`: the 8x systems take --gpus up to 8) or size" : "size") + " a cluster template"
+          + " (a100-80gb-cluster, h100-cluster)");
     }
     return s.withNodes(n);
   }
