@@ -8,6 +8,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
+import llmsim.hw.catalog.Catalog;
 import org.junit.jupiter.api.Test;
 import org.openqa.selenium.By;
 import org.openqa.selenium.JavascriptExecutor;
@@ -30,14 +31,17 @@ class ServeBrowserTest {
     return paths.stream().map(File::new).filter(File::canExecute).findFirst().orElse(null);
   }
 
-  @Test
-  void movingTheBatchSlider_changesTokensPerSecondAndTheRoofline() throws Exception {
+  /** What a test does with the page once its first result is shown. */
+  interface PageCheck {
+    void check(ChromeDriver browser, WebDriverWait wait) throws Exception;
+  }
+
+  /** Starts a server and a headless Chromium on its page, waits for the first result, runs {@code check}. */
+  static void onThePage(PageCheck check) throws Exception {
     File chromium = firstExisting(List.of("/usr/bin/chromium", "/usr/bin/chromium-browser", "/usr/bin/google-chrome"));
     File driver = firstExisting(List.of("/usr/bin/chromedriver", "/usr/lib/chromium/chromedriver"));
     assumeTrue(chromium != null && driver != null,
         "chromium and chromedriver are not installed (apt-get install -y chromium chromium-driver); skipping the browser test");
-    Path shots = Path.of("target", "screenshots");
-    Files.createDirectories(shots);
     try (WebServer server = WebServer.start("127.0.0.1", 0)) {
       ChromeOptions o = new ChromeOptions();
       o.setBinary(chromium);
@@ -50,31 +54,63 @@ class ServeBrowserTest {
         // the page redraws its numbers when a result comes in: an element found just before may be gone when read
         wait.ignoring(StaleElementReferenceException.class);
         wait.until(b -> !b.findElements(By.cssSelector("#n-tokens_per_s .v")).isEmpty());
-        String before = browser.findElement(By.cssSelector("#n-tokens_per_s .v")).getText();
-        String rooflineBefore = browser.findElement(By.id("roofline")).getAttribute("innerHTML");
-        assertThat(before).endsWith("tokens/s");
-        assertThat(rooflineBefore).contains("<svg").contains("decode, batch 1");
-
-        WebElement batch = browser.findElement(By.id("batch"));
-        batch.click();
-        batch.sendKeys(Keys.HOME); // batch 1
-        for (int i = 0; i < 4; i++) {
-          batch.sendKeys(Keys.ARROW_RIGHT); // batch 2, 4, 8, 16
-        }
-        wait.until(b -> b.findElement(By.id("batch-out")).getText().equals("16"));
-        wait.until(b -> !b.findElement(By.cssSelector("#n-tokens_per_s .v")).getText().equals(before)
-            && "simulated".equals(b.findElement(By.id("status")).getText().split(" ")[0]));
-        String after = browser.findElement(By.cssSelector("#n-tokens_per_s .v")).getText();
-        assertThat(number(after)).isGreaterThan(number(before)); // 16 sequences share each weight read
-        assertThat(browser.findElement(By.id("roofline")).getAttribute("innerHTML")).isNotEqualTo(rooflineBefore)
-            .contains("batch 16");
-        assertThat(browser.findElement(By.id("error")).isDisplayed()).isFalse();
-        ((JavascriptExecutor) browser).executeScript("window.scrollTo(0, 0)");
-        Files.write(shots.resolve("serve-batch16.png"), browser.getScreenshotAs(OutputType.BYTES));
+        check.check(browser, wait);
       } finally {
         browser.quit();
       }
     }
+  }
+
+  @Test
+  void movingTheBatchSlider_changesTokensPerSecondAndTheRoofline() throws Exception {
+    Path shots = Path.of("target", "screenshots");
+    Files.createDirectories(shots);
+    onThePage((browser, wait) -> {
+      String before = browser.findElement(By.cssSelector("#n-tokens_per_s .v")).getText();
+      String rooflineBefore = browser.findElement(By.id("roofline")).getAttribute("innerHTML");
+      assertThat(before).endsWith("tokens/s");
+      assertThat(rooflineBefore).contains("<svg").contains("decode, batch 1");
+
+      WebElement batch = browser.findElement(By.id("batch"));
+      batch.click();
+      batch.sendKeys(Keys.HOME); // batch 1
+      for (int i = 0; i < 4; i++) {
+        batch.sendKeys(Keys.ARROW_RIGHT); // batch 2, 4, 8, 16
+      }
+      wait.until(b -> b.findElement(By.id("batch-out")).getText().equals("16"));
+      wait.until(b -> !b.findElement(By.cssSelector("#n-tokens_per_s .v")).getText().equals(before)
+          && "simulated".equals(b.findElement(By.id("status")).getText().split(" ")[0]));
+      String after = browser.findElement(By.cssSelector("#n-tokens_per_s .v")).getText();
+      assertThat(number(after)).isGreaterThan(number(before)); // 16 sequences share each weight read
+      assertThat(browser.findElement(By.id("roofline")).getAttribute("innerHTML")).isNotEqualTo(rooflineBefore)
+          .contains("batch 16");
+      assertThat(browser.findElement(By.id("error")).isDisplayed()).isFalse();
+      ((JavascriptExecutor) browser).executeScript("window.scrollTo(0, 0)");
+      Files.write(shots.resolve("serve-batch16.png"), browser.getScreenshotAs(OutputType.BYTES));
+    });
+  }
+
+  @Test
+  void aRunThatCannotHappen_showsWhy_andNoNumbersOrChartsOfTheRunBefore() throws Exception {
+    // LLaMA-7B reads 2,048 tokens at most; the context slider's end is 2^15. The page showed the error above the
+    // previous run's tokens/s, explanation and charts, which read as this run's
+    int maxContext = Catalog.bundled().model("llama-7b", "--model").maxContext();
+    assertThat(1 << 15).isGreaterThan(maxContext);
+    onThePage((browser, wait) -> {
+      WebElement context = browser.findElement(By.id("context"));
+      context.click();
+      context.sendKeys(Keys.END); // 32,768 tokens
+      wait.until(b -> b.findElement(By.id("status")).getText().equals("error 400"));
+      assertThat(browser.findElement(By.id("error")).getText()).contains("max context of " + maxContext + " tokens");
+      assertThat(browser.findElements(By.cssSelector(".num"))).isEmpty();
+      for (String id : List.of("why", "roofline", "memory-chart", "timeline")) {
+        assertThat(browser.findElement(By.id(id)).getText()).as(id).isEmpty();
+        assertThat(browser.findElement(By.id(id)).getAttribute("innerHTML")).as(id).doesNotContain("<svg");
+      }
+      context.sendKeys(Keys.HOME); // 128 tokens: a run again, and the error goes
+      wait.until(b -> !b.findElements(By.cssSelector("#n-tokens_per_s .v")).isEmpty());
+      assertThat(browser.findElement(By.id("error")).isDisplayed()).isFalse();
+    });
   }
 
   static double number(String s) {
