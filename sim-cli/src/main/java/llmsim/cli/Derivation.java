@@ -224,22 +224,7 @@ final class Derivation {
         + " the closed form below", r.model().layers(), r.model().qDim(), prompt, 100 * attention / (2 * p)),
         count(attention));
     var peak = PrecisionSupport.resolve(d, r.task().precision(), r.software());
-    peakInput(d, peak);
-    double gemm = d.efficiency().gemmAt(peak.gemmPrecision());
-    // fp8 and int8 GEMMs reach their own fraction (Efficiency.gemmAt): it read 'efficiency.gemm: E03: mamf-finder bf16
-    // ... = 0.803' beside the fp8 figure, 0.709
-    boolean eight = peak.gemmPrecision() == llmsim.core.hw.Precision.FP8
-        || peak.gemmPrecision() == llmsim.core.hw.Precision.INT8;
-    input("GEMM fraction g", d.id(), eight ? "efficiency.gemm_fp8" : "efficiency.gemm", fraction(gemm),
-        eight ? d.efficiency().gemmFp8Source() : d.efficiency().gemmSource());
-    double held = d.efficiency().sustainedScale(peak.gemmPrecision());
-    if (held != 1) {
-      input("share held at the power limit h", d.id(), eight ? "efficiency.gemm_fp8_sustained / gemm_fp8"
-          : "efficiency.gemm_sustained / gemm", fraction(held), d.efficiency().sustainedSource());
-      gemm *= held;
-    }
-    formula("software factor s", "software profile " + r.software().id() + ": " + r.software().source(),
-        fraction(r.software().gemmScale()));
+    double gemm = gemmInputs(d, peak);
     llamaCppBuild(gemm);
     // a replica's tp GPUs each compute 2P / tp per token, and the run's prefill tokens/s are its replicas' sum
     int tp = r.task().plan().tp();
@@ -260,6 +245,30 @@ final class Derivation {
           + " x " + fraction(gemm * r.software().gemmScale()) + " / " + count(2 * p), num(closedForm));
     }
     explainDifference();
+  }
+
+  /**
+   * The inputs of a compute-bound closed form, each with its catalog field: the peak, the GEMM fraction g, the share
+   * held at the power limit h (where it is not 1) and the software factor s. Returns g x h.
+   */
+  private double gemmInputs(Device d, PrecisionSupport.Resolved peak) {
+    peakInput(d, peak);
+    double gemm = d.efficiency().gemmAt(peak.gemmPrecision());
+    // fp8 and int8 GEMMs reach their own fraction (Efficiency.gemmAt): it read 'efficiency.gemm: E03: mamf-finder bf16
+    // ... = 0.803' beside the fp8 figure, 0.709
+    boolean eight = peak.gemmPrecision() == llmsim.core.hw.Precision.FP8
+        || peak.gemmPrecision() == llmsim.core.hw.Precision.INT8;
+    input("GEMM fraction g", d.id(), eight ? "efficiency.gemm_fp8" : "efficiency.gemm", fraction(gemm),
+        eight ? d.efficiency().gemmFp8Source() : d.efficiency().gemmSource());
+    double held = d.efficiency().sustainedScale(peak.gemmPrecision());
+    if (held != 1) {
+      input("share held at the power limit h", d.id(), eight ? "efficiency.gemm_fp8_sustained / gemm_fp8"
+          : "efficiency.gemm_sustained / gemm", fraction(held), d.efficiency().sustainedSource());
+      gemm *= held;
+    }
+    formula("software factor s", "software profile " + r.software().id() + ": " + r.software().source(),
+        fraction(r.software().gemmScale()));
+    return gemm;
   }
 
   /** llama.cpp's build-dependent kernels on this device, which the simulation charges and the closed form leaves out. */
@@ -296,8 +305,9 @@ final class Derivation {
     formula("step time", "sum of the above (the engine's makespan)", seconds(simulated));
     if (r.task().kind().training()) {
       var peak = PrecisionSupport.resolve(r.system().device(), r.task().precision(), r.software());
-      var e = r.system().device().efficiency();
-      double g = e.gemmAt(peak.gemmPrecision()) * e.sustainedScale(peak.gemmPrecision()) * r.software().gemmScale();
+      // the closed form's inputs, each with its catalog field and source, as prefill's are: they appeared only as
+      // their product in the formula's line ('989.4 TFLOP/s x 0.763')
+      double g = gemmInputs(r.system().device(), peak) * r.software().gemmScale();
       formula("hardware FLOPs", "6 x P x tokens (+ attention, + recomputation), this GPU", count(r.hardwareFlops()));
       closedForm = r.hardwareFlops() / (peak.peakFlops() * g);
       formula("compute-only time (closed form)", "hardware FLOPs / (peak x g x h x s) = " + count(r.hardwareFlops()) + " / ("

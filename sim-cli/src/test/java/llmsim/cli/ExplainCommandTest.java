@@ -446,6 +446,35 @@ class ExplainCommandTest {
     assertThat(steps.toString()).contains("efficiency.gemm_fp8_sustained / gemm_fp8");
   }
 
+  @Test
+  void stepTime_ofTraining_listsThePeakGemmFractionAndSoftwareFactorItsClosedFormUses_withTheirSources()
+      throws IOException {
+    // 'compute-only time (closed form)  hardware FLOPs / (peak x g x h x s) = 8.778e+13 / (989.4 TFLOP/s x 0.763)':
+    // peak, g, h and s appeared nowhere else, neither their values nor the catalog fields they come from
+    Device d = Catalog.bundled().system("h100-sxm", "--hardware").device();
+    double g = d.efficiency().gemmAt(llmsim.core.hw.Precision.BF16);
+    double h = d.efficiency().sustainedScale(llmsim.core.hw.Precision.BF16);
+    for (String hw : new String[] {"h100-sxm", "hgx-h100-8x"}) { // one GPU, and a GPU of eight at tp 2
+      JsonNode ex = json("explain", "step_time_s", "--model", "llama-7b", "--hardware", hw, "--task", "train", "--tp",
+          hw.equals("h100-sxm") ? "1" : "2", "--format", "json");
+      java.util.Map<String, JsonNode> rows = new java.util.HashMap<>();
+      ex.get("steps").forEach(s -> rows.put(s.get("quantity").asText(), s));
+      assertThat(rows.get("peak FLOP/s").get("how").asText()).as(hw).isEqualTo("h100-sxm peak_dense_tflops.bf16: "
+          + d.peakSource());
+      assertThat(rows.get("GEMM fraction g").get("how").asText()).isEqualTo("h100-sxm efficiency.gemm: "
+          + d.efficiency().gemmSource());
+      assertThat(rows.get("GEMM fraction g").get("value").asText()).isEqualTo(String.format(java.util.Locale.US,
+          "%.3f", g));
+      assertThat(rows.get("share held at the power limit h").get("value").asText()).isEqualTo(
+          String.format(java.util.Locale.US, "%.3f", h));
+      assertThat(rows.get("software factor s").get("how").asText()).startsWith("software profile pytorch: ");
+      double s = Double.parseDouble(rows.get("software factor s").get("value").asText());
+      double flops = Double.parseDouble(rows.get("hardware FLOPs").get("value").asText());
+      assertThat(ex.get("closed_form").asDouble()).isCloseTo(flops / (d.peakFlops(llmsim.core.hw.Precision.BF16) * g
+          * h * s), Percentage.withPercentage(0.1));
+    }
+  }
+
   private JsonNode weightsRow(String... flags) throws IOException {
     JsonNode steps = json(CatalogOverrideTest.with(new String[] {"explain", "memory", "--model", "llama-7b",
         "--hardware", "h100-sxm", "--format", "json"}, flags)).get("steps");
