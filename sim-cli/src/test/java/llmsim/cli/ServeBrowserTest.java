@@ -113,6 +113,26 @@ class ServeBrowserTest {
     });
   }
 
+  @Test
+  void theDeviceSliders_reachTheDocumentedX01AndX10_andTheRunIsScaledByThem() throws Exception {
+    // serve --help and the README promise 'x0.1 to x10 of the catalog's'; the sliders stopped at x0.25 and x4
+    String low = String.format(java.util.Locale.US, "%.2f", ScaledHardware.MIN_FACTOR);
+    String high = String.format(java.util.Locale.US, "%.2f", ScaledHardware.MAX_FACTOR);
+    onThePage((browser, wait) -> {
+      for (String id : List.of("bandwidth", "compute", "memory")) {
+        WebElement slider = browser.findElement(By.id(id));
+        slider.click();
+        slider.sendKeys(Keys.END);
+        wait.until(b -> b.findElement(By.id(id + "-out")).getText().equals("10"));
+        wait.until(b -> b.findElement(By.id("status")).getText().contains("x" + high + " " + id));
+        slider.sendKeys(Keys.HOME);
+        wait.until(b -> b.findElement(By.id(id + "-out")).getText().equals("0.1"));
+        wait.until(b -> b.findElement(By.id("status")).getText().contains("x" + low + " " + id));
+        assertThat(browser.findElement(By.id("error")).isDisplayed()).as(id).isFalse();
+      }
+    });
+  }
+
   static double number(String s) {
     return Double.parseDouble(s.replaceAll("[^0-9.]", ""));
   }
