@@ -61,7 +61,7 @@ final class WebServer implements AutoCloseable {
     Map<String, ScenarioKey> m = new LinkedHashMap<>();
     for (ScenarioKey k : List.of(ScenarioKey.HARDWARE, ScenarioKey.MODEL, ScenarioKey.TASK, ScenarioKey.BATCH,
         ScenarioKey.PROMPT_TOKENS, ScenarioKey.SEQ_LEN, ScenarioKey.PRECISION, ScenarioKey.WEIGHTS,
-        ScenarioKey.SOFTWARE)) {
+        ScenarioKey.SOFTWARE, ScenarioKey.NODES)) {
       m.put(k.key(), k);
     }
     return m;
@@ -150,6 +150,8 @@ final class WebServer implements AutoCloseable {
     Map<String, Object> o = new LinkedHashMap<>();
     o.put("hardware", c.systems().stream().map(SystemSpec::id).sorted().toList());
     o.put("model", c.models().stream().map(ModelSpec::id).sorted().toList());
+    // the systems with a network between nodes, which nodes sizes (a cluster template is one node until it is)
+    o.put("multi_node", c.systems().stream().filter(s -> s.network().isPresent()).map(SystemSpec::id).sorted().toList());
     for (ScenarioKey k : List.of(ScenarioKey.TASK, ScenarioKey.PRECISION, ScenarioKey.WEIGHTS, ScenarioKey.SOFTWARE)) {
       o.put(k.key(), k.choices());
     }
@@ -342,6 +344,11 @@ final class WebServer implements AutoCloseable {
         add(n, "mbu", "memory-bandwidth utilisation (decode)", pct(r.mbu()));
       }
       add(n, "mfu", "model FLOPs utilisation", pct(r.mfu()));
+      if (r.system().totalDevices() > 1) {
+        add(n, "gpus", "GPUs and parallel plan", String.format(Locale.US, "%d GPUs (%s): %s", r.system().totalDevices(),
+            r.system().nodes() > 1 ? r.system().nodes() + " nodes x " + r.system().deviceCount() : "one node",
+            r.task().plan().describe()));
+      }
       add(n, "bound", "bound by", r.bound().toString().toLowerCase(Locale.ROOT).replace('_', ' '));
       double gib = llmsim.core.util.Units.GIB;
       add(n, "memory", "on the device / usable", String.format(Locale.US, "%.1f / %.1f GiB%s",

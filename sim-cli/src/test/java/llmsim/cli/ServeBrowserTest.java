@@ -133,6 +133,32 @@ class ServeBrowserTest {
     });
   }
 
+  @Test
+  void aClusterTemplate_getsANodesSlider_andTheRunShowsItsGpus_aSingleSystemNone() throws Exception {
+    // h100-cluster ran its one-node default, its name saying 'size with --nodes/--gpus', a flag the page lacked
+    int perNode = Catalog.bundled().system("h100-cluster", "--hardware").deviceCount();
+    onThePage((browser, wait) -> {
+      JavascriptExecutor js = browser;
+      js.executeScript("const h = document.getElementById('hardware'); h.value = 'h100-cluster';"
+          + " h.dispatchEvent(new Event('input'));");
+      WebElement nodes = browser.findElement(By.id("nodes"));
+      wait.until(b -> nodes.isDisplayed());
+      nodes.click();
+      nodes.sendKeys(Keys.HOME);
+      nodes.sendKeys(Keys.ARROW_RIGHT);
+      nodes.sendKeys(Keys.ARROW_RIGHT); // 4 nodes
+      wait.until(b -> b.findElement(By.id("nodes-out")).getText().equals("4"));
+      wait.until(b -> !b.findElements(By.id("n-gpus")).isEmpty() && b.findElement(By.cssSelector("#n-gpus .v"))
+          .getText().startsWith((4 * perNode) + " GPUs (4 nodes x " + perNode + ")"));
+      js.executeScript("const h = document.getElementById('hardware'); h.value = 'm2-ultra';"
+          + " h.dispatchEvent(new Event('input'));");
+      wait.until(b -> b.findElement(By.id("status")).getText().startsWith("simulated Apple M2 Ultra"));
+      assertThat(nodes.isDisplayed()).isFalse();
+      assertThat(browser.findElements(By.id("n-gpus"))).isEmpty();
+      assertThat(browser.findElement(By.id("error")).isDisplayed()).isFalse();
+    });
+  }
+
   static double number(String s) {
     return Double.parseDouble(s.replaceAll("[^0-9.]", ""));
   }
