@@ -28,6 +28,7 @@ import llmsim.core.hw.PrecisionSupport;
 import llmsim.core.hw.SystemSpec;
 import llmsim.core.model.ModelSpec;
 import llmsim.core.scenario.ScenarioKey;
+import llmsim.core.software.SoftwareProfiles;
 import llmsim.core.workload.OpBudget;
 import llmsim.core.workload.StepResult;
 import llmsim.hw.catalog.Catalog;
@@ -152,9 +153,14 @@ final class WebServer implements AutoCloseable {
     o.put("model", c.models().stream().map(ModelSpec::id).sorted().toList());
     // the systems with a network between nodes, which nodes sizes (a cluster template is one node until it is)
     o.put("multi_node", c.systems().stream().filter(s -> s.network().isPresent()).map(SystemSpec::id).sorted().toList());
-    for (ScenarioKey k : List.of(ScenarioKey.TASK, ScenarioKey.PRECISION, ScenarioKey.WEIGHTS, ScenarioKey.SOFTWARE)) {
+    for (ScenarioKey k : List.of(ScenarioKey.TASK, ScenarioKey.PRECISION, ScenarioKey.WEIGHTS)) {
       o.put(k.key(), k.choices());
     }
+    // each profile once, by its id: --software's choices add every alias (hf, transformers and peft are one profile)
+    o.put("software", SoftwareProfiles.ids());
+    Map<String, String> names = new LinkedHashMap<>();
+    SoftwareProfiles.ALL.forEach(p -> names.put(p.id(), p.description()));
+    o.put("software_names", names);
     send(ex, 200, "application/json", Json.write(o));
   }
 

@@ -156,6 +156,21 @@ class WebServerTest {
         .doesNotContain("\"m2-ultra\"");
   }
 
+  @Test
+  void options_listEachSoftwareProfileOnce_byItsId_withItsDescription_notEveryAlias() throws Exception {
+    // the page's software list had 40 entries: pytorch, hf, transformers, peft, hf-fa2, ... where hf and transformers
+    // (and llama-factory and llamafactory) are one profile, so picking another name changed nothing
+    var options = new com.fasterxml.jackson.databind.ObjectMapper().readTree(get("/api/options").body());
+    java.util.List<String> listed = new java.util.ArrayList<>();
+    options.get("software").forEach(n -> listed.add(n.asText()));
+    assertThat(listed).containsExactlyElementsOf(llmsim.core.software.SoftwareProfiles.ids());
+    for (var p : llmsim.core.software.SoftwareProfiles.ALL) {
+      assertThat(options.get("software_names").get(p.id()).asText()).isEqualTo(p.description());
+    }
+    // an alias is still a valid id for the API, as it is for --software
+    assertThat(get("/api/run?hardware=h100-sxm&model=llama-7b&software=transformers").statusCode()).isEqualTo(200);
+  }
+
   private static String row(String body, String key) throws Exception {
     for (var n : new com.fasterxml.jackson.databind.ObjectMapper().readTree(body).get("numbers")) {
       if (n.get("key").asText().equals(key)) {
