@@ -156,6 +156,10 @@ final class WebServer implements AutoCloseable {
     for (ScenarioKey k : List.of(ScenarioKey.TASK, ScenarioKey.PRECISION, ScenarioKey.WEIGHTS)) {
       o.put(k.key(), k.choices());
     }
+    // the tasks a stored weight format applies to: inference and the frozen bases; train and finetune-full hold the
+    // weights they train at the compute precision and refuse the key
+    o.put("weights_tasks", java.util.Arrays.stream(llmsim.core.task.TaskKind.values())
+        .filter(k -> !k.training() || k.frozenBase()).map(llmsim.core.task.TaskKind::key).toList());
     // each profile once, by its id: --software's choices add every alias (hf, transformers and peft are one profile)
     o.put("software", SoftwareProfiles.ids());
     Map<String, String> names = new LinkedHashMap<>();

@@ -159,6 +159,31 @@ class ServeBrowserTest {
     });
   }
 
+  @Test
+  void aWeightFormatChosenForInference_isNotSentToTraining_whichHoldsItsWeightsAtTheComputePrecision() throws Exception {
+    // int4 weights picked for inference, then task train: every run was refused ('--weights: does not apply to
+    // train ...; leave it out') until the student found the weights menu and set it back
+    onThePage((browser, wait) -> {
+      JavascriptExecutor js = browser;
+      js.executeScript("const w = document.getElementById('weights'); w.value = 'int4';"
+          + " w.dispatchEvent(new Event('input'));");
+      wait.until(b -> b.findElement(By.id("status")).getText().startsWith("simulated")
+          && b.findElement(By.cssSelector("#n-memory .v")).getText().length() > 0);
+      js.executeScript("const t = document.getElementById('task'); t.value = 'train';"
+          + " t.dispatchEvent(new Event('input'));");
+      wait.until(b -> !b.findElement(By.id("status")).getText().startsWith("simulating")
+          && !b.findElements(By.id("n-mfu")).isEmpty() && b.findElements(By.id("n-tpot")).isEmpty()
+          || b.findElement(By.id("error")).isDisplayed());
+      assertThat(browser.findElement(By.id("error")).isDisplayed()).as(browser.findElement(By.id("error")).getText())
+          .isFalse();
+      assertThat(browser.findElement(By.id("weights")).isEnabled()).isFalse();
+      js.executeScript("const t = document.getElementById('task'); t.value = 'finetune-lora';"
+          + " t.dispatchEvent(new Event('input'));");
+      assertThat(browser.findElement(By.id("weights")).isEnabled()).isTrue(); // LoRA's frozen base takes a format
+      assertThat(browser.findElement(By.id("weights")).getAttribute("value")).isEqualTo("int4");
+    });
+  }
+
   static double number(String s) {
     return Double.parseDouble(s.replaceAll("[^0-9.]", ""));
   }
