@@ -151,6 +151,13 @@ final class WebServer implements AutoCloseable {
     Map<String, Object> o = new LinkedHashMap<>();
     o.put("hardware", c.systems().stream().map(SystemSpec::id).sorted().toList());
     o.put("model", c.models().stream().map(ModelSpec::id).sorted().toList());
+    // each model's max context and the tokens an inference generates after its prompt: the context slider ends where
+    // a run still fits the model's context
+    Map<String, Integer> context = new LinkedHashMap<>();
+    c.models().stream().sorted(java.util.Comparator.comparing(ModelSpec::id)).forEach(m -> context.put(m.id(),
+        m.maxContext()));
+    o.put("max_context", context);
+    o.put("generate_tokens", Integer.parseInt(ScenarioKey.GENERATE_TOKENS.defaultText().orElseThrow()));
     // the systems with a network between nodes, which nodes sizes (a cluster template is one node until it is)
     o.put("multi_node", c.systems().stream().filter(s -> s.network().isPresent()).map(SystemSpec::id).sorted().toList());
     for (ScenarioKey k : List.of(ScenarioKey.TASK, ScenarioKey.PRECISION, ScenarioKey.WEIGHTS)) {

@@ -92,24 +92,51 @@ class ServeBrowserTest {
 
   @Test
   void aRunThatCannotHappen_showsWhy_andNoNumbersOrChartsOfTheRunBefore() throws Exception {
-    // LLaMA-7B reads 2,048 tokens at most; the context slider's end is 2^15. The page showed the error above the
-    // previous run's tokens/s, explanation and charts, which read as this run's
-    int maxContext = Catalog.bundled().model("llama-7b", "--model").maxContext();
-    assertThat(1 << 15).isGreaterThan(maxContext);
+    // QLoRA's nf4 base is bitsandbytes', with no Metal kernels: refused on an M2 Ultra. The page showed the error
+    // above the previous run's tokens/s, explanation and charts, which read as this run's
     onThePage((browser, wait) -> {
-      WebElement context = browser.findElement(By.id("context"));
-      context.click();
-      context.sendKeys(Keys.END); // 32,768 tokens
+      JavascriptExecutor js = browser;
+      js.executeScript("document.getElementById('hardware').value = 'm2-ultra';"
+          + " const t = document.getElementById('task'); t.value = 'finetune-qlora'; t.dispatchEvent(new Event('input'));");
       wait.until(b -> b.findElement(By.id("status")).getText().equals("error 400"));
-      assertThat(browser.findElement(By.id("error")).getText()).contains("max context of " + maxContext + " tokens");
+      assertThat(browser.findElement(By.id("error")).getText()).contains("nf4");
       assertThat(browser.findElements(By.cssSelector(".num"))).isEmpty();
       for (String id : List.of("why", "roofline", "memory-chart", "timeline")) {
         assertThat(browser.findElement(By.id(id)).getText()).as(id).isEmpty();
         assertThat(browser.findElement(By.id(id)).getAttribute("innerHTML")).as(id).doesNotContain("<svg");
       }
-      context.sendKeys(Keys.HOME); // 128 tokens: a run again, and the error goes
+      js.executeScript("const t = document.getElementById('task'); t.value = 'finetune-lora';"
+          + " t.dispatchEvent(new Event('input'));"); // a run again, and the error goes
       wait.until(b -> !b.findElements(By.cssSelector("#n-tokens_per_s .v")).isEmpty());
       assertThat(browser.findElement(By.id("error")).isDisplayed()).isFalse();
+    });
+  }
+
+  @Test
+  void theContextSlider_endsAtTheModelsMaxContext_lessTheGeneratedTokensForInference() throws Exception {
+    // the slider ran to 32,768 tokens for every model: past 1,024 a LLaMA-7B inference was refused ('prompt +
+    // generated tokens (2048 + 128) exceed llama-7b's max context of 2048 tokens'), and the top six steps were dead
+    Catalog c = Catalog.bundled();
+    int generated = Integer.parseInt(llmsim.core.scenario.ScenarioKey.GENERATE_TOKENS.defaultText().orElseThrow());
+    onThePage((browser, wait) -> {
+      JavascriptExecutor js = browser;
+      WebElement context = browser.findElement(By.id("context"));
+      for (String[] run : new String[][] {{"llama-7b", "inference"}, {"llama-7b", "train"}, {"llama3-8b", "train"},
+          {"llama3-8b", "inference"}}) {
+        js.executeScript("document.getElementById('model').value = arguments[0];"
+            + " const t = document.getElementById('task'); t.value = arguments[1]; t.dispatchEvent(new Event('input'));",
+            run[0], run[1]);
+        int max = c.model(run[0], "--model").maxContext() - (run[1].equals("inference") ? generated : 0);
+        int top = Integer.highestOneBit(max);
+        context.click();
+        context.sendKeys(Keys.END);
+        String shown = String.format(java.util.Locale.US, "%,d", top);
+        wait.until(b -> b.findElement(By.id("context-out")).getText().equals(shown));
+        wait.until(b -> b.findElement(By.id("status")).getText().startsWith("simulated")
+            || b.findElement(By.id("error")).isDisplayed());
+        assertThat(browser.findElement(By.id("error")).isDisplayed()).as(String.join(" ", run) + ": "
+            + browser.findElement(By.id("error")).getText()).isFalse();
+      }
     });
   }
 
