@@ -121,8 +121,48 @@ final class Derivation {
             + " kept in 16 bits", f.bytesPerWeight(), f.key(), count(e))
         : String.format(Locale.US, "P x %.3g bytes (%s)", f.bytesPerWeight(), f.key());
     formula("weights W", base + trained() + resident(r.memory()) + (r.system().totalDevices() > 1 ? ", this GPU's share ("
-        + r.task().plan().describe() + ")" : ""), binary ? Units.gib(w) : Units.gb(w));
+        + r.task().plan().describe() + ")" : "") + gatheredLayers(), binary ? Units.gib(w) : Units.gb(w));
     return w;
+  }
+
+  /**
+   * What ZeRO-3 holds beside its weight shard (MemoryPlanner): the layers it has gathered, one ahead of the one it
+   * computes. Empty where it holds none. LLaMA-2-70B at tp 2, ZeRO-3 over 4 replicas read 17.7 GiB beside 'P x 2
+   * bytes ..., this GPU's share', which is 16.1.
+   */
+  private String gatheredLayers() {
+    MemoryPlan p = r.memory();
+    double extra = p.weightsBytes() - footprint().weightsBytes();
+    if (!r.task().kind().training() || r.task().plan().zero() < 3 || extra <= 0
+        || p.offload() == llmsim.core.task.Offload.WEIGHTS) {
+      return "";
+    }
+    return String.format(Locale.US, " + %d gathered layers of %s each (ZeRO-3 gathers a layer's shards one layer"
+        + " ahead of the one it computes)", Math.round(extra / footprint().layerWeightBytes()),
+        Units.gib(footprint().layerWeightBytes()));
+  }
+
+  /**
+   * What ZeRO-2/3 holds beside its gradient shard (MemoryPlanner): the layer whose gradients the backward has just
+   * produced whole, until its reduce-scatter is done. Empty where it holds none, and under offload, which places the
+   * gradients itself.
+   */
+  private String gradientBucket() {
+    MemoryPlan p = r.memory();
+    double extra = p.gradientsBytes() - footprint().gradientsBytes();
+    if (!r.task().kind().training() || r.task().plan().zero() < 2 || extra <= 0
+        || p.offload() != llmsim.core.task.Offload.NONE) {
+      return "";
+    }
+    return " + one layer's unsharded gradients, " + Units.gib(extra) + ", until its reduce-scatter (ZeRO-2/3 reduce"
+        + " layer by layer)";
+  }
+
+  /** The bytes the run's model and task hold before the planner places them (per GPU, by its plan). */
+  private llmsim.core.memory.Footprint footprint() {
+    var sw = r.software();
+    return llmsim.core.memory.Footprint.of(r.model(), r.task(), sw.forTask(r.task().kind().training()).flashAttention(),
+        sw.promptChunkTokens(), r.system().deviceCount());
   }
 
   /**
@@ -342,7 +382,7 @@ final class Derivation {
     MemoryPlan p = r.memory();
     weights(true);
     String share = r.system().totalDevices() > 1 ? ", this GPU's share (" + r.task().plan().describe() + ")" : "";
-    formula("gradients", "trainable parameters x gradient bytes" + share, held(p.gradientsBytes()));
+    formula("gradients", "trainable parameters x gradient bytes" + share + gradientBucket(), held(p.gradientsBytes()));
     formula("optimizer state", optimizerHow() + share + (r.task().kind().training() && p.optimizerBytes() == 0
         && p.hostBytes() > 0 ? "; in host memory (offload " + p.offload().key() + ")" : ""), held(p.optimizerBytes()));
     formula("activations", "batch x seq x hidden x layers (Korthikanti et al. 2022)" + share,

@@ -475,6 +475,40 @@ class ExplainCommandTest {
     }
   }
 
+  @Test
+  void memory_underZero3_theWeightsAndGradientsRowsNameTheLayersTheirBytesInclude() throws IOException {
+    // LLaMA-2-70B at tp 2, ZeRO-3 over dp 4: 'weights W  17.7 GiB  P x 2 bytes (bf16 ...), this GPU's share (tp 2, pp
+    // 1, dp 4, ZeRO-3)', where P x 2 / 8 is 16.1 GiB: the two gathered layers were in the bytes, not in the words
+    var m = Catalog.bundled().model("llama2-70b", "--model");
+    double layerParameters = (m.parameterCount() - m.embeddingParameters() - m.unembeddingParameters() - m.hidden())
+        / m.layers(); // the final norm's hidden weights are the rest
+    double shard = m.parameterCount() * 2.0 / 8; // bf16, over tp 2 x dp 4
+    double layer = layerParameters * 2.0 / 2; // bf16, a tp 2 shard of the layer, gathered whole over dp
+    JsonNode steps = json("explain", "memory", "--model", "llama2-70b", "--hardware", "hgx-h100-8x", "--task", "train",
+        "--tp", "2", "--zero", "3", "--format", "json").get("steps");
+    JsonNode w = null;
+    for (JsonNode s : steps) {
+      w = s.get("quantity").asText().equals("weights W") ? s : w;
+    }
+    assertThat(w.get("value").asText()).isEqualTo(llmsim.core.util.Units.gib(shard + 2 * layer));
+    assertThat(w.get("how").asText()).endsWith(", this GPU's share (tp 2, pp 1, dp 4, ZeRO-3) + 2 gathered layers of "
+        + llmsim.core.util.Units.gib(layer) + " each (ZeRO-3 gathers a layer's shards one layer ahead of the one it"
+        + " computes)");
+    // and the gradients row its layer of unsharded gradients: 16.9 GiB beside a shard of 16.1
+    JsonNode g = null;
+    for (JsonNode s : steps) {
+      g = s.get("quantity").asText().equals("gradients") ? s : g;
+    }
+    double bucket = shard * 4 / m.layers(); // bf16 gradients: a layer's share over the 4 replicas, whole
+    assertThat(g.get("value").asText()).isEqualTo(llmsim.core.util.Units.gib(shard + bucket));
+    assertThat(g.get("how").asText()).endsWith(" + one layer's unsharded gradients, " + llmsim.core.util.Units.gib(
+        bucket) + ", until its reduce-scatter (ZeRO-2/3 reduce layer by layer)");
+    // ZeRO-2 gathers nothing: the row is P x bytes' share alone
+    JsonNode two = json("explain", "memory", "--model", "llama2-70b", "--hardware", "hgx-h100-8x", "--task", "train",
+        "--tp", "2", "--zero", "2", "--format", "json").get("steps");
+    assertThat(two.toString()).doesNotContain("gathered").contains("one layer's unsharded gradients");
+  }
+
   private JsonNode weightsRow(String... flags) throws IOException {
     JsonNode steps = json(CatalogOverrideTest.with(new String[] {"explain", "memory", "--model", "llama-7b",
         "--hardware", "h100-sxm", "--format", "json"}, flags)).get("steps");
