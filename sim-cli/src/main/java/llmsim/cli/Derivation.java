@@ -122,8 +122,48 @@ final class Derivation {
             + " kept in 16 bits", f.bytesPerWeight(), f.key(), count(e))
         : String.format(Locale.US, "P x %.3g bytes (%s)", f.bytesPerWeight(), f.key());
     formula("weights W", base + trained() + resident(r.memory()) + (r.system().totalDevices() > 1 ? ", this GPU's share ("
-        + r.task().plan().describe() + ")" : ""), binary ? Units.gib(w) : Units.gb(w));
+        + r.task().plan().describe() + ")" : "") + gatheredLayers(), binary ? Units.gib(w) : Units.gb(w));
     return w;
+  }
+
+  /**
+   * What ZeRO-3 holds beside its weight shard (MemoryPlanner): the layers it has gathered, one ahead of the one it
+   * computes. Empty where it holds none. LLaMA-2-70B at tp 2, ZeRO-3 over 4 replicas read 17.7 GiB beside 'P x 2
+   * bytes ..., this GPU's share', which is 16.1.
+   */
+  private String gatheredLayers() {
+    MemoryPlan p = r.memory();
+    double extra = p.weightsBytes() - footprint().weightsBytes();
+    if (!r.task().kind().training() || r.task().plan().zero() < 3 || extra <= 0
+        || p.offload() == llmsim.core.task.Offload.WEIGHTS) {
+      return "";
+    }
+    return String.format(Locale.US, " + %d gathered layers of %s each (ZeRO-3 gathers a layer's shards one layer"
+        + " ahead of the one it computes)", Math.round(extra / footprint().layerWeightBytes()),
+        Units.gib(footprint().layerWeightBytes()));
+  }
+
+  /**
+   * What ZeRO-2/3 holds beside its gradient shard (MemoryPlanner): the layer whose gradients the backward has just
+   * produced whole, until its reduce-scatter is done. Empty where it holds none, and under offload, which places the
+   * gradients itself.
+   */
+  private String gradientBucket() {
+    MemoryPlan p = r.memory();
+    double extra = p.gradientsBytes() - footprint().gradientsBytes();
+    if (!r.task().kind().training() || r.task().plan().zero() < 2 || extra <= 0
+        || p.offload() != llmsim.core.task.Offload.NONE) {
+      return "";
+    }
+    return " + one layer's unsharded gradients, " + Units.gib(extra) + ", until its reduce-scatter (ZeRO-2/3 reduce"
+        + " layer by layer)";
+  }
+
+  /** The bytes the run's model and task hold before the planner places them (per GPU, by its plan). */
+  private llmsim.core.memory.Footprint footprint() {
+    var sw = r.software();
+    return llmsim.core.memory.Footprint.of(r.model(), r.task(), sw.forTask(r.task().kind().training()).flashAttention(),
+        sw.promptChunkTokens(), r.system().deviceCount());
   }
 
   /**
@@ -225,22 +265,7 @@ final class Derivation {
         + " the closed form below", r.model().layers(), r.model().qDim(), prompt, 100 * attention / (2 * p)),
         count(attention));
     var peak = PrecisionSupport.resolve(d, r.task().precision(), r.software());
-    peakInput(d, peak);
-    double gemm = d.efficiency().gemmAt(peak.gemmPrecision());
-    // fp8 and int8 GEMMs reach their own fraction (Efficiency.gemmAt): it read 'efficiency.gemm: E03: mamf-finder bf16
-    // ... = 0.803' beside the fp8 figure, 0.709
-    boolean eight = peak.gemmPrecision() == llmsim.core.hw.Precision.FP8
-        || peak.gemmPrecision() == llmsim.core.hw.Precision.INT8;
-    input("GEMM fraction g", d.id(), eight ? "efficiency.gemm_fp8" : "efficiency.gemm", fraction(gemm),
-        eight ? d.efficiency().gemmFp8Source() : d.efficiency().gemmSource());
-    double held = d.efficiency().sustainedScale(peak.gemmPrecision());
-    if (held != 1) {
-      input("share held at the power limit h", d.id(), eight ? "efficiency.gemm_fp8_sustained / gemm_fp8"
-          : "efficiency.gemm_sustained / gemm", fraction(held), d.efficiency().sustainedSource());
-      gemm *= held;
-    }
-    formula("software factor s", "software profile " + r.software().id() + ": " + r.software().source(),
-        fraction(r.software().gemmScale()));
+    double gemm = gemmInputs(d, peak);
     llamaCppBuild(gemm);
     // a replica's tp GPUs each compute 2P / tp per token, and the run's prefill tokens/s are its replicas' sum
     int tp = r.task().plan().tp();
@@ -261,6 +286,30 @@ final class Derivation {
           + " x " + fraction(gemm * r.software().gemmScale()) + " / " + count(2 * p), num(closedForm));
     }
     explainDifference();
+  }
+
+  /**
+   * The inputs of a compute-bound closed form, each with its catalog field: the peak, the GEMM fraction g, the share
+   * held at the power limit h (where it is not 1) and the software factor s. Returns g x h.
+   */
+  private double gemmInputs(Device d, PrecisionSupport.Resolved peak) {
+    peakInput(d, peak);
+    double gemm = d.efficiency().gemmAt(peak.gemmPrecision());
+    // fp8 and int8 GEMMs reach their own fraction (Efficiency.gemmAt): it read 'efficiency.gemm: E03: mamf-finder bf16
+    // ... = 0.803' beside the fp8 figure, 0.709
+    boolean eight = peak.gemmPrecision() == llmsim.core.hw.Precision.FP8
+        || peak.gemmPrecision() == llmsim.core.hw.Precision.INT8;
+    input("GEMM fraction g", d.id(), eight ? "efficiency.gemm_fp8" : "efficiency.gemm", fraction(gemm),
+        eight ? d.efficiency().gemmFp8Source() : d.efficiency().gemmSource());
+    double held = d.efficiency().sustainedScale(peak.gemmPrecision());
+    if (held != 1) {
+      input("share held at the power limit h", d.id(), eight ? "efficiency.gemm_fp8_sustained / gemm_fp8"
+          : "efficiency.gemm_sustained / gemm", fraction(held), d.efficiency().sustainedSource());
+      gemm *= held;
+    }
+    formula("software factor s", "software profile " + r.software().id() + ": " + r.software().source(),
+        fraction(r.software().gemmScale()));
+    return gemm;
   }
 
   /** llama.cpp's build-dependent kernels on this device, which the simulation charges and the closed form leaves out. */
@@ -297,8 +346,9 @@ final class Derivation {
     formula("step time", "sum of the above (the engine's makespan)", seconds(simulated));
     if (r.task().kind().training()) {
       var peak = PrecisionSupport.resolve(r.system().device(), r.task().precision(), r.software());
-      var e = r.system().device().efficiency();
-      double g = e.gemmAt(peak.gemmPrecision()) * e.sustainedScale(peak.gemmPrecision()) * r.software().gemmScale();
+      // the closed form's inputs, each with its catalog field and source, as prefill's are: they appeared only as
+      // their product in the formula's line ('989.4 TFLOP/s x 0.763')
+      double g = gemmInputs(r.system().device(), peak) * r.software().gemmScale();
       formula("hardware FLOPs", "6 x P x tokens (+ attention, + recomputation), this GPU", count(r.hardwareFlops()));
       closedForm = r.hardwareFlops() / (peak.peakFlops() * g);
       formula("compute-only time (closed form)", "hardware FLOPs / (peak x g x h x s) = " + count(r.hardwareFlops()) + " / ("
@@ -333,7 +383,7 @@ final class Derivation {
     MemoryPlan p = r.memory();
     weights(true);
     String share = r.system().totalDevices() > 1 ? ", this GPU's share (" + r.task().plan().describe() + ")" : "";
-    formula("gradients", "trainable parameters x gradient bytes" + share, held(p.gradientsBytes()));
+    formula("gradients", "trainable parameters x gradient bytes" + share + gradientBucket(), held(p.gradientsBytes()));
     formula("optimizer state", optimizerHow() + share + (r.task().kind().training() && p.optimizerBytes() == 0
         && p.hostBytes() > 0 ? "; in host memory (offload " + p.offload().key() + ")" : ""), held(p.optimizerBytes()));
     formula("activations", "batch x seq x hidden x layers (Korthikanti et al. 2022)" + share,

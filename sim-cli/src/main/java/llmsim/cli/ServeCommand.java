@@ -11,7 +11,8 @@ import picocli.CommandLine.Spec;
 /** {@code llmsim serve}: a local web page to explore one scenario with sliders. */
 @Command(name = "serve", description = {
     "Serve a local web page for learning, with sliders for the scenario and the device.",
-    "Pick hardware, model and task, move sliders for batch, context, precision, weight format, and the device's "
+    "Pick hardware, model and task, move sliders for the nodes of a cluster template or multi-node server, batch, "
+        + "context, precision, weight format, and the device's "
         + "memory bandwidth, compute and memory size (x0.1 to x10 of the catalog's), and "
         + "watch the roofline, memory breakdown, timeline, key numbers and the explanation follow. Charts are drawn by "
         + "the server (SVG); the page loads nothing from the internet. It listens on 127.0.0.1 only unless --bind says "

@@ -28,6 +28,7 @@ import llmsim.core.hw.PrecisionSupport;
 import llmsim.core.hw.SystemSpec;
 import llmsim.core.model.ModelSpec;
 import llmsim.core.scenario.ScenarioKey;
+import llmsim.core.software.SoftwareProfiles;
 import llmsim.core.workload.OpBudget;
 import llmsim.core.workload.StepResult;
 import llmsim.hw.catalog.Catalog;
@@ -61,7 +62,7 @@ final class WebServer implements AutoCloseable {
     Map<String, ScenarioKey> m = new LinkedHashMap<>();
     for (ScenarioKey k : List.of(ScenarioKey.HARDWARE, ScenarioKey.MODEL, ScenarioKey.TASK, ScenarioKey.BATCH,
         ScenarioKey.PROMPT_TOKENS, ScenarioKey.SEQ_LEN, ScenarioKey.PRECISION, ScenarioKey.WEIGHTS,
-        ScenarioKey.SOFTWARE)) {
+        ScenarioKey.SOFTWARE, ScenarioKey.NODES)) {
       m.put(k.key(), k);
     }
     return m;
@@ -150,9 +151,27 @@ final class WebServer implements AutoCloseable {
     Map<String, Object> o = new LinkedHashMap<>();
     o.put("hardware", c.systems().stream().map(SystemSpec::id).sorted().toList());
     o.put("model", c.models().stream().map(ModelSpec::id).sorted().toList());
-    for (ScenarioKey k : List.of(ScenarioKey.TASK, ScenarioKey.PRECISION, ScenarioKey.WEIGHTS, ScenarioKey.SOFTWARE)) {
+    // each model's max context and the tokens an inference generates after its prompt: the context slider ends where
+    // a run still fits the model's context
+    Map<String, Integer> context = new LinkedHashMap<>();
+    c.models().stream().sorted(java.util.Comparator.comparing(ModelSpec::id)).forEach(m -> context.put(m.id(),
+        m.maxContext()));
+    o.put("max_context", context);
+    o.put("generate_tokens", Integer.parseInt(ScenarioKey.GENERATE_TOKENS.defaultText().orElseThrow()));
+    // the systems with a network between nodes, which nodes sizes (a cluster template is one node until it is)
+    o.put("multi_node", c.systems().stream().filter(s -> s.network().isPresent()).map(SystemSpec::id).sorted().toList());
+    for (ScenarioKey k : List.of(ScenarioKey.TASK, ScenarioKey.PRECISION, ScenarioKey.WEIGHTS)) {
       o.put(k.key(), k.choices());
     }
+    // the tasks a stored weight format applies to: inference and the frozen bases; train and finetune-full hold the
+    // weights they train at the compute precision and refuse the key
+    o.put("weights_tasks", java.util.Arrays.stream(llmsim.core.task.TaskKind.values())
+        .filter(k -> !k.training() || k.frozenBase()).map(llmsim.core.task.TaskKind::key).toList());
+    // each profile once, by its id: --software's choices add every alias (hf, transformers and peft are one profile)
+    o.put("software", SoftwareProfiles.ids());
+    Map<String, String> names = new LinkedHashMap<>();
+    SoftwareProfiles.ALL.forEach(p -> names.put(p.id(), p.description()));
+    o.put("software_names", names);
     send(ex, 200, "application/json", Json.write(o));
   }
 
@@ -342,6 +361,11 @@ final class WebServer implements AutoCloseable {
         add(n, "mbu", "memory-bandwidth utilisation (decode)", pct(r.mbu()));
       }
       add(n, "mfu", "model FLOPs utilisation", pct(r.mfu()));
+      if (r.system().totalDevices() > 1) {
+        add(n, "gpus", "GPUs and parallel plan", String.format(Locale.US, "%d GPUs (%s): %s", r.system().totalDevices(),
+            r.system().nodes() > 1 ? r.system().nodes() + " nodes x " + r.system().deviceCount() : "one node",
+            r.task().plan().describe()));
+      }
       add(n, "bound", "bound by", r.bound().toString().toLowerCase(Locale.ROOT).replace('_', ' '));
       double gib = llmsim.core.util.Units.GIB;
       add(n, "memory", "on the device / usable", String.format(Locale.US, "%.1f / %.1f GiB%s",

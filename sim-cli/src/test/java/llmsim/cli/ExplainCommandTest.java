@@ -465,6 +465,69 @@ class ExplainCommandTest {
     assertThat(steps.toString()).contains("efficiency.gemm_fp8_sustained / gemm_fp8");
   }
 
+  @Test
+  void stepTime_ofTraining_listsThePeakGemmFractionAndSoftwareFactorItsClosedFormUses_withTheirSources()
+      throws IOException {
+    // 'compute-only time (closed form)  hardware FLOPs / (peak x g x h x s) = 8.778e+13 / (989.4 TFLOP/s x 0.763)':
+    // peak, g, h and s appeared nowhere else, neither their values nor the catalog fields they come from
+    Device d = Catalog.bundled().system("h100-sxm", "--hardware").device();
+    double g = d.efficiency().gemmAt(llmsim.core.hw.Precision.BF16);
+    double h = d.efficiency().sustainedScale(llmsim.core.hw.Precision.BF16);
+    for (String hw : new String[] {"h100-sxm", "hgx-h100-8x"}) { // one GPU, and a GPU of eight at tp 2
+      JsonNode ex = json("explain", "step_time_s", "--model", "llama-7b", "--hardware", hw, "--task", "train", "--tp",
+          hw.equals("h100-sxm") ? "1" : "2", "--format", "json");
+      java.util.Map<String, JsonNode> rows = new java.util.HashMap<>();
+      ex.get("steps").forEach(s -> rows.put(s.get("quantity").asText(), s));
+      assertThat(rows.get("peak FLOP/s").get("how").asText()).as(hw).isEqualTo("h100-sxm peak_dense_tflops.bf16: "
+          + d.peakSource());
+      assertThat(rows.get("GEMM fraction g").get("how").asText()).isEqualTo("h100-sxm efficiency.gemm: "
+          + d.efficiency().gemmSource());
+      assertThat(rows.get("GEMM fraction g").get("value").asText()).isEqualTo(String.format(java.util.Locale.US,
+          "%.3f", g));
+      assertThat(rows.get("share held at the power limit h").get("value").asText()).isEqualTo(
+          String.format(java.util.Locale.US, "%.3f", h));
+      assertThat(rows.get("software factor s").get("how").asText()).startsWith("software profile pytorch: ");
+      double s = Double.parseDouble(rows.get("software factor s").get("value").asText());
+      double flops = Double.parseDouble(rows.get("hardware FLOPs").get("value").asText());
+      assertThat(ex.get("closed_form").asDouble()).isCloseTo(flops / (d.peakFlops(llmsim.core.hw.Precision.BF16) * g
+          * h * s), Percentage.withPercentage(0.1));
+    }
+  }
+
+  @Test
+  void memory_underZero3_theWeightsAndGradientsRowsNameTheLayersTheirBytesInclude() throws IOException {
+    // LLaMA-2-70B at tp 2, ZeRO-3 over dp 4: 'weights W  17.7 GiB  P x 2 bytes (bf16 ...), this GPU's share (tp 2, pp
+    // 1, dp 4, ZeRO-3)', where P x 2 / 8 is 16.1 GiB: the two gathered layers were in the bytes, not in the words
+    var m = Catalog.bundled().model("llama2-70b", "--model");
+    double layerParameters = (m.parameterCount() - m.embeddingParameters() - m.unembeddingParameters() - m.hidden())
+        / m.layers(); // the final norm's hidden weights are the rest
+    double shard = m.parameterCount() * 2.0 / 8; // bf16, over tp 2 x dp 4
+    double layer = layerParameters * 2.0 / 2; // bf16, a tp 2 shard of the layer, gathered whole over dp
+    JsonNode steps = json("explain", "memory", "--model", "llama2-70b", "--hardware", "hgx-h100-8x", "--task", "train",
+        "--tp", "2", "--zero", "3", "--format", "json").get("steps");
+    JsonNode w = null;
+    for (JsonNode s : steps) {
+      w = s.get("quantity").asText().equals("weights W") ? s : w;
+    }
+    assertThat(w.get("value").asText()).isEqualTo(llmsim.core.util.Units.gib(shard + 2 * layer));
+    assertThat(w.get("how").asText()).endsWith(", this GPU's share (tp 2, pp 1, dp 4, ZeRO-3) + 2 gathered layers of "
+        + llmsim.core.util.Units.gib(layer) + " each (ZeRO-3 gathers a layer's shards one layer ahead of the one it"
+        + " computes)");
+    // and the gradients row its layer of unsharded gradients: 16.9 GiB beside a shard of 16.1
+    JsonNode g = null;
+    for (JsonNode s : steps) {
+      g = s.get("quantity").asText().equals("gradients") ? s : g;
+    }
+    double bucket = shard * 4 / m.layers(); // bf16 gradients: a layer's share over the 4 replicas, whole
+    assertThat(g.get("value").asText()).isEqualTo(llmsim.core.util.Units.gib(shard + bucket));
+    assertThat(g.get("how").asText()).endsWith(" + one layer's unsharded gradients, " + llmsim.core.util.Units.gib(
+        bucket) + ", until its reduce-scatter (ZeRO-2/3 reduce layer by layer)");
+    // ZeRO-2 gathers nothing: the row is P x bytes' share alone
+    JsonNode two = json("explain", "memory", "--model", "llama2-70b", "--hardware", "hgx-h100-8x", "--task", "train",
+        "--tp", "2", "--zero", "2", "--format", "json").get("steps");
+    assertThat(two.toString()).doesNotContain("gathered").contains("one layer's unsharded gradients");
+  }
+
   private JsonNode weightsRow(String... flags) throws IOException {
     JsonNode steps = json(CatalogOverrideTest.with(new String[] {"explain", "memory", "--model", "llama-7b",
         "--hardware", "h100-sxm", "--format", "json"}, flags)).get("steps");

@@ -139,6 +139,47 @@ class WebServerTest {
     assertThat(hostRow("llama-7b")).doesNotContain("does not fit"); // 12 bytes a parameter of 6.7B: 75 GiB
   }
 
+  @Test
+  void aClusterTemplate_isSizedByNodes_andTheRunSaysHowManyGpusItRan() throws Exception {
+    // h100-cluster on the page ran its one-node default, named 'size with --nodes/--gpus', a flag the page lacked
+    SystemSpec cluster = Catalog.bundled().system("h100-cluster", "--hardware");
+    HttpResponse<String> r = get("/api/run?hardware=h100-cluster&model=llama-7b&task=train&nodes=4");
+    assertThat(r.statusCode()).as(r.body()).isEqualTo(200);
+    int gpus = 4 * cluster.deviceCount();
+    assertThat(row(r.body(), "gpus")).startsWith(String.format(Locale.US, "%d GPUs (4 nodes x %d): tp 1, pp 1, dp %d",
+        gpus, cluster.deviceCount(), gpus));
+    HttpResponse<String> one = get("/api/run?hardware=m2-ultra&model=llama-7b&nodes=2");
+    assertThat(one.statusCode()).isEqualTo(400);
+    assertThat(one.body()).startsWith("--nodes: m2-ultra has no network between nodes");
+    var options = new com.fasterxml.jackson.databind.ObjectMapper().readTree(get("/api/options").body());
+    assertThat(options.get("multi_node").toString()).contains("\"h100-cluster\"", "\"hgx-h100-8x\"")
+        .doesNotContain("\"m2-ultra\"");
+  }
+
+  @Test
+  void options_listEachSoftwareProfileOnce_byItsId_withItsDescription_notEveryAlias() throws Exception {
+    // the page's software list had 40 entries: pytorch, hf, transformers, peft, hf-fa2, ... where hf and transformers
+    // (and llama-factory and llamafactory) are one profile, so picking another name changed nothing
+    var options = new com.fasterxml.jackson.databind.ObjectMapper().readTree(get("/api/options").body());
+    java.util.List<String> listed = new java.util.ArrayList<>();
+    options.get("software").forEach(n -> listed.add(n.asText()));
+    assertThat(listed).containsExactlyElementsOf(llmsim.core.software.SoftwareProfiles.ids());
+    for (var p : llmsim.core.software.SoftwareProfiles.ALL) {
+      assertThat(options.get("software_names").get(p.id()).asText()).isEqualTo(p.description());
+    }
+    // an alias is still a valid id for the API, as it is for --software
+    assertThat(get("/api/run?hardware=h100-sxm&model=llama-7b&software=transformers").statusCode()).isEqualTo(200);
+  }
+
+  private static String row(String body, String key) throws Exception {
+    for (var n : new com.fasterxml.jackson.databind.ObjectMapper().readTree(body).get("numbers")) {
+      if (n.get("key").asText().equals(key)) {
+        return n.get("value").asText();
+      }
+    }
+    throw new AssertionError("no " + key + " row: " + body);
+  }
+
   private static String hostRow(String model) throws Exception {
     HttpResponse<String> r = get("/api/run?hardware=13900ks-h100&task=train&model=" + model);
     assertThat(r.statusCode()).as(r.body()).isEqualTo(200);
