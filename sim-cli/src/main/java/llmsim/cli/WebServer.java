@@ -204,9 +204,10 @@ final class WebServer implements AutoCloseable {
     } catch (ExecutionException e) {
       Throwable c = e.getCause();
       if (c instanceof InputException ie) {
-        send(ex, 400, "text/plain", String.join("\n", ie.problems().stream().map(Object::toString).sorted().toList()));
+        send(ex, 400, "text/plain", pageHint(String.join("\n", ie.problems().stream().map(Object::toString).sorted()
+            .toList())));
       } else if (c instanceof BadFlagException || c instanceof IllegalArgumentException) {
-        send(ex, 400, "text/plain", c.getMessage());
+        send(ex, 400, "text/plain", pageHint(c.getMessage()));
       } else {
         send(ex, 500, "text/plain", "internal error: " + c);
       }
@@ -268,6 +269,14 @@ final class WebServer implements AutoCloseable {
     try (OutputStream o = ex.getResponseBody()) {
       o.write(bytes);
     }
+  }
+
+  /**
+   * The CLI's message for an unknown id, without its "or give a .yaml file": the page takes catalog ids only (a path is
+   * refused unread), so the hint would send its user to something the page refuses.
+   */
+  static String pageHint(String message) {
+    return message.replace(", or give a .yaml or config.json", "").replace(", or give a .yaml file", "");
   }
 
   /** One /api/run request: checked as the CLI checks its flags, simulated, drawn. */

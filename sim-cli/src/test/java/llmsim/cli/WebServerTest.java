@@ -66,6 +66,13 @@ class WebServerTest {
     assertThat(r.statusCode()).isEqualTo(400);
     assertThat(r.body()).contains("is not a catalog id");
     assertThat(get("/api/run?hardware=h100-sxm&model=my.yaml").statusCode()).isEqualTo(400);
+    // an unknown id is told the nearest ones, not to give a file, which the page refuses
+    HttpResponse<String> hw = get("/api/run?hardware=nope&model=llama-7b");
+    assertThat(hw.statusCode()).isEqualTo(400);
+    assertThat(hw.body()).contains("unknown hardware 'nope'", "nearest").doesNotContain(".yaml");
+    HttpResponse<String> m = get("/api/run?hardware=h100-sxm&model=nope");
+    assertThat(m.statusCode()).isEqualTo(400);
+    assertThat(m.body()).contains("unknown model 'nope'", "nearest").doesNotContain(".yaml", "config.json");
   }
 
   @Test
