@@ -150,6 +150,11 @@ final class Derivation {
    */
   private String gradientBucket() {
     MemoryPlan p = r.memory();
+    if (r.task().kind().training() && p.offload() != llmsim.core.task.Offload.NONE && p.gradientsBytes() > 0) {
+      // the planner's figure is then the device's bucket, not the share the formula names (MemoryPlanner)
+      return "; under offload " + p.offload().key() + " the gradients go to host memory as the backward makes them:"
+          + " this GPU keeps one layer's, " + Units.gib(p.gradientsBytes()) + ", as the bucket the copies leave from";
+    }
     double extra = p.gradientsBytes() - footprint().gradientsBytes();
     if (!r.task().kind().training() || r.task().plan().zero() < 2 || extra <= 0
         || p.offload() != llmsim.core.task.Offload.NONE) {

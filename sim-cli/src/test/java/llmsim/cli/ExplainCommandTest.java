@@ -79,6 +79,26 @@ class ExplainCommandTest {
     assertThat(kvRow.get("value").asText()).isEqualTo(llmsim.core.util.Units.gib(whole / 8));
   }
 
+  /**
+   * Under offload optimizer the GPU keeps one layer's gradients as the bucket its copies to the host leave from: the
+   * row said "trainable parameters x gradient bytes, this GPU's share" beside that one layer's 0.4 GiB (LLaMA-7B).
+   */
+  @Test
+  void memory_gradientsRowUnderOffload_saysTheGpuKeepsOneLayersGradients() throws IOException {
+    JsonNode rows = json("explain", "memory", "--model", "llama-7b", "--hardware", "h100-sxm", "--task", "train",
+        "--offload", "optimizer", "--format", "json").get("steps");
+    JsonNode row = null;
+    for (JsonNode s : rows) {
+      row = s.get("quantity").asText().equals("gradients") ? s : row;
+    }
+    var m = Catalog.bundled().model("llama-7b", "--model");
+    // a decoder layer's matrices: q, k, v, o (4 h^2 here, no GQA) and gate, up, down (3 h f), bf16 gradients;
+    // the norms' vectors are under 0.01% of it
+    double layer = (4.0 * m.hidden() * m.hidden() + 3.0 * m.hidden() * m.ffnHidden()) * 2;
+    assertThat(row.get("how").asText()).contains("under offload optimizer the gradients go to host memory",
+        "this GPU keeps one layer's, " + llmsim.core.util.Units.gib(layer));
+  }
+
   @Test
   void explainJson_givesThePlanItExplains_asSimulateDoes_planAutoIncluded() throws IOException {
     // explain --plan auto --format json named the plan it ran only in a warning's prose
