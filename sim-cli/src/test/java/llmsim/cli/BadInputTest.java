@@ -436,6 +436,29 @@ class BadInputTest {
   }
 
   @Test
+  void systemFile_anAppleGpuBehindPcie_orADiscreteGpuOnUnifiedMemory_isRefusedAtItsHostLink() throws IOException {
+    // an M2 Ultra's GPU behind PCIe was simulated with 192 GiB of memory of its own beside the host's 192 GiB, and its
+    // weights copied over a PCIe link the chip does not have; an H100 'on unified memory' copied nothing
+    String apple = "kind: system\nid: my-mac\nname: My Mac\nhost: i9-13900ks\ndevice: m2-ultra-76\n"
+        + "device_count: 1\nhost_link: pcie4-x16\n";
+    Path out = dir.resolve("out");
+    Path mac = write("mac.yaml", apple);
+    assertBadInput(CliRunner.run("simulate", "--model", "gpt3-125m", "--task", "inference", "--hardware",
+        mac.toString(), "--out", out.toString()), mac + ":7:12: 'host_link' pcie4-x16 is of kind pcie, but device"
+        + " m2-ultra-76 shares its host's memory (its own system's host link is unified-m2-ultra, unified)");
+    assertThat(out).doesNotExist();
+    Path h100 = write("h100.yaml", "kind: system\nid: my-box\nname: My box\nhost: m2-ultra-cpu\ndevice: h100-sxm\n"
+        + "device_count: 1\nhost_link: unified-m2-ultra\n");
+    assertBadInput(CliRunner.run("hardware", "validate", h100.toString()), h100 + ":7:12: 'host_link'"
+        + " unified-m2-ultra is of kind unified, but device h100-sxm has memory of its own (its own system's host link"
+        + " is pcie5-x16, pcie)");
+    // the catalog's Apple system, written out as a file, is fine
+    CliRunner ok = CliRunner.run("hardware", "validate", write("ok.yaml", apple.replace("i9-13900ks", "m2-ultra-cpu")
+        .replace("pcie4-x16", "unified-m2-ultra")).toString());
+    assertThat(ok.code()).as(ok.err()).isZero();
+  }
+
+  @Test
   void theJobsSizeAndPrices_onACommandThatPricesNoJob_areRefused_notIgnored() throws IOException {
     // memory, roofline, explain and sweep-chart time no job: a --tokens or --price there changed nothing, without a word
     String out = dir.resolve("charts").toString();

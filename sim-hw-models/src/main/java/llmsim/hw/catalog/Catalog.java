@@ -221,6 +221,7 @@ public final class Catalog {
         problems));
     net.ifPresent(x -> role(x, "nic", nic, EnumSet.of(LinkKind.PCIE, LinkKind.UNIFIED, LinkKind.INFINITY_FABRIC),
         "a network joins nodes (infiniband, ethernet, nvlink as an NVLink switch network)", problems));
+    memoryPool(n, device, link, problems);
     if (n.integer("device_count", 1) > 1 && n.get("fabric").isEmpty()) {
       // it was taken as switch (NVSwitch: every GPU to every other at full speed) without a word, which 8 cards
       // through the host are not; the catalog's own files write it out (TopologyCatalogTest)
@@ -242,6 +243,28 @@ public final class Catalog {
     return Binder.guarded(n, () -> new SystemSpec(n.str("id"), n.str("name"), n.strings("aliases"), host, device,
         n.integer("device_count", 1), link, deviceLink, share, shareSource, Binder.price(n), n.integer("nodes", 1),
         FabricKind.fromKey(n.optStr("fabric").orElse("switch")), network));
+  }
+
+  /**
+   * A unified link joins a GPU to the CPU whose memory it shares, and a catalog device says which kind it is by its
+   * own system's host link: an M2 Ultra behind PCIe was given 192 GiB of its own beside the host's and copied its
+   * weights over a link the chip does not have, and an H100 on a unified link copied nothing. A device from a file
+   * has only its own default system to go by, so it is not checked.
+   */
+  private void memoryPool(Node n, Device device, Link link, List<Problem> problems) {
+    Binder.DefaultSystem def = device == null || devices.get(device.id()) != device ? null
+        : deviceDefaults.get(device.id());
+    if (def == null || link == null) {
+      return;
+    }
+    need(def.linkId());
+    Link own = links.get(def.linkId());
+    if (own != null && own.unified() != link.unified()) {
+      problems.add(n.require("host_link").problem("'host_link' " + link.id() + " is of kind " + link.kind().key()
+          + ", but device " + device.id() + (own.unified() ? " shares its host's memory" : " has memory of its own")
+          + " (its own system's host link is " + own.id() + ", " + own.kind().key() + "): a unified link joins a GPU"
+          + " to the CPU whose memory it shares, and only such a GPU"));
+    }
   }
 
   /** A link in a role its kind cannot play (an InfiniBand NIC as the host link, ...) is a problem at its key. */
