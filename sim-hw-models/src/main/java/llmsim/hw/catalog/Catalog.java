@@ -522,6 +522,42 @@ public final class Catalog {
     return m;
   }
 
+  /**
+   * The ids of {@code s} and its parts (device, host, links, NIC) that are this catalog's own entries. A file may
+   * carry a catalog id ('id: h100-sxm' in a copy): a --set of that id changes the catalog's entry, never the file,
+   * and '--hardware ./copy.yaml --set h100-sxm.memory.bandwidth_gb_per_s=1600' warned "override in effect" of a
+   * run that used the file's figures unchanged.
+   */
+  public synchronized java.util.Set<String> ownIds(SystemSpec s) {
+    java.util.Set<String> own = new java.util.HashSet<>();
+    need(s.id());
+    if (devices.get(s.device().id()) == s.device()) {
+      own.add(s.device().id());
+    }
+    if (hosts.get(s.host().id()) == s.host()) {
+      own.add(s.host().id());
+    }
+    for (Link l : s.deviceLink().map(l -> List.of(s.hostLink(), l)).orElse(List.of(s.hostLink()))) {
+      if (links.get(l.id()) == l) {
+        own.add(l.id());
+      }
+    }
+    s.network().filter(n -> links.get(n.nic().id()) == n.nic()).ifPresent(n -> own.add(n.nic().id()));
+    Node node = systemNodes.get(s.id());
+    SystemSpec catalogs = node != null ? resolveSystemNode(node)
+        : devices.get(s.id()) == s.device() ? deviceSystem(s.device()) : null;
+    if (catalogs != null && (catalogs.equals(s) || catalogs.withNodes(s.nodes()).equals(s))) {
+      own.add(s.id());
+    }
+    return own;
+  }
+
+  /** Whether {@code m} is this catalog's own model, not a file's that carries a catalog id (see {@link #ownIds}). */
+  public synchronized boolean owns(ModelSpec m) {
+    need(m.id());
+    return models.get(m.id()) == m;
+  }
+
   /** Validate one user file of any kind; returns the kind and id on success. */
   public synchronized String validateFile(Path path) {
     Node n = checked(TreeReader.readFile(path));
