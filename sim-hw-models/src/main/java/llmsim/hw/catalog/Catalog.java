@@ -558,6 +558,23 @@ public final class Catalog {
     return models.get(m.id()) == m;
   }
 
+  /**
+   * Where {@code name} is a system's id or alias and not a device's, why it cannot be priced: a price is per device
+   * (per GPU-hour, or per device bought), and an 8-GPU server's price taken as one GPU's would cost a job 8 times
+   * over. Empty for any other name.
+   */
+  public synchronized Optional<String> systemNamedAsDevice(String name) {
+    need(name);
+    String id = canonical(name);
+    Node n = systemNodes.get(id);
+    if (n == null || devices.containsKey(id)) {
+      return Optional.empty();
+    }
+    SystemSpec s = resolveSystemNode(n);
+    return Optional.of("'" + name + "' is a system (" + s.deviceCount() + " x " + s.device().id() + (s.nodes() > 1
+        ? " a node" : "") + "), and a price is per device: name its device, " + s.device().id());
+  }
+
   /** Validate one user file of any kind; returns the kind and id on success. */
   public synchronized String validateFile(Path path) {
     Node n = checked(TreeReader.readFile(path));
