@@ -436,6 +436,21 @@ class BadInputTest {
   }
 
   @Test
+  void aLinkMeasuredFasterThanItsNominalRate_isRefusedAtTheFigure_inTheFilesUnits() throws IOException {
+    // was "link.yaml:2:1: link my-link: measured bandwidth 1.0E11 B/s exceeds nominal 3.15E10 B/s"
+    String link = "kind: link\nid: my-link\nname: My link\ntype: pcie\nnominal_gb_per_s_per_direction: 31.5\n"
+        + "nominal_source: spec\nmeasured_gb_per_s_per_direction: 100\nmeasured_source: my benchmark\n"
+        + "latency_us: 1.0\nlatency_source: paper\n";
+    Path f = write("link.yaml", link);
+    CliRunner r = CliRunner.run("hardware", "validate", f.toString());
+    assertBadInput(r, f + ":7:34: 'measured_gb_per_s_per_direction' must be <= nominal_gb_per_s_per_direction (31.5),"
+        + " was 100");
+    assertThat(r.err()).doesNotContain("B/s").hasLineCount(1);
+    assertThat(CliRunner.run("hardware", "validate", write("ok.yaml", link.replace("per_direction: 100",
+        "per_direction: 31.5")).toString()).code()).isZero();
+  }
+
+  @Test
   void systemFile_anAppleGpuBehindPcie_orADiscreteGpuOnUnifiedMemory_isRefusedAtItsHostLink() throws IOException {
     // an M2 Ultra's GPU behind PCIe was simulated with 192 GiB of memory of its own beside the host's 192 GiB, and its
     // weights copied over a PCIe link the chip does not have; an H100 'on unified memory' copied nothing
