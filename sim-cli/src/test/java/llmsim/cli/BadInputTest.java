@@ -436,6 +436,24 @@ class BadInputTest {
   }
 
   @Test
+  void aHuggingFaceModelFolder_givenAsTheModel_isPointedToItsConfigJson() throws IOException {
+    // '--model ./Llama-2-7b-hf' (the folder a download makes) was "is a directory, expected a file", nothing more
+    Path folder = dir.resolve("Llama-2-7b-hf");
+    Files.createDirectories(folder);
+    Files.writeString(folder.resolve("config.json"), "{\"model_type\": \"llama\"}\n");
+    Path out = dir.resolve("out");
+    assertBadInput(CliRunner.run("memory", "--model", folder.toString(), "--hardware", "h100-sxm"), folder
+        + ": is a directory, expected a file; a Hugging Face model folder's shape is its config.json: give "
+        + folder.resolve("config.json"));
+    assertBadInput(CliRunner.run("simulate", "--model", folder.toString(), "--hardware", "h100-sxm", "--out",
+        out.toString()), "give " + folder.resolve("config.json"));
+    assertThat(out).doesNotExist();
+    CliRunner empty = CliRunner.run("models", "show", dir.toString());
+    assertBadInput(empty, dir + ": is a directory, expected a file");
+    assertThat(empty.err()).doesNotContain("config.json");
+  }
+
+  @Test
   void aLinkMeasuredFasterThanItsNominalRate_isRefusedAtTheFigure_inTheFilesUnits() throws IOException {
     // was "link.yaml:2:1: link my-link: measured bandwidth 1.0E11 B/s exceeds nominal 3.15E10 B/s"
     String link = "kind: link\nid: my-link\nname: My link\ntype: pcie\nnominal_gb_per_s_per_direction: 31.5\n"
