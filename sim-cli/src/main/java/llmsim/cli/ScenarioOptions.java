@@ -357,8 +357,11 @@ final class ScenarioOptions {
         if (flags.containsKey(k) || file == null || file.node(k).isEmpty()) {
           throw e;
         }
-        throw new llmsim.hw.yaml.InputException(e.problems().stream().map(p -> p.line() == 0
-            && p.file().equals(k.flag()) ? file.problem(k, p.message()) : p).toList());
+        // a file the key names that cannot be read ("nest/missing.yaml: no such file") is said at the key too
+        throw new llmsim.hw.yaml.InputException(e.problems().stream().map(p -> p.line() != 0 ? p
+            : p.file().equals(k.flag()) ? file.problem(k, p.message())
+            : !p.file().startsWith("-") ? file.problem(k, "'" + k.key() + "' " + p.file() + ": " + p.message())
+            : p).toList());
       }
     }
 

@@ -436,6 +436,21 @@ class BadInputTest {
   }
 
   @Test
+  void aFileNamedInAFile_thatCannotBeRead_isSaidAtTheKeyThatNamesIt() throws IOException {
+    // was "nest/nohost.yaml: no such file", without the file and line that named it
+    Path sys = write("nest/sys.yaml", "kind: system\nid: nest-sys\nname: nested\nhost: ./nohost.yaml\n"
+        + "device: h100-sxm\ndevice_count: 1\nhost_link: pcie4-x16\n");
+    assertBadInput(CliRunner.run("hardware", "validate", sys.toString()), sys + ":4:7: 'host' "
+        + dir.resolve("nest/nohost.yaml") + ": no such file");
+    Path scenario = write("nest/job.yaml", "kind: scenario\nhardware: h100-sxm\nmodel: ./missing.yaml\n"
+        + "task: inference\n");
+    Path out = dir.resolve("out");
+    assertBadInput(CliRunner.run("simulate", scenario.toString(), "--out", out.toString()), scenario + ":3:8: 'model' "
+        + dir.resolve("nest/missing.yaml") + ": no such file");
+    assertThat(out).doesNotExist();
+  }
+
+  @Test
   void aHuggingFaceModelFolder_givenAsTheModel_isPointedToItsConfigJson() throws IOException {
     // '--model ./Llama-2-7b-hf' (the folder a download makes) was "is a directory, expected a file", nothing more
     Path folder = dir.resolve("Llama-2-7b-hf");
