@@ -72,7 +72,10 @@ final class ModelsCommand implements Runnable {
     j.put("name", m.name());
     j.put("family", m.family());
     j.put("parameters", m.parameterCount());
-    j.put("published_parameters", m.publishedParameters());
+    // a count, as "parameters" is (6.738415616E9 was printed beside 6738415616); a file may write it as 6.7e9
+    double published = m.publishedParameters();
+    j.put("published_parameters", published == Math.rint(published) && Math.abs(published) < 9e18 ? (Object) (long) published
+        : (Object) published);
     j.put("published_source", m.publishedSource());
     j.put("layers", m.layers());
     j.put("hidden_size", m.hidden());

@@ -174,8 +174,14 @@ final class ScenarioOptions {
    * h100-sxm.memory.bandwidth_gb_per_s=1' ran the M2 Ultra as the catalog has it, without a word, the change unused.
    */
   static void refuseUnusedOverrides(Catalog catalog, List<SystemSpec> systems, List<ModelSpec> models) {
-    java.util.Set<String> ids = Resolved.partIds(systems, models);
+    java.util.Set<String> ids = Resolved.partIds(catalog, systems, models);
+    java.util.Set<String> anyIds = Resolved.partIds(null, systems, models);
     for (llmsim.hw.catalog.FieldOverride o : catalog.overrides()) {
+      if (!ids.contains(o.target()) && anyIds.contains(o.target())) {
+        throw new llmsim.hw.yaml.InputException(new llmsim.hw.yaml.Problem(o.flag(), 0, 0, "the " + o.target()
+            + " this run uses is read from a file that carries the catalog's id, and --set changes the catalog's "
+            + o.target() + ", not the file: change the figure in the file (and give the file an id of its own)"));
+      }
       if (!ids.contains(o.target())) {
         throw new llmsim.hw.yaml.InputException(new llmsim.hw.yaml.Problem(o.flag(), 0, 0, o.target() + " is no part"
             + " of this run (" + String.join(", ", systems.stream().map(SystemSpec::id).toList()) + (models.isEmpty()
@@ -285,7 +291,7 @@ final class ScenarioOptions {
 
     /** The --set changes that touch this system or model, one line each (empty when none does). */
     List<String> overrideNotes(SystemSpec s, ModelSpec m) {
-      java.util.Set<String> ids = partIds(List.of(s), m == null ? List.of() : List.of(m));
+      java.util.Set<String> ids = partIds(catalog, List.of(s), m == null ? List.of() : List.of(m));
       return catalog.overrides().stream().filter(o -> ids.contains(o.target()))
           .map(ScenarioOptions::note).toList();
     }
@@ -306,14 +312,22 @@ final class ScenarioOptions {
       }
     }
 
-    static java.util.Set<String> partIds(List<SystemSpec> systems, List<ModelSpec> models) {
+    /**
+     * The ids of the systems and models run and of their parts: with a {@code catalog}, only those that are its own
+     * entries (a file that carries a catalog id is not: {@link Catalog#ownIds}); without, every one.
+     */
+    static java.util.Set<String> partIds(Catalog catalog, List<SystemSpec> systems, List<ModelSpec> models) {
       java.util.Set<String> ids = new java.util.HashSet<>();
       for (SystemSpec s : systems) {
+        if (catalog != null) {
+          ids.addAll(catalog.ownIds(s));
+          continue;
+        }
         ids.addAll(List.of(s.id(), s.device().id(), s.host().id(), s.hostLink().id()));
         s.deviceLink().ifPresent(l -> ids.add(l.id()));
         s.network().ifPresent(n -> ids.add(n.nic().id()));
       }
-      models.forEach(m -> ids.add(m.id()));
+      models.stream().filter(m -> catalog == null || catalog.owns(m)).forEach(m -> ids.add(m.id()));
       return ids;
     }
 
@@ -343,8 +357,11 @@ final class ScenarioOptions {
         if (flags.containsKey(k) || file == null || file.node(k).isEmpty()) {
           throw e;
         }
-        throw new llmsim.hw.yaml.InputException(e.problems().stream().map(p -> p.line() == 0
-            && p.file().equals(k.flag()) ? file.problem(k, p.message()) : p).toList());
+        // a file the key names that cannot be read ("nest/missing.yaml: no such file") is said at the key too
+        throw new llmsim.hw.yaml.InputException(e.problems().stream().map(p -> p.line() != 0 ? p
+            : p.file().equals(k.flag()) ? file.problem(k, p.message())
+            : !p.file().startsWith("-") ? file.problem(k, "'" + k.key() + "' " + p.file() + ": " + p.message())
+            : p).toList());
       }
     }
 

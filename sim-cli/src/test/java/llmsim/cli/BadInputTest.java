@@ -436,6 +436,77 @@ class BadInputTest {
   }
 
   @Test
+  void aFileNamedInAFile_thatCannotBeRead_isSaidAtTheKeyThatNamesIt() throws IOException {
+    // was "nest/nohost.yaml: no such file", without the file and line that named it
+    Path sys = write("nest/sys.yaml", "kind: system\nid: nest-sys\nname: nested\nhost: ./nohost.yaml\n"
+        + "device: h100-sxm\ndevice_count: 1\nhost_link: pcie4-x16\n");
+    assertBadInput(CliRunner.run("hardware", "validate", sys.toString()), sys + ":4:7: 'host' "
+        + dir.resolve("nest/nohost.yaml") + ": no such file");
+    Path scenario = write("nest/job.yaml", "kind: scenario\nhardware: h100-sxm\nmodel: ./missing.yaml\n"
+        + "task: inference\n");
+    Path out = dir.resolve("out");
+    assertBadInput(CliRunner.run("simulate", scenario.toString(), "--out", out.toString()), scenario + ":3:8: 'model' "
+        + dir.resolve("nest/missing.yaml") + ": no such file");
+    assertThat(out).doesNotExist();
+  }
+
+  @Test
+  void aHuggingFaceModelFolder_givenAsTheModel_isPointedToItsConfigJson() throws IOException {
+    // '--model ./Llama-2-7b-hf' (the folder a download makes) was "is a directory, expected a file", nothing more
+    Path folder = dir.resolve("Llama-2-7b-hf");
+    Files.createDirectories(folder);
+    Files.writeString(folder.resolve("config.json"), "{\"model_type\": \"llama\"}\n");
+    Path out = dir.resolve("out");
+    assertBadInput(CliRunner.run("memory", "--model", folder.toString(), "--hardware", "h100-sxm"), folder
+        + ": is a directory, expected a file; a Hugging Face model folder's shape is its config.json: give "
+        + folder.resolve("config.json"));
+    assertBadInput(CliRunner.run("simulate", "--model", folder.toString(), "--hardware", "h100-sxm", "--out",
+        out.toString()), "give " + folder.resolve("config.json"));
+    assertThat(out).doesNotExist();
+    CliRunner empty = CliRunner.run("models", "show", dir.toString());
+    assertBadInput(empty, dir + ": is a directory, expected a file");
+    assertThat(empty.err()).doesNotContain("config.json");
+  }
+
+  @Test
+  void aLinkMeasuredFasterThanItsNominalRate_isRefusedAtTheFigure_inTheFilesUnits() throws IOException {
+    // was "link.yaml:2:1: link my-link: measured bandwidth 1.0E11 B/s exceeds nominal 3.15E10 B/s"
+    String link = "kind: link\nid: my-link\nname: My link\ntype: pcie\nnominal_gb_per_s_per_direction: 31.5\n"
+        + "nominal_source: spec\nmeasured_gb_per_s_per_direction: 100\nmeasured_source: my benchmark\n"
+        + "latency_us: 1.0\nlatency_source: paper\n";
+    Path f = write("link.yaml", link);
+    CliRunner r = CliRunner.run("hardware", "validate", f.toString());
+    assertBadInput(r, f + ":7:34: 'measured_gb_per_s_per_direction' must be <= nominal_gb_per_s_per_direction (31.5),"
+        + " was 100");
+    assertThat(r.err()).doesNotContain("B/s").hasLineCount(1);
+    assertThat(CliRunner.run("hardware", "validate", write("ok.yaml", link.replace("per_direction: 100",
+        "per_direction: 31.5")).toString()).code()).isZero();
+  }
+
+  @Test
+  void systemFile_anAppleGpuBehindPcie_orADiscreteGpuOnUnifiedMemory_isRefusedAtItsHostLink() throws IOException {
+    // an M2 Ultra's GPU behind PCIe was simulated with 192 GiB of memory of its own beside the host's 192 GiB, and its
+    // weights copied over a PCIe link the chip does not have; an H100 'on unified memory' copied nothing
+    String apple = "kind: system\nid: my-mac\nname: My Mac\nhost: i9-13900ks\ndevice: m2-ultra-76\n"
+        + "device_count: 1\nhost_link: pcie4-x16\n";
+    Path out = dir.resolve("out");
+    Path mac = write("mac.yaml", apple);
+    assertBadInput(CliRunner.run("simulate", "--model", "gpt3-125m", "--task", "inference", "--hardware",
+        mac.toString(), "--out", out.toString()), mac + ":7:12: 'host_link' pcie4-x16 is of kind pcie, but device"
+        + " m2-ultra-76 shares its host's memory (its own system's host link is unified-m2-ultra, unified)");
+    assertThat(out).doesNotExist();
+    Path h100 = write("h100.yaml", "kind: system\nid: my-box\nname: My box\nhost: m2-ultra-cpu\ndevice: h100-sxm\n"
+        + "device_count: 1\nhost_link: unified-m2-ultra\n");
+    assertBadInput(CliRunner.run("hardware", "validate", h100.toString()), h100 + ":7:12: 'host_link'"
+        + " unified-m2-ultra is of kind unified, but device h100-sxm has memory of its own (its own system's host link"
+        + " is pcie5-x16, pcie)");
+    // the catalog's Apple system, written out as a file, is fine
+    CliRunner ok = CliRunner.run("hardware", "validate", write("ok.yaml", apple.replace("i9-13900ks", "m2-ultra-cpu")
+        .replace("pcie4-x16", "unified-m2-ultra")).toString());
+    assertThat(ok.code()).as(ok.err()).isZero();
+  }
+
+  @Test
   void theJobsSizeAndPrices_onACommandThatPricesNoJob_areRefused_notIgnored() throws IOException {
     // memory, roofline, explain and sweep-chart time no job: a --tokens or --price there changed nothing, without a word
     String out = dir.resolve("charts").toString();

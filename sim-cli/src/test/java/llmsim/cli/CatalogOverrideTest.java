@@ -104,6 +104,32 @@ class CatalogOverrideTest {
   }
 
   @Test
+  void aChangeToACatalogId_thatTheRunReadsFromAFile_isRefused_notSaidToBeInEffect() throws IOException {
+    // a copy of a device file keeping 'id: h100-sxm' ran with its own 900 GB/s while the result said "override in
+    // effect: h100-sxm memory.bandwidth_gb_per_s = 1600 (catalog: 3350; --set)": --set changes the catalog's entry
+    Path copy = Files.writeString(dir.resolve("copy.yaml"), BadInputTest.DEVICE.replace("id: my-gpu", "id: h100-sxm"));
+    String set = "h100-sxm.memory.bandwidth_gb_per_s=1600";
+    for (String[] run : new String[][] {
+        {"simulate", "--model", "gpt3-125m", "--task", "inference", "--hardware", copy.toString(), "--set", set},
+        {"memory", "--model", "gpt3-125m", "--task", "inference", "--hardware", copy.toString(), "--set", set}}) {
+      CliRunner r = CliRunner.run(run);
+      assertBadInput(r, "--set " + set + ": the h100-sxm this run uses is read from a file that carries the catalog's"
+          + " id, and --set changes the catalog's h100-sxm, not the file");
+      assertThat(r.out()).as(run[0]).isEmpty();
+    }
+    // a model file too; and the catalog's own entries still take the change
+    Path model = Files.writeString(dir.resolve("model.yaml"), new String(getClass().getResourceAsStream(
+        "/llmsim/catalog/models/gpt3-125m.yaml").readAllBytes(), java.nio.charset.StandardCharsets.UTF_8));
+    assertBadInput(CliRunner.run("memory", "--model", model.toString(), "--task", "inference", "--hardware",
+        "h100-sxm", "--set", "gpt3-125m.layers=6"), "the gpt3-125m this run uses is read from a file");
+    CliRunner catalogs = CliRunner.run("memory", "--model", "gpt3-125m", "--task", "inference", "--hardware",
+        "h100-cluster", "--gpus", "16", "--set", set, "--set", "gpt3-125m.layers=6");
+    assertThat(catalogs.code()).as(catalogs.err()).isZero();
+    assertThat(catalogs.out()).contains("h100-cluster: warning: override in effect: h100-sxm"
+        + " memory.bandwidth_gb_per_s = 1600", "h100-cluster: warning: override in effect: gpt3-125m layers = 6");
+  }
+
+  @Test
   void aChangeToNoPartOfTheRun_isRefused_notAppliedToNothing() {
     // '--hardware m2-ultra --set h100-sxm.memory.bandwidth_gb_per_s=1' ran the M2 Ultra as the catalog has it; sweep,
     // sweep-chart and advise even warned 'override in effect: h100-sxm ...' of a device they never ran

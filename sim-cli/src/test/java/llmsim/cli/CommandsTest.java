@@ -169,6 +169,12 @@ class CommandsTest {
     assertThat(CliRunner.run("models", "list").out()).contains("llama-65b").contains("bloom-176b").contains("chatglm2-6b");
     JsonNode j = JSON.readTree(CliRunner.run("models", "show", "llama-7b", "--format", "json").out());
     assertThat(j.at("/parameters").asLong()).isEqualTo(6738415616L);
+    // the published count is a count as the computed one is: it was 6.738415616E9, a float beside an integer, which
+    // a script comparing the two as text, or reading it as an integer, got wrong
+    assertThat(j.at("/published_parameters").isIntegralNumber()).as(j.at("/published_parameters").toString()).isTrue();
+    assertThat(j.at("/published_parameters").asLong()).isEqualTo(6738415616L);
+    JsonNode list = JSON.readTree(CliRunner.run("models", "list", "--format", "json").out());
+    list.forEach(m -> assertThat(m.at("/published_parameters").isIntegralNumber()).as(m.at("/id").asText()).isTrue());
   }
 
   @Test

@@ -84,6 +84,21 @@ class JobCostCliTest {
   }
 
   @Test
+  void aPriceForASystem_isToldThatPricesAreForItsDevice_notOfferedUnrelatedIds() throws IOException {
+    // '--price 13900ks-h100=2usd/h' was "unknown device '13900ks-h100' (nearest: h100, a100-40, a100)", and a price
+    // file's 'device: hgx-h100-8x' the same: a system's id is known, and a price is per GPU (or per device bought),
+    // so an 8-GPU server's price taken as one GPU's would cost the job 8 times over: the device is named instead
+    String[] base = {"simulate", "--model", "gpt3-125m", "--hardware", "13900ks-h100", "--tokens", "1M"};
+    assertBadInput(run(base, "--price", "13900ks-h100=2usd/h"), "--price: '13900ks-h100' is a system (1 x h100-pcie),"
+        + " and a price is per device: name its device, h100-pcie");
+    Path file = Files.writeString(dir.resolve("prices.yaml"), String.join("\n", "kind: prices", "provider: me",
+        "offers:", "  - device: hgx-h100-8x", "    pricing: on-demand", "    amount: 30", "    currency: USD",
+        "    date: \"2026-02-03\"", "    source: my quote", ""));
+    assertBadInput(CliRunner.run("hardware", "validate", file.toString()), "prices.yaml:4:13: 'hgx-h100-8x' is a system"
+        + " (8 x h100-sxm), and a price is per device: name its device, h100-sxm");
+  }
+
+  @Test
   void badPriceInputs_areBadInput_namingTheFlagOrFileLine() throws IOException {
     String[] base = {"simulate", "--model", "llama-7b", "--hardware", "t4", "--tokens", "1M"};
     assertBadInput(run(base, "--price", "t4=abc"), "--price: must be an amount and a three-letter currency");

@@ -96,6 +96,16 @@ public final class PriceBook {
             + String.join(", ", fromProviders.stream().map(Offer::currency).distinct().sorted().toList())
             + ": give " + noRate(fromProviders.get(0).currency(), b.currency()).replaceFirst("^no rate; give ", ""));
       }
+      List<Offer> larger = offers.stream().filter(o -> o.deviceId().equals(d.id()) && o.kind() == kind
+          && o.minGpus() > gpus && (b.providers().isEmpty() || b.providers().contains(o.provider()))).toList();
+      if (!larger.isEmpty()) {
+        // they were passed over as if there were none: "no reserved offer ... in the price catalog" beside a
+        // `hardware prices` that lists one, sold as an 8-GPU instance
+        return HourlyCost.unknown(b.currency(), "the " + what + "s for " + d.id() + " from "
+            + String.join(", ", larger.stream().map(Offer::provider).distinct().sorted().toList())
+            + " are sold as instances of at least " + larger.stream().mapToInt(Offer::minGpus).min().getAsInt()
+            + " GPUs, and this system has " + gpus + "; give " + hint);
+      }
       return HourlyCost.unknown(b.currency(), "no " + what + " for " + d.id() + (gpus > 1 ? " x " + gpus : "")
           + (ofDevice.isEmpty() ? " in the price catalog" : " from " + String.join(", ", b.providers()))
           + "; give " + hint);

@@ -40,6 +40,22 @@ class PriceBookTest {
   }
 
   @Test
+  void anOfferSoldOnlyAsALargerInstance_isNamedWithItsSize_notSaidToBeMissing() {
+    // '--provider aws' on one H100 said "no on-demand offer for h100-sxm from aws", and '--pricing reserved' on one
+    // A100 40GB "no reserved offer ... in the price catalog", while `hardware prices` listed each, sold as 8 GPUs
+    CostBasis eight = new CostBasis(OfferKind.ON_DEMAND, List.of("cheap-eight"), "USD", Rates.NONE, null,
+        CostBasis.DEFAULT_AMORTISATION_SECONDS, List.of());
+    HourlyCost one = book.hourly(card, 1, eight);
+    assertThat(one.known()).isFalse();
+    assertThat(one.missing()).contains("the on-demand offers for gpu24 from cheap-eight are sold as instances of at"
+        + " least 8 GPUs, and this system has 1").doesNotContain("no on-demand offer");
+    assertThat(book.hourly(card, 8, eight).perGpuHour()).isEqualTo(0.50);
+    CostBasis noProvider = new CostBasis(OfferKind.ON_DEMAND, List.of("nobody"), "USD", Rates.NONE, null,
+        CostBasis.DEFAULT_AMORTISATION_SECONDS, List.of());
+    assertThat(book.hourly(card, 1, noProvider).missing()).contains("no on-demand offer for gpu24 from nobody");
+  }
+
+  @Test
   void aRateTheUserGives_convertsEitherWayRound() {
     CostBasis cny = new CostBasis(OfferKind.ON_DEMAND, List.of("yuan"), "USD", Rates.parse("cny=0.14usd"), null,
         CostBasis.DEFAULT_AMORTISATION_SECONDS, List.of());

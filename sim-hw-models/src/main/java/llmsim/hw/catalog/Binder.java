@@ -119,6 +119,18 @@ final class Binder {
   }
 
   static Link link(Node n) {
+    // Link's own check said "link my-link: measured bandwidth 1.0E11 B/s exceeds nominal 3.15E10 B/s" at the file's
+    // first line: in the core's units, not at the figure, nor in the file's GB/s
+    java.util.List<llmsim.hw.yaml.Problem> problems = new java.util.ArrayList<>();
+    for (String key : java.util.List.of("measured_gb_per_s_per_direction", "nvls_gb_per_s_per_direction")) {
+      n.get(key).filter(v -> v.asDouble() > n.num("nominal_gb_per_s_per_direction")).ifPresent(v -> problems.add(
+          v.problem("'" + key + "' must be <= nominal_gb_per_s_per_direction (" + n.require(
+              "nominal_gb_per_s_per_direction").asText() + "), was " + v.asText() + ": no transfer outruns the link's"
+              + " signalling rate")));
+    }
+    if (!problems.isEmpty()) {
+      throw new InputException(problems);
+    }
     return guarded(n, () -> new Link(n.str("id"), n.str("name"), n.strings("aliases"),
         LinkKind.valueOf(n.str("type").toUpperCase(java.util.Locale.ROOT).replace('-', '_')),
         n.num("nominal_gb_per_s_per_direction") * Units.GB, n.str("nominal_source"),

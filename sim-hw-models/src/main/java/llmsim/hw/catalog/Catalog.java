@@ -221,6 +221,7 @@ public final class Catalog {
         problems));
     net.ifPresent(x -> role(x, "nic", nic, EnumSet.of(LinkKind.PCIE, LinkKind.UNIFIED, LinkKind.INFINITY_FABRIC),
         "a network joins nodes (infiniband, ethernet, nvlink as an NVLink switch network)", problems));
+    memoryPool(n, device, link, problems);
     if (n.integer("device_count", 1) > 1 && n.get("fabric").isEmpty()) {
       // it was taken as switch (NVSwitch: every GPU to every other at full speed) without a word, which 8 cards
       // through the host are not; the catalog's own files write it out (TopologyCatalogTest)
@@ -242,6 +243,28 @@ public final class Catalog {
     return Binder.guarded(n, () -> new SystemSpec(n.str("id"), n.str("name"), n.strings("aliases"), host, device,
         n.integer("device_count", 1), link, deviceLink, share, shareSource, Binder.price(n), n.integer("nodes", 1),
         FabricKind.fromKey(n.optStr("fabric").orElse("switch")), network));
+  }
+
+  /**
+   * A unified link joins a GPU to the CPU whose memory it shares, and a catalog device says which kind it is by its
+   * own system's host link: an M2 Ultra behind PCIe was given 192 GiB of its own beside the host's and copied its
+   * weights over a link the chip does not have, and an H100 on a unified link copied nothing. A device from a file
+   * has only its own default system to go by, so it is not checked.
+   */
+  private void memoryPool(Node n, Device device, Link link, List<Problem> problems) {
+    Binder.DefaultSystem def = device == null || devices.get(device.id()) != device ? null
+        : deviceDefaults.get(device.id());
+    if (def == null || link == null) {
+      return;
+    }
+    need(def.linkId());
+    Link own = links.get(def.linkId());
+    if (own != null && own.unified() != link.unified()) {
+      problems.add(n.require("host_link").problem("'host_link' " + link.id() + " is of kind " + link.kind().key()
+          + ", but device " + device.id() + (own.unified() ? " shares its host's memory" : " has memory of its own")
+          + " (its own system's host link is " + own.id() + ", " + own.kind().key() + "): a unified link joins a GPU"
+          + " to the CPU whose memory it shares, and only such a GPU"));
+    }
   }
 
   /** A link in a role its kind cannot play (an InfiniBand NIC as the host link, ...) is a problem at its key. */
@@ -497,6 +520,59 @@ public final class Catalog {
           + distinctNearestNote(idOrPath, known) + "; `llmsim models list` shows them all, or give a .yaml or config.json"));
     }
     return m;
+  }
+
+  /**
+   * The ids of {@code s} and its parts (device, host, links, NIC) that are this catalog's own entries. A file may
+   * carry a catalog id ('id: h100-sxm' in a copy): a --set of that id changes the catalog's entry, never the file,
+   * and '--hardware ./copy.yaml --set h100-sxm.memory.bandwidth_gb_per_s=1600' warned "override in effect" of a
+   * run that used the file's figures unchanged.
+   */
+  public synchronized java.util.Set<String> ownIds(SystemSpec s) {
+    java.util.Set<String> own = new java.util.HashSet<>();
+    need(s.id());
+    if (devices.get(s.device().id()) == s.device()) {
+      own.add(s.device().id());
+    }
+    if (hosts.get(s.host().id()) == s.host()) {
+      own.add(s.host().id());
+    }
+    for (Link l : s.deviceLink().map(l -> List.of(s.hostLink(), l)).orElse(List.of(s.hostLink()))) {
+      if (links.get(l.id()) == l) {
+        own.add(l.id());
+      }
+    }
+    s.network().filter(n -> links.get(n.nic().id()) == n.nic()).ifPresent(n -> own.add(n.nic().id()));
+    Node node = systemNodes.get(s.id());
+    SystemSpec catalogs = node != null ? resolveSystemNode(node)
+        : devices.get(s.id()) == s.device() ? deviceSystem(s.device()) : null;
+    if (catalogs != null && (catalogs.equals(s) || catalogs.withNodes(s.nodes()).equals(s))) {
+      own.add(s.id());
+    }
+    return own;
+  }
+
+  /** Whether {@code m} is this catalog's own model, not a file's that carries a catalog id (see {@link #ownIds}). */
+  public synchronized boolean owns(ModelSpec m) {
+    need(m.id());
+    return models.get(m.id()) == m;
+  }
+
+  /**
+   * Where {@code name} is a system's id or alias and not a device's, why it cannot be priced: a price is per device
+   * (per GPU-hour, or per device bought), and an 8-GPU server's price taken as one GPU's would cost a job 8 times
+   * over. Empty for any other name.
+   */
+  public synchronized Optional<String> systemNamedAsDevice(String name) {
+    need(name);
+    String id = canonical(name);
+    Node n = systemNodes.get(id);
+    if (n == null || devices.containsKey(id)) {
+      return Optional.empty();
+    }
+    SystemSpec s = resolveSystemNode(n);
+    return Optional.of("'" + name + "' is a system (" + s.deviceCount() + " x " + s.device().id() + (s.nodes() > 1
+        ? " a node" : "") + "), and a price is per device: name its device, " + s.device().id());
   }
 
   /** Validate one user file of any kind; returns the kind and id on success. */

@@ -57,7 +57,18 @@ public final class FileRefs {
     } catch (java.nio.file.InvalidPathException e) {
       throw new InputException(ref.problem("'" + key + "' is not a usable file name: " + e.getReason()));
     }
-    Node doc = Catalog.checked(TreeReader.readFile(file));
+    Node doc;
+    try {
+      doc = Catalog.checked(TreeReader.readFile(file));
+    } catch (InputException e) {
+      // "nest/nohost.yaml: no such file" did not say which file named it, nor where: it is said at the naming key
+      Path named = file;
+      if (e.problems().stream().anyMatch(p -> p.line() == 0 && p.file().equals(named.toString()))) {
+        throw new InputException(e.problems().stream().map(p -> p.line() == 0 && p.file().equals(named.toString())
+            ? ref.problem("'" + key + "' " + named + ": " + p.message()) : p).toList());
+      }
+      throw e;
+    }
     if (!doc.str("kind").equals(kind)) {
       throw new InputException(ref.problem("'" + key + "' needs a " + kind + " file, " + ref.asText() + " is a "
           + doc.str("kind") + " file"));

@@ -83,6 +83,10 @@ public final class PriceCatalog {
     for (Node o : n.require("offers").items()) {
       Node dev = o.require("device");
       String id = c.canonical(dev.asText());
+      if (!deviceIds.contains(id) && c.systemNamedAsDevice(dev.asText()).isPresent()) {
+        problems.add(dev.problem(c.systemNamedAsDevice(dev.asText()).get()));
+        continue;
+      }
       if (!deviceIds.contains(id)) {
         problems.add(dev.problem("unknown device '" + dev.asText() + "' (nearest: "
             + String.join(", ", Suggest.nearest(dev.asText(), deviceIds, 3)) + "); `llmsim hardware list` shows them"));

@@ -131,8 +131,11 @@ public final class SchemaValidator {
     Node s = schemaOrRef.get("$ref").isPresent() ? resolve(schemaOrRef.str("$ref")) : schemaOrRef;
     String where = path.isEmpty() ? "the document" : "'" + path + "'";
     if (s.get("type").isPresent() && !typeMatches(n, s.require("type"))) {
-      out.add(n.problem(where + " must be " + describeType(s.require("type")) + ", was " + n.kind().describe()
-          + (n.kind() == Node.Kind.STRING ? " \"" + n.shortText() + "\"" + unitHint(n)
+      // 'fp16:' with nothing after it reads as an empty string: "was a string \"\"" named a string no one wrote
+      boolean empty = n.kind() == Node.Kind.STRING && n.asText().isEmpty();
+      out.add(n.problem(where + " must be " + describeType(s.require("type")) + ", was "
+          + (empty ? "empty: write the value after the colon" : n.kind().describe())
+          + (empty ? "" : n.kind() == Node.Kind.STRING ? " \"" + n.shortText() + "\"" + unitHint(n)
               : n.kind() == Node.Kind.NUMBER || n.kind() == Node.Kind.INTEGER ? " " + n.asText() : "")));
       return;
     }

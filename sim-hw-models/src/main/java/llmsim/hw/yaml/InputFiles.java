@@ -31,7 +31,10 @@ public final class InputFiles {
       throw new InputException(new Problem("(empty path)", 0, 0, "the file name is empty"));
     }
     if (Files.isDirectory(path)) {
-      throw new InputException(new Problem(name, 0, 0, "is a directory, expected a file"));
+      // a downloaded Hugging Face model is a folder: its shape is the config.json in it
+      Path config = path.resolve("config.json");
+      throw new InputException(new Problem(name, 0, 0, "is a directory, expected a file" + (Files.isRegularFile(config)
+          ? "; a Hugging Face model folder's shape is its config.json: give " + config : "")));
     }
     byte[] bytes;
     try (InputStream in = Files.newInputStream(path)) {

@@ -81,8 +81,19 @@ public final class TreeReader {
       return root;
     } catch (JsonProcessingException e) {
       JsonLocation l = e.getLocation();
-      problems.add(new Problem(name, l == null ? 0 : l.getLineNr(), l == null ? 0 : l.getColumnNr(),
-          "does not parse: " + parserMessage(e)));
+      int line = l == null ? 0 : l.getLineNr();
+      int col = l == null ? 0 : l.getColumnNr();
+      java.util.regex.Matcher nonFinite = NON_FINITE.matcher(String.valueOf(e.getOriginalMessage()));
+      if (nonFinite.find()) {
+        // YAML's .nan/.inf and JSON's NaN/Infinity: the parser said "Malformed numeric value" or told the user to
+        // enable a Jackson feature, at the end of the value; 1e400 was already "not a finite number" at its start
+        String literal = nonFinite.group(1);
+        String lineText = line < 1 ? "" : text.lines().skip(line - 1).findFirst().orElse("");
+        int at = lineText.indexOf(literal);
+        problems.add(new Problem(name, line, at < 0 ? col : at + 1, "'" + literal + "' is not a finite number"));
+        throw new InputException(problems);
+      }
+      problems.add(new Problem(name, line, col, "does not parse: " + parserMessage(e)));
       throw new InputException(problems);
     } catch (IOException e) {
       throw new UncheckedIOException(e);
@@ -95,6 +106,9 @@ public final class TreeReader {
       throw new InputException(problems);
     }
   }
+
+  private static final java.util.regex.Pattern NON_FINITE = java.util.regex.Pattern.compile(
+      "^(?:Malformed numeric value|Non-standard token) '([-+]?(?:\\.(?:nan|NaN|NAN|inf|Inf|INF)|NaN|Infinity|INF))'");
 
   private static String parserMessage(JsonProcessingException e) {
     String msg = e.getOriginalMessage();

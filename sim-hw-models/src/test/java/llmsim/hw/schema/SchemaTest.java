@@ -38,6 +38,15 @@ class SchemaTest {
   }
 
   @Test
+  void aFigureLeftEmpty_isSaidToHaveNoValue_notToBeAString() {
+    // 'latency_us:' with nothing after it was "must be a number, was a string \"\"": the user wrote no string
+    assertThat(problems(GOOD_LINK.replace("latency_us: 1.0", "latency_us:"))).extracting(Problem::toString)
+        .containsExactly("link.yaml:9:12: 'latency_us' must be a number, was empty: write the value after the colon");
+    assertThat(problems(GOOD_LINK.replace("latency_us: 1.0", "latency_us: \"\""))).extracting(Problem::message)
+        .containsExactly("'latency_us' must be a number, was empty: write the value after the colon");
+  }
+
+  @Test
   void brokenCopy_misspeltKey_isReportedAtItsLineWithDidYouMean() {
     List<Problem> p = problems(GOOD_LINK.replace("latency_us:", "latency_usec:"));
     assertThat(p).extracting(Problem::toString).anySatisfy(s -> assertThat(s)

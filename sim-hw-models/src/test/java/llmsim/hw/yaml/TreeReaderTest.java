@@ -34,6 +34,22 @@ class TreeReaderTest {
   }
 
   @Test
+  void nanAndInfinity_areNotFiniteNumbers_atTheirStart_inYamlAndJson() {
+    // '.nan' was "does not parse: Malformed numeric value '.nan'" past the end of the line, and a config.json's NaN
+    // told the user to "enable `JsonReadFeature.ALLOW_NON_NUMERIC_NUMBERS`"; 1e400 already said this
+    assertThat(problems(() -> TreeReader.read("d.yaml", "kind: device\nfp16: .nan\n")))
+        .isEqualTo("d.yaml:2:7: '.nan' is not a finite number");
+    assertThat(problems(() -> TreeReader.read("d.yaml", "kind: device\nfp16: -.inf\n")))
+        .isEqualTo("d.yaml:2:7: '-.inf' is not a finite number");
+    assertThat(problems(() -> TreeReader.read("d.yaml", "kind: device\nfp16: 1e400\n")))
+        .isEqualTo("d.yaml:2:7: '1e400' is not a finite number");
+    assertThat(problems(() -> TreeReader.read("config.json", "{\n  \"vocab_size\": NaN\n}\n")))
+        .isEqualTo("config.json:2:17: 'NaN' is not a finite number");
+    assertThat(problems(() -> TreeReader.read("config.json", "{\n  \"vocab_size\": -Infinity\n}\n")))
+        .isEqualTo("config.json:2:17: '-Infinity' is not a finite number");
+  }
+
+  @Test
   void deepNesting_getsOurOwnMessage_inJsonAndYaml() {
     String json = "{\"a\":".repeat(300) + "1" + "}".repeat(300);
     assertThat(problems(() -> TreeReader.read("c.json", json))).startsWith("c.json:1:").endsWith("nesting deeper than 64 levels")
