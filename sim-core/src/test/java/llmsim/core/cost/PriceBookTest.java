@@ -10,6 +10,12 @@ import llmsim.core.testing.Fixtures;
 import org.junit.jupiter.api.Test;
 
 class PriceBookTest {
+  /** On-demand GPU-hours from {@code providers}, reported in {@code currency}, no power price, no overrides. */
+  static CostBasis onDemand(List<String> providers, String currency, Rates rates) {
+    return new CostBasis(OfferKind.ON_DEMAND, providers, currency, rates, null, CostBasis.DEFAULT_AMORTISATION_SECONDS,
+        List.of());
+  }
+
   /** The fixture's 24 GB card: id gpu24, 450 W. */
   final Device card = Fixtures.discrete24GiB().device();
 
@@ -43,32 +49,27 @@ class PriceBookTest {
   void anOfferSoldOnlyAsALargerInstance_isNamedWithItsSize_notSaidToBeMissing() {
     // '--provider aws' on one H100 said "no on-demand offer for h100-sxm from aws", and '--pricing reserved' on one
     // A100 40GB "no reserved offer ... in the price catalog", while `hardware prices` listed each, sold as 8 GPUs
-    CostBasis eight = new CostBasis(OfferKind.ON_DEMAND, List.of("cheap-eight"), "USD", Rates.NONE, null,
-        CostBasis.DEFAULT_AMORTISATION_SECONDS, List.of());
+    CostBasis eight = onDemand(List.of("cheap-eight"), "USD", Rates.NONE);
     HourlyCost one = book.hourly(card, 1, eight);
     assertThat(one.known()).isFalse();
     assertThat(one.missing()).contains("the on-demand offers for gpu24 from cheap-eight are sold as instances of at"
         + " least 8 GPUs, and this system has 1").doesNotContain("no on-demand offer");
     assertThat(book.hourly(card, 8, eight).perGpuHour()).isEqualTo(0.50);
-    CostBasis noProvider = new CostBasis(OfferKind.ON_DEMAND, List.of("nobody"), "USD", Rates.NONE, null,
-        CostBasis.DEFAULT_AMORTISATION_SECONDS, List.of());
+    CostBasis noProvider = onDemand(List.of("nobody"), "USD", Rates.NONE);
     assertThat(book.hourly(card, 1, noProvider).missing()).contains("no on-demand offer for gpu24 from nobody");
   }
 
   @Test
   void aRateTheUserGives_convertsEitherWayRound() {
-    CostBasis cny = new CostBasis(OfferKind.ON_DEMAND, List.of("yuan"), "USD", Rates.parse("cny=0.14usd"), null,
-        CostBasis.DEFAULT_AMORTISATION_SECONDS, List.of());
+    CostBasis cny = onDemand(List.of("yuan"), "USD", Rates.parse("cny=0.14usd"));
     assertThat(book.hourly(card, 1, cny).perGpuHour()).isCloseTo(4.00 * 0.14, within(1e-12));
-    CostBasis inverse = new CostBasis(OfferKind.ON_DEMAND, List.of("mid"), "CNY", Rates.parse("cny=0.14usd"), null,
-        CostBasis.DEFAULT_AMORTISATION_SECONDS, List.of());
+    CostBasis inverse = onDemand(List.of("mid"), "CNY", Rates.parse("cny=0.14usd"));
     assertThat(book.hourly(card, 1, inverse).perGpuHour()).isCloseTo(0.70 / 0.14, within(1e-12));
   }
 
   @Test
   void noRate_meansNoPrice_andSaysWhichFlagToGive() {
-    CostBasis onlyYuan = new CostBasis(OfferKind.ON_DEMAND, List.of("yuan"), "USD", Rates.NONE, null,
-        CostBasis.DEFAULT_AMORTISATION_SECONDS, List.of());
+    CostBasis onlyYuan = onDemand(List.of("yuan"), "USD", Rates.NONE);
     HourlyCost h = book.hourly(card, 1, onlyYuan);
     assertThat(h.known()).isFalse();
     assertThat(h.missing()).contains("in CNY", "--rate cny=AMOUNTusd", "--currency cny");
