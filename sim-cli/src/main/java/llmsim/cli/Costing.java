@@ -54,10 +54,10 @@ record Costing(PriceBook book, CostBasis basis) {
     List<String> ids = new ArrayList<>(c.devices().stream().map(Device::id).toList());
     c.devices().forEach(d -> ids.addAll(d.aliases()));
     for (PriceOverride o : basis.overrides()) {
-      if (!ids.contains(o.device()) && c.systemNamedAsDevice(o.device()).isPresent()) {
-        throw new BadFlagException("--price: " + c.systemNamedAsDevice(o.device()).get());
-      }
       if (!ids.contains(o.device())) {
+        c.systemNamedAsDevice(o.device()).ifPresent(why -> {
+          throw new BadFlagException("--price: " + why);
+        });
         throw new BadFlagException("--price: unknown device '" + o.device() + "' (nearest: "
             + String.join(", ", Suggest.nearest(o.device(), ids, 3)) + "); `llmsim hardware prices` lists the priced ones");
       }

@@ -133,20 +133,20 @@ final class Derivation {
    */
   private String gatheredLayers() {
     MemoryPlan p = r.memory();
-    double extra = p.weightsBytes() - footprint().weightsBytes();
+    var f = footprint();
+    double extra = p.weightsBytes() - f.weightsBytes();
     if (!r.task().kind().training() || r.task().plan().zero() < 3 || extra <= 0
         || p.offload() == llmsim.core.task.Offload.WEIGHTS) {
       return "";
     }
     return String.format(Locale.US, " + %d gathered layers of %s each (ZeRO-3 gathers a layer's shards one layer"
-        + " ahead of the one it computes)", Math.round(extra / footprint().layerWeightBytes()),
-        Units.gib(footprint().layerWeightBytes()));
+        + " ahead of the one it computes)", Math.round(extra / f.layerWeightBytes()), Units.gib(f.layerWeightBytes()));
   }
 
   /**
    * What ZeRO-2/3 holds beside its gradient shard (MemoryPlanner): the layer whose gradients the backward has just
-   * produced whole, until its reduce-scatter is done. Empty where it holds none, and under offload, which places the
-   * gradients itself.
+   * produced whole, until its reduce-scatter is done; under offload, the one layer's gradients the device keeps as the
+   * bucket its copies to the host leave from, which is then the whole figure. Empty where it holds none.
    */
   private String gradientBucket() {
     MemoryPlan p = r.memory();
@@ -156,8 +156,7 @@ final class Derivation {
           + " this GPU keeps one layer's, " + Units.gib(p.gradientsBytes()) + ", as the bucket the copies leave from";
     }
     double extra = p.gradientsBytes() - footprint().gradientsBytes();
-    if (!r.task().kind().training() || r.task().plan().zero() < 2 || extra <= 0
-        || p.offload() != llmsim.core.task.Offload.NONE) {
+    if (!r.task().kind().training() || r.task().plan().zero() < 2 || extra <= 0) {
       return "";
     }
     return " + one layer's unsharded gradients, " + Units.gib(extra) + ", until its reduce-scatter (ZeRO-2/3 reduce"

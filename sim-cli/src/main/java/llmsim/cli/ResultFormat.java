@@ -145,7 +145,7 @@ final class ResultFormat {
     // the batch schedule plan auto (and advise) choose with the layout: a pipeline plan's micro-batches are its
     // bubble, and tp, pp, dp and zero alone do not give the plan back
     m.put("micro_batches", training ? task.microBatches() : null);
-    m.put("global_batch", training ? (long) task.batch() * task.microBatches() * p.dp() : null);
+    m.put("global_batch", training ? task.sequencesPerStep() : null);
     m.put("recompute", training ? task.recompute().key() : null);
     return m;
   }
@@ -198,7 +198,7 @@ final class ResultFormat {
     }
     if (microBatchesDiffer(results)) {
       row(t, results, "micro-batches", r -> r.task().microBatches() + " (global batch "
-          + (long) r.task().batch() * r.task().microBatches() * r.task().plan().dp() + " sequences)");
+          + r.task().sequencesPerStep() + " sequences)");
     }
     row(t, results, inference ? "total time (prefill + decode)" : "step time", r -> Units.seconds(r.stepTimeSeconds()));
     row(t, results, inference ? "generated tokens/s" : "tokens/s", r -> num(r.tokensPerSecond(), 1));

@@ -225,8 +225,12 @@ public record Task(
    * (inference, every replica).
    */
   public long tokensPerStep() {
-    long perReplica = kind.training() ? (long) batch * seqLen * microBatches : (long) batch * generateTokens;
-    return perReplica * replicas();
+    return kind.training() ? sequencesPerStep() * seqLen : (long) batch * generateTokens * replicas();
+  }
+
+  /** Sequences per optimizer step over every data-parallel replica (training's global batch): batch x micro-batches x dp. */
+  public long sequencesPerStep() {
+    return (long) batch * microBatches * replicas();
   }
 
   /**

@@ -83,8 +83,10 @@ public final class PriceCatalog {
     for (Node o : n.require("offers").items()) {
       Node dev = o.require("device");
       String id = c.canonical(dev.asText());
-      if (!deviceIds.contains(id) && c.systemNamedAsDevice(dev.asText()).isPresent()) {
-        problems.add(dev.problem(c.systemNamedAsDevice(dev.asText()).get()));
+      java.util.Optional<String> system = deviceIds.contains(id) ? java.util.Optional.empty()
+          : c.systemNamedAsDevice(dev.asText());
+      if (system.isPresent()) {
+        problems.add(dev.problem(system.get()));
         continue;
       }
       if (!deviceIds.contains(id)) {
