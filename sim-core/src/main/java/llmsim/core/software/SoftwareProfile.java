@@ -70,6 +70,9 @@ import llmsim.core.util.Checks;
  *     Megatron-DeepSpeed's {@code ParallelTransformerLayer.forward} creates {@code moe_loss} and {@code mlp_bias}
  *     as {@code torch.tensor(0.0, device=...)} there, in dense models too, and a tensor made from a Python number
  *     on a CUDA device is a host-to-device copy that synchronises (docs/CALIBRATION.md#megatron-deepspeed)
+ * @param flashAttentionSpeed the speed of the profile's flash attention kernels against FlashAttention-2's, where it
+ *     runs FlashAttention-class kernels ({@code flashAttention2}): 1 for FlashAttention-2 (and kernels as fast);
+ *     {@link #FLASH_ATTENTION_1_SPEED} for FlashAttention v1 and the Triton kernel of its day (docs/CALIBRATION.md#llm-foundry)
  */
 public record SoftwareProfile(
     String id,
@@ -99,7 +102,16 @@ public record SoftwareProfile(
     boolean transformerEngineFp8,
     String recordedDate,
     MlxBuild mlx,
-    double mlpHostSyncShare) {
+    double mlpHostSyncShare,
+    double flashAttentionSpeed) {
+
+  /**
+   * FlashAttention v1's speed against FlashAttention-2's on the same device: the FlashAttention-2 paper (Dao 2023,
+   * arXiv 2307.08691, section 4.1) measures FlashAttention-2 "around 2x faster than FlashAttention" forward and
+   * backward on an A100 (its abstract: "around 2x speedup compared to FlashAttention"; FlashAttention "reaching only
+   * 25-40% of the theoretical maximum FLOPs/s", FlashAttention-2 50-73%).
+   */
+  public static final double FLASH_ATTENTION_1_SPEED = 0.5;
 
   public SoftwareProfile {
     Checks.notBlank("software id", id);
@@ -124,6 +136,14 @@ public record SoftwareProfile(
     if (mlpHostSyncShare < 0 || mlpHostSyncShare >= 1) {
       throw new IllegalArgumentException(id + ": the host's share of a pass before its MLP's sync must be in [0, 1),"
           + " was " + mlpHostSyncShare);
+    }
+    if (!(flashAttentionSpeed > 0 && flashAttentionSpeed <= 1)) {
+      throw new IllegalArgumentException(id + ": the flash attention kernels' speed against FlashAttention-2's must be"
+          + " in (0, 1], was " + flashAttentionSpeed);
+    }
+    if (flashAttentionSpeed < 1 && !flashAttention2) {
+      throw new IllegalArgumentException(id + ": a flash attention speed against FlashAttention-2's needs"
+          + " FlashAttention-class kernels (flash attention 2)");
     }
     if (mlpHostSyncShare > 0 && hostSecondsPerLayerPass <= 0) {
       throw new IllegalArgumentException(id + ": a host sync before the MLP needs the host to issue the layer passes"
@@ -162,7 +182,7 @@ public record SoftwareProfile(
         .eagerOps(eagerOps).optimizerImpl(optimizerImpl).causalBlockSkip(causalBlockSkip)
         .megatronFusedSoftmax(megatronFusedSoftmax).pipelineScatterGather(pipelineScatterGather)
         .transformerEngineFp8(transformerEngineFp8).recordedDate(recordedDate).mlx(mlx)
-        .mlpHostSyncShare(mlpHostSyncShare);
+        .mlpHostSyncShare(mlpHostSyncShare).flashAttentionSpeed(flashAttentionSpeed);
   }
 
   /**
@@ -329,6 +349,7 @@ public record SoftwareProfile(
     private String recordedDate;
     private MlxBuild mlx;
     private double mlpHostSyncShare;
+    private double flashAttentionSpeed = 1;
 
     private Builder(String id, String description) {
       this.id = id;
@@ -502,6 +523,12 @@ public record SoftwareProfile(
       return this;
     }
 
+    /** Default 1: FlashAttention-2's speed (see {@link SoftwareProfile#flashAttentionSpeed}). */
+    public Builder flashAttentionSpeed(double v) {
+      this.flashAttentionSpeed = v;
+      return this;
+    }
+
     public SoftwareProfile build() {
       boolean flash = required(flashAttention, "flash attention");
       int kernels = required(kernelsPerLayer, "kernels per layer");
@@ -511,7 +538,8 @@ public record SoftwareProfile(
           required(source, "source"), backwardKernelsPerLayer == null ? 2 * kernels : backwardKernelsPerLayer,
           flashAttention2, llamaCpp, decodeKvPerQueryHead, hostSecondsPerLayerPass, eagerOps, optimizerImpl,
           causalBlockSkip == null ? flash && flashAttention2 && llamaCpp == null : causalBlockSkip,
-          megatronFusedSoftmax, pipelineScatterGather, transformerEngineFp8, recordedDate, mlx, mlpHostSyncShare);
+          megatronFusedSoftmax, pipelineScatterGather, transformerEngineFp8, recordedDate, mlx, mlpHostSyncShare,
+          flashAttentionSpeed);
     }
 
     private <T> T required(T value, String what) {

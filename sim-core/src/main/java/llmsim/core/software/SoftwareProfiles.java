@@ -23,18 +23,29 @@ public final class SoftwareProfiles {
       .workspaceBytes(1.0 * Units.GIB).source("docs/CALIBRATION.md#pytorch").build();
 
   /**
-   * MosaicML llm-foundry's MPT under Composer and PyTorch FSDP, as its benchmark tables ran it: as {@link #PYTORCH}
-   * (eager modules whose element-wise work is one kernel each under these settings: LPLayerNorm's F.layer_norm,
-   * nn.GELU; flash attention that skips causal blocks, Triton or FlashAttention-2), with the optimizer its yamls name,
-   * Composer's DecoupledAdamW, whose step loops over the parameter tensors issuing single-tensor ops (exp_avg mul_ and
-   * add_, exp_avg_sq mul_ and addcmul_, sqrt, divide, add eps, addcdiv_ into the parameter):
-   * {@link OptimizerImpl#PER_TENSOR} (docs/CALIBRATION.md#llm-foundry).
+   * MosaicML llm-foundry's MPT under Composer and PyTorch FSDP, as llm-foundry runs it with flash-attn 2 installed (its
+   * {@code gpu-flash2} extra, {@code attn_impl: flash}): as {@link #PYTORCH} (eager modules whose element-wise work is
+   * one kernel each under these settings: LPLayerNorm's F.layer_norm, nn.GELU; FlashAttention-2, which skips causal
+   * blocks), with the optimizer its yamls name, Composer's DecoupledAdamW, whose step loops over the parameter tensors
+   * issuing single-tensor ops (exp_avg mul_ and add_, exp_avg_sq mul_ and addcmul_, sqrt, divide, add eps, addcdiv_
+   * into the parameter): {@link OptimizerImpl#PER_TENSOR} (docs/CALIBRATION.md#llm-foundry).
    */
   public static final SoftwareProfile LLM_FOUNDRY = SoftwareProfile.builder(
-      "llm-foundry", "MosaicML llm-foundry / Composer (eager MPT, FSDP, flash attention, DecoupledAdamW per tensor)")
+      "llm-foundry", "MosaicML llm-foundry / Composer (eager MPT, FSDP, FlashAttention-2, DecoupledAdamW per tensor)")
       .aliases("composer", "mosaicml").launchSeconds(12e-6).kernelsPerLayer(48).flashAttention(true)
       .flashAttention2(true).optimizerImpl(OptimizerImpl.PER_TENSOR).workspaceBytes(1.0 * Units.GIB)
       .source("docs/CALIBRATION.md#llm-foundry").build();
+
+  /**
+   * llm-foundry as its 2023 benchmark tables and MosaicML's June 2023 MI250 comparison ran it, before FlashAttention-2
+   * (released 2023-07) reached its images: as {@link #LLM_FOUNDRY}, with MPT's attention in a FlashAttention
+   * v1-class kernel, MPT's Triton kernel ({@code attn_impl: triton}, the benchmark script's default, "overall
+   * slightly slower" than FlashAttention v1 by its header) or flash-attn 1.x ({@code attn_impl: flash}), at
+   * {@link SoftwareProfile#FLASH_ATTENTION_1_SPEED} of FlashAttention-2's speed (docs/CALIBRATION.md#llm-foundry).
+   */
+  public static final SoftwareProfile LLM_FOUNDRY_2023 = LLM_FOUNDRY.toBuilder("llm-foundry-2023",
+          "MosaicML llm-foundry / Composer in 2023: as llm-foundry, with FlashAttention v1-class attention (Triton)")
+      .flashAttentionSpeed(SoftwareProfile.FLASH_ATTENTION_1_SPEED).build();
 
   /**
    * Hugging Face transformers + PEFT under the Trainer (autocast), eager module code, FlashAttention-2 or SDPA flash
@@ -236,7 +247,7 @@ public final class SoftwareProfiles {
 
   public static final List<SoftwareProfile> ALL = List.of(PYTORCH, HF, HF_EAGER, HF_DEEPSPEED, TORCHTUNE, LITGPT,
       TORCH_COMPILE, UNSLOTH, LLAMA_CPP, TENSORRT_LLM, TENSORRT_LLM_0_6, MEGATRON, MEGATRON_CLASSIC, MEGATRON_DEEPSPEED,
-      MLX, LLM_FOUNDRY);
+      MLX, LLM_FOUNDRY, LLM_FOUNDRY_2023);
 
   public static Optional<SoftwareProfile> find(String idOrAlias) {
     for (SoftwareProfile p : ALL) {

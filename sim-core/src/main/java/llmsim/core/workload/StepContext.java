@@ -179,8 +179,8 @@ final class StepContext {
     double attentionFraction = build == null ? -1 : build.attentionPeakFraction(backend);
     double attentionPeak = (attentionPrecision == precision.gemmPrecision() ? peakFlops : d.peakFlops(attentionPrecision))
         * d.efficiency().sustainedScale(attentionPrecision) * (attentionFraction > 0 ? attentionFraction
-            : (sw.flashAttention2() ? d.efficiency().flashAttention() : d.efficiency().gemmAt(attentionPrecision))
-                * sw.gemmScale());
+            : (sw.flashAttention2() ? d.efficiency().flashAttention() * sw.flashAttentionSpeed()
+                : d.efficiency().gemmAt(attentionPrecision)) * sw.gemmScale());
     attention = sink.addGroup(new CostGroup("attention", attentionPeak, devicePool, memBw, -1, 1, launch));
     // FlashAttention-2's backward kernel reaches its own fraction where one is published
     double attentionBackwardPeak = attentionFraction <= 0 && sw.flashAttention2()
