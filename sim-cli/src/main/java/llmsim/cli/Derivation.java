@@ -515,7 +515,7 @@ final class Derivation {
 
   private String value(double v) {
     return metric.endsWith("_s") && !metric.endsWith("per_s") ? seconds(v) : metric.equals("mfu") ? fraction(v)
-        : metric.equals("memory") ? Units.gib(v) : num(v);
+        : metric.equals("memory") ? Units.gib(v) : metric.endsWith("tokens_per_s") ? num(v) + " tokens/s" : num(v);
   }
 
   Map<String, Object> json() {

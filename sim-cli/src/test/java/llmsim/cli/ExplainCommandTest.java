@@ -171,6 +171,21 @@ class ExplainCommandTest {
         "inference", "--format", "json").get("difference").asText()).doesNotContain("the host it waits on");
   }
 
+  /**
+   * The gap's sentence gives the simulated rate with its unit: 'the simulation gives 17.46, -89% from the closed form'
+   * said of decode on 8 H100s, a number without one.
+   */
+  @Test
+  void aGapOfARate_givesTheSimulatedRateInTokensPerSecond() throws IOException {
+    for (String metric : List.of("decode_tokens_per_s", "prefill_tokens_per_s")) {
+      JsonNode j = json("explain", metric, "--model", "llama-65b", "--hardware", "hgx-h100-8x", "--task", "inference",
+          "--tp", "8", "--format", "json");
+      String gap = j.get("difference").asText();
+      assertThat(gap).as(metric).startsWith("the simulation gives " + Derivation.num(j.get("simulated").asDouble())
+          + " tokens/s, ");
+    }
+  }
+
   /** MFU on several GPUs: its model FLOPs are one GPU's share of 6 x P x tokens, and the row says so. */
   @Test
   void mfu_onSeveralGpus_saysItsModelFlopsAreThisGpusShare() throws IOException {
