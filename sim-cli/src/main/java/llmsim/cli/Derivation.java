@@ -521,6 +521,9 @@ final class Derivation {
   Map<String, Object> json() {
     Map<String, Object> m = new LinkedHashMap<>();
     m.put("metric", metric);
+    // the unit of closed_form and simulated: memory's are bytes, though its table shows GiB
+    m.put("unit", metric.equals("memory") ? "bytes" : metric.equals("mfu") ? "ratio"
+        : metric.endsWith("tokens_per_s") ? "tokens/s" : "s");
     m.put("hardware", r.system().id());
     m.put("model", r.model().id());
     m.put("task", r.task().kind().key());
