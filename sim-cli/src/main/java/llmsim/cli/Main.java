@@ -154,6 +154,13 @@ public final class Main implements Runnable {
             .qualifiedName() + " " + label + ".yaml [flags]");
         e.println("Try '" + ex.getCommandLine().getCommandSpec().qualifiedName() + " --help' for usage.");
         return EXIT_BAD_INPUT;
+      } else if (ex instanceof CommandLine.UnmatchedArgumentException u && scenarioArgument(u) != null) {
+        // 'memory job.yaml' (as simulate takes it) was told "Unmatched argument at index 1: 'job.yaml'"
+        String name = ex.getCommandLine().getCommandSpec().qualifiedName();
+        e.println("error: " + name + " reads a scenario file with --scenario, not as its argument: " + name
+            + " --scenario " + scenarioArgument(u) + " [flags]");
+        e.println("Try '" + name + " --help' for usage.");
+        return EXIT_BAD_INPUT;
       } else {
         e.println("error: " + ex.getMessage());
       }
@@ -183,5 +190,18 @@ public final class Main implements Runnable {
     }
     return u.getCommandLine().getCommandSpec().positionalParameters().stream().map(p -> p.paramLabel())
         .filter(l -> l.equals("SCENARIO") || l.equals("GRID")).findFirst().orElse(null);
+  }
+
+  /**
+   * The .yaml file given as an argument to a command that reads its scenario with --scenario (compare, explain,
+   * memory); null where the command has no --scenario or no unmatched argument names such a file.
+   */
+  private static String scenarioArgument(CommandLine.UnmatchedArgumentException u) {
+    if (u.getCommandLine().getCommandSpec().findOption("--scenario") == null) {
+      return null;
+    }
+    return u.getUnmatched().stream().filter(a -> !a.startsWith("-")).filter(a -> a.toLowerCase(
+        java.util.Locale.ROOT).endsWith(".yaml") || a.toLowerCase(java.util.Locale.ROOT).endsWith(".yml")).findFirst()
+        .orElse(null);
   }
 }

@@ -669,6 +669,20 @@ class BadInputTest {
   }
 
   @Test
+  void scenarioAsAnArgument_toACommandThatReadsItWithScenario_saysSo_notUnmatchedArgument() {
+    // the other way round: 'memory job.yaml' (as simulate takes it) was told "Unmatched argument at index 1:
+    // 'job.yaml'", which names no rule
+    assertBadInput(CliRunner.run("memory", "job.yaml"), "llmsim memory reads a scenario file with --scenario, not as"
+        + " its argument: llmsim memory --scenario job.yaml [flags]");
+    assertBadInput(CliRunner.run("compare", "job.yml", "--tp", "2"), "llmsim compare reads a scenario file with"
+        + " --scenario, not as its argument: llmsim compare --scenario job.yml [flags]");
+    CliRunner r = CliRunner.run("explain", "step_time_s", "job.yaml");
+    assertBadInput(r, "llmsim explain reads a scenario file with --scenario, not as its argument: llmsim explain"
+        + " --scenario job.yaml [flags]");
+    assertThat(r.err()).doesNotContain("Unmatched");
+  }
+
+  @Test
   void validate_withNoCaseItCanRead_printsTheProblemsAlone_notAnEmptyTable() throws IOException {
     // 'validate scenario.yaml' printed the table's header, no row, and 'end-to-end 0 -' above the error
     Path scenario = write("s.yaml", "kind: scenario\nmodel: llama-7b\nhardware: h100-sxm\n");

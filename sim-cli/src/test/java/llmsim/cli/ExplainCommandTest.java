@@ -171,6 +171,41 @@ class ExplainCommandTest {
         "inference", "--format", "json").get("difference").asText()).doesNotContain("the host it waits on");
   }
 
+  /**
+   * The gap's sentence gives the simulated rate with its unit: 'the simulation gives 17.46, -89% from the closed form'
+   * said of decode on 8 H100s, a number without one.
+   */
+  @Test
+  void aGapOfARate_givesTheSimulatedRateInTokensPerSecond() throws IOException {
+    for (String metric : List.of("decode_tokens_per_s", "prefill_tokens_per_s")) {
+      JsonNode j = json("explain", metric, "--model", "llama-65b", "--hardware", "hgx-h100-8x", "--task", "inference",
+          "--tp", "8", "--format", "json");
+      String gap = j.get("difference").asText();
+      assertThat(gap).as(metric).startsWith("the simulation gives " + Derivation.num(j.get("simulated").asDouble())
+          + " tokens/s, ");
+    }
+  }
+
+  /**
+   * The JSON's closed_form and simulated carry their unit in a 'unit' key: 'memory' is bytes (the table shows GiB),
+   * which neither the metric's name nor the numbers said.
+   */
+  @Test
+  void json_namesTheUnitOfClosedFormAndSimulated() throws IOException {
+    String[][] cases = {{"memory", "bytes"}, {"step_time_s", "s"}, {"ttft_s", "s"}, {"decode_tokens_per_s", "tokens/s"},
+        {"mfu", "ratio"}};
+    for (String[] c : cases) {
+      JsonNode j = json("explain", c[0], "--model", "llama-7b", "--hardware", "hgx-h100-8x", "--task",
+          c[0].equals("memory") || c[0].equals("step_time_s") || c[0].equals("mfu") ? "train" : "inference", "--tp", "8",
+          "--format", "json");
+      assertThat(j.path("unit").asText()).as(c[0]).isEqualTo(c[1]);
+    }
+    JsonNode memory = json("explain", "memory", "--model", "llama-7b", "--hardware", "h100-sxm", "--task", "inference",
+        "--format", "json");
+    // llama-7b's f16 weights alone are 2 bytes x 6.74e9 parameters: bytes, not GiB
+    assertThat(memory.get("simulated").asDouble()).isGreaterThan(2 * 6.7e9);
+  }
+
   /** MFU on several GPUs: its model FLOPs are one GPU's share of 6 x P x tokens, and the row says so. */
   @Test
   void mfu_onSeveralGpus_saysItsModelFlopsAreThisGpusShare() throws IOException {

@@ -529,6 +529,36 @@ class SimulateCommandTest {
         .asDouble(), org.assertj.core.data.Percentage.withPercentage(1e-9));
   }
 
+  /**
+   * A flag that sizes the job replaces the file's way of sizing it, as flags win over a file's keys: --tokens over a
+   * file's epochs x dataset_tokens was refused at the file's line ("'epochs' cannot go with tokens"), which no flag
+   * can unset, and so were --epochs with --dataset-tokens over its tokens and --requests over an inference file's tokens.
+   */
+  @Test
+  void aJobSizeFlag_replacesTheFilesJobSize() throws Exception {
+    var json = new com.fasterxml.jackson.databind.ObjectMapper();
+    String head = "kind: scenario\nhardware: hgx-h100-8x\nmodel: llama-7b\ntask: train\ntp: 8\n";
+    java.nio.file.Path epochs = java.nio.file.Files.writeString(dir.resolve("epochs.yaml"), head
+        + "epochs: 3\ndataset_tokens: 50B\n");
+    java.nio.file.Path tokens = java.nio.file.Files.writeString(dir.resolve("tokens.yaml"), head + "tokens: 1T\n");
+    java.nio.file.Path infer = java.nio.file.Files.writeString(dir.resolve("infer.yaml"), head.replace("train",
+        "inference") + "generate_tokens: 100\ntokens: 1M\n");
+    Object[][] cases = {{epochs, new String[] {"--tokens", "1T"}, 1e12}, {tokens, new String[] {"--epochs", "2",
+        "--dataset-tokens", "10B"}, 2 * 10e9}, {epochs, new String[] {"--dataset-tokens", "10B"}, 3 * 10e9},
+        {infer, new String[] {"--requests", "7"}, 7 * 100.0}};
+    for (Object[] c : cases) {
+      String[] args = CatalogOverrideTest.with(new String[] {"simulate", c[0].toString()}, CatalogOverrideTest.with(
+          (String[]) c[1], "--format", "json"));
+      CliRunner r = CliRunner.run(args);
+      assertThat(r.code()).as(String.join(" ", args) + ": " + r.err()).isZero();
+      assertThat(json.readTree(r.out()).get("job").get("tokens").asDouble()).as(String.join(" ", args))
+          .isEqualTo((double) c[2]);
+    }
+    // flags that size the job two ways are still refused
+    BadInputTest.assertBadInput(CliRunner.run("simulate", epochs.toString(), "--tokens", "1T", "--epochs", "2"),
+        "--epochs: cannot go with tokens");
+  }
+
   @Test
   void planAuto_saysThePlansThatCannotRun_apartFromThoseThatDoNotFit() throws Exception {
     // LLaMA-13B (40 layers, 40 heads) on 8 GPUs: tp 1, 2, 4, 8 (powers of two in a node), pp dividing the 40 layers

@@ -38,9 +38,19 @@ public final class ScenarioValues {
     return new ScenarioValues(Map.of());
   }
 
-  /** These values with {@code over}'s set keys taking precedence (flags over a file). */
+  /**
+   * These values with {@code over}'s set keys taking precedence (flags over a file). A job size in {@code over}
+   * replaces these values' own way of sizing the job: --tokens over a file's epochs x dataset_tokens was refused at the
+   * file's line, which no flag can unset ('epochs' or 'dataset_tokens' alone keeps the file's other one).
+   */
   public ScenarioValues overriddenBy(ScenarioValues over) {
     EnumMap<ScenarioKey, Object> m = new EnumMap<>(values);
+    if (over.has(ScenarioKey.TOKENS) || over.has(ScenarioKey.REQUESTS)) {
+      List.of(ScenarioKey.TOKENS, ScenarioKey.REQUESTS, ScenarioKey.EPOCHS, ScenarioKey.DATASET_TOKENS)
+          .forEach(m::remove);
+    } else if (over.has(ScenarioKey.EPOCHS) || over.has(ScenarioKey.DATASET_TOKENS)) {
+      List.of(ScenarioKey.TOKENS, ScenarioKey.REQUESTS).forEach(m::remove);
+    }
     m.putAll(over.values);
     return new ScenarioValues(m);
   }
