@@ -39,7 +39,7 @@ import org.openjdk.jmh.annotations.Warmup;
 @State(Scope.Thread)
 @BenchmarkMode(Mode.AverageTime)
 @OutputTimeUnit(TimeUnit.MILLISECONDS)
-@Fork(value = 1, jvmArgsAppend = {"--add-modules=jdk.incubator.vector", "-Xmx4g", "-XX:+UseTransparentHugePages"})
+@Fork(value = 1, jvmArgsAppend = {"--add-modules=jdk.incubator.vector", "-Xmx4g"})
 public class ClusterBench {
   SystemSpec cluster;
   ModelSpec llama65b;
@@ -66,7 +66,7 @@ public class ClusterBench {
 
   /** The same step with every one of the 2048 GPUs simulated; the default heap (no -Xmx). */
   @Benchmark
-  @Fork(value = 1, jvmArgsAppend = {"--add-modules=jdk.incubator.vector", "-XX:+UseTransparentHugePages"})
+  @Fork(value = 1, jvmArgsAppend = {"--add-modules=jdk.incubator.vector"})
   @Warmup(iterations = 1)
   @Measurement(iterations = 3)
   public Estimate llama65bOn2048A100EveryGpu() {
