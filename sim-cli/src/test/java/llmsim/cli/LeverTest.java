@@ -173,4 +173,21 @@ class LeverTest {
     assertBadInput(CliRunner.run(CatalogOverrideTest.with(base, "m2-ultra.memory.bandwidth_gb_per_s=2x,0.5x,2x")),
         "'2x' is " + (long) (2 * catalog) + " again (as '2x')");
   }
+
+  @Test
+  void decodeBoundByBandwidth_namesASmallerWeightFormat_onlyWhenThereIsOne() throws IOException {
+    // f16 weights: a 4-bit format reads a quarter of the bytes, so it is named (int4 for pytorch, q4_0 for llama.cpp)
+    assertThat(run(List.of("--model", "llama-7b", "--hardware", "m2-ultra", "--task", "inference", "--software",
+        "llama.cpp")).get("explanation").asText()).contains("a smaller weight format such as q4_0");
+    // weights already 4-bit: naming the format in use as the remedy would tell the reader to change nothing
+    for (List<String> scenario : List.of(
+        List.of("--model", "llama-65b", "--hardware", "m2-ultra", "--task", "inference", "--weights", "int4"),
+        List.of("--model", "llama-7b", "--hardware", "m2-ultra", "--task", "inference", "--software", "llama.cpp",
+            "--weights", "q4_0"))) {
+      JsonNode r = run(scenario);
+      assertThat(r.get("bound").asText()).as("%s", scenario).isEqualTo("device_memory");
+      String why = r.get("explanation").asText();
+      assertThat(why).as("%s", scenario).contains("More bandwidth").doesNotContain("smaller weight format");
+    }
+  }
 }

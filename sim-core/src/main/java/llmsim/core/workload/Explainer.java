@@ -11,6 +11,7 @@ import llmsim.core.hw.SystemSpec;
 import llmsim.core.memory.MemoryPlan;
 import llmsim.core.task.Offload;
 import llmsim.core.task.ParallelPlan;
+import llmsim.core.task.WeightFormat;
 import llmsim.core.util.Units;
 
 /** A sentence or two per result: what bounds it, and what would move it. */
@@ -51,10 +52,13 @@ public final class Explainer {
       case DEVICE_MEMORY -> {
         double bw = s.device().memoryBandwidthBytesPerSecond();
         if (!r.task().kind().training() && !Double.isNaN(r.decodeBytesPerToken())) {
+          // a smaller format is named only where the weights are wider than it: already 4-bit, it is no remedy
+          WeightFormat smaller = r.software().llamaCpp() != null ? WeightFormat.Q4_0 : WeightFormat.INT4;
+          boolean narrower = r.task().weights().bitsPerWeight() > smaller.bitsPerWeight();
           sb.append(String.format(Locale.US, "Bound by %s bandwidth (%s of the run): each decode step reads %s of weights and KV cache"
-                  + " (%.0f%% of the %s peak is used, MBU). More bandwidth, or a smaller weight format such as %s, would move it.",
+                  + " (%.0f%% of the %s peak is used, MBU). More bandwidth%s would move it.",
               s.unifiedMemory() ? "unified-memory" : "device-memory", pct, Units.gb(r.decodeBytesPerToken()), r.mbu() * 100,
-              Units.bandwidth(bw), r.software().llamaCpp() != null ? "q4_0" : "int4"));
+              Units.bandwidth(bw), narrower ? ", or a smaller weight format such as " + smaller.key() + "," : ""));
         } else {
           sb.append(String.format(Locale.US, "Bound by %s bandwidth (%s of the step): memory-bound ops (element-wise, attention at"
                   + " small batch, the optimizer) outweigh the GEMMs. A larger batch or fused kernels would move it.",
