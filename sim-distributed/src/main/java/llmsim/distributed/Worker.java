@@ -20,11 +20,14 @@ import picocli.CommandLine.Option;
  * --cluster HOST:PORT}). Start one per machine (or per process on a machine), each listing the others with
  * {@code --members}; it runs until stopped (Ctrl-C or TERM leave the cluster; a kill is survived by the sweep).
  */
-@Command(name = "worker", mixinStandardHelpOptions = true, description = {
-    "Run a worker for distributed sweeps: a Hazelcast member that computes chunks of the sweeps clients send",
-    "(llmsim sweep --backend hazelcast --cluster HOST:PORT). It runs until stopped. See docs/DISTRIBUTED.md.",
-    "Example, two machines: llmsim worker --host 10.0.0.1 --members 10.0.0.1,10.0.0.2 (and the same with --host",
-    "10.0.0.2 on the other)."})
+@Command(name = "llmsim worker", mixinStandardHelpOptions = true, description = {
+    "Run a worker for distributed sweeps: a Hazelcast member that computes chunks of the sweeps clients send "
+        + "(llmsim sweep --backend hazelcast --cluster HOST:PORT). It runs until stopped. See docs/DISTRIBUTED.md.",
+    "",
+    "Example, two machines:",
+    "  llmsim worker --host 10.0.0.1 --members 10.0.0.1,10.0.0.2   (on the first)",
+    "  llmsim worker --host 10.0.0.2 --members 10.0.0.1,10.0.0.2   (on the second)",
+    ""})
 public final class Worker implements Callable<Integer> {
   @CommandLine.Spec CommandLine.Model.CommandSpec spec; // bad input is reported on this command line's writers
   @Option(names = "--host", defaultValue = "127.0.0.1", paramLabel = "ADDR",
@@ -50,7 +53,23 @@ public final class Worker implements Callable<Integer> {
   public static void main(String[] args) {
     String[] rest = args.length > 0 && args[0].equals("worker") ? java.util.Arrays.copyOfRange(args, 1, args.length) : args;
     PrintWriter out = new PrintWriter(System.out, true);
-    System.exit(new CommandLine(new Worker(out)).execute(rest));
+    System.exit(commandLine(out).execute(rest));
+  }
+
+  /**
+   * The worker's command line: bad input is one line naming the flag and its rule, then where help is, and exit 2,
+   * as the other llmsim commands report it (picocli's default printed the whole usage after the message).
+   */
+  static CommandLine commandLine(PrintWriter out) {
+    CommandLine cl = new CommandLine(new Worker(out));
+    cl.setParameterExceptionHandler((ex, args) -> {
+      PrintWriter err = ex.getCommandLine().getErr();
+      err.println("error: " + ex.getMessage());
+      err.println("Try 'llmsim worker --help' for usage.");
+      err.flush();
+      return 2;
+    });
+    return cl;
   }
 
   @Override

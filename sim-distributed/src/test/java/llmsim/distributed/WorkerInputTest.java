@@ -13,7 +13,7 @@ class WorkerInputTest {
 
   static Run run(String... args) {
     StringWriter err = new StringWriter();
-    CommandLine cl = new CommandLine(new Worker(new PrintWriter(new StringWriter())));
+    CommandLine cl = Worker.commandLine(new PrintWriter(new StringWriter()));
     cl.setErr(new PrintWriter(err));
     return new Run(cl.execute(args), err.toString());
   }
@@ -23,9 +23,11 @@ class WorkerInputTest {
     // both came out of Hazelcast or the parser as a stack trace, exit 1
     Run port = run("--port", "99999");
     assertThat(port.code()).isEqualTo(2);
-    assertThat(port.err()).startsWith("--port must be 1 to 65535, was 99999").doesNotContain("\tat ");
+    assertThat(port.err()).startsWith("error: --port must be 1 to 65535, was 99999\nTry 'llmsim worker --help'")
+        .doesNotContain("\tat ").doesNotContain("Usage:");
     Run members = run("--members", "bad host:x");
     assertThat(members.code()).isEqualTo(2);
-    assertThat(members.err()).startsWith("--members: 'bad host:x' is not HOST:PORT").doesNotContain("\tat ");
+    assertThat(members.err()).startsWith("error: --members: 'bad host:x' is not HOST:PORT").doesNotContain("\tat ")
+        .doesNotContain("Usage:");
   }
 }
