@@ -235,8 +235,11 @@ public record Task(
 
   /**
    * Optimizer steps (inference: runs of the batch) a job of {@code jobTokens} takes: its tokens over a step's, but at
-   * least one, since a step is not run in part (one token of training still runs a step's batch; one request at batch
-   * 8 still waits out the batch's run). NaN where a step makes no tokens.
+   * least one, since a job smaller than a step still runs a whole one (one token of training still runs a step's
+   * batch; one request at batch 8 still waits out the batch's run). Above one step the count is not rounded: a
+   * partial last step is timed pro rata (a job of 1.5 steps' tokens is 1.5 steps), at most one step's time off for
+   * a job that would end it short (the JSON's {@code steps} says so by its fraction). NaN where a step makes no
+   * tokens.
    */
   public double jobSteps(double jobTokens) {
     long perStep = tokensPerStep();
