@@ -515,15 +515,19 @@ final class Derivation {
 
   private String value(double v) {
     return metric.endsWith("_s") && !metric.endsWith("per_s") ? seconds(v) : metric.equals("mfu") ? fraction(v)
-        : metric.equals("memory") ? Units.gib(v) : metric.endsWith("tokens_per_s") ? num(v) + " tokens/s" : num(v);
+        : metric.equals("memory") ? Units.gib(v) : metric.endsWith("tokens_per_s") ? num(v) + " " + unit() : num(v);
+  }
+
+  /** The unit of the metric's closed-form and simulated values: memory's are bytes, though its table shows GiB. */
+  private String unit() {
+    return metric.equals("memory") ? "bytes" : metric.equals("mfu") ? "ratio"
+        : metric.endsWith("tokens_per_s") ? "tokens/s" : "s";
   }
 
   Map<String, Object> json() {
     Map<String, Object> m = new LinkedHashMap<>();
     m.put("metric", metric);
-    // the unit of closed_form and simulated: memory's are bytes, though its table shows GiB
-    m.put("unit", metric.equals("memory") ? "bytes" : metric.equals("mfu") ? "ratio"
-        : metric.endsWith("tokens_per_s") ? "tokens/s" : "s");
+    m.put("unit", unit());
     m.put("hardware", r.system().id());
     m.put("model", r.model().id());
     m.put("task", r.task().kind().key());

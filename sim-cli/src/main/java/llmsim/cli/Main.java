@@ -138,37 +138,45 @@ public final class Main implements Runnable {
       }
       return 1;
     });
-    cl.setParameterExceptionHandler((ex, args) -> {
-      PrintWriter e = ex.getCommandLine().getErr();
-      if (ex instanceof CommandLine.OverwrittenOptionException o && o.getOverwritten() instanceof OptionSpec opt
-          && typedNames(opt, args).size() > 1) {
-        // '--batch 2 --micro-batch 4' was told "option '--micro-batch' (N) should be specified only once", a flag
-        // typed once: the two names are one option
-        e.println("error: " + String.join(" and ", typedNames(opt, args)) + " name one option, given more than once;"
-            + " give it one value");
-      } else if (ex instanceof CommandLine.UnmatchedArgumentException u && fileArgument(u) != null) {
-        // 'simulate --scenario job.yaml' (as compare, explain and memory take it) was offered --schedule
-        String label = fileArgument(u);
-        e.println("error: " + ex.getCommandLine().getCommandSpec().qualifiedName() + " reads its " + label.toLowerCase(
-            java.util.Locale.ROOT) + " file as its argument, not --scenario: " + ex.getCommandLine().getCommandSpec()
-            .qualifiedName() + " " + label + ".yaml [flags]");
-        e.println("Try '" + ex.getCommandLine().getCommandSpec().qualifiedName() + " --help' for usage.");
-        return EXIT_BAD_INPUT;
-      } else if (ex instanceof CommandLine.UnmatchedArgumentException u && scenarioArgument(u) != null) {
-        // 'memory job.yaml' (as simulate takes it) was told "Unmatched argument at index 1: 'job.yaml'"
-        String name = ex.getCommandLine().getCommandSpec().qualifiedName();
-        e.println("error: " + name + " reads a scenario file with --scenario, not as its argument: " + name
-            + " --scenario " + scenarioArgument(u) + " [flags]");
-        e.println("Try '" + name + " --help' for usage.");
-        return EXIT_BAD_INPUT;
-      } else {
-        e.println("error: " + ex.getMessage());
-      }
-      CommandLine.UnmatchedArgumentException.printSuggestions(ex, e);
+    cl.setParameterExceptionHandler(Main::reportBadInput);
+    return cl;
+  }
+
+  /**
+   * Bad input on the command line (an unknown option, a value out of range, a flag given twice): "error: " and what is
+   * wrong, the nearest options where picocli has them, and where help is; exit 2. Public for the commands that run
+   * outside this command tree ({@code llmsim worker}), so that they report bad input the same way.
+   */
+  public static int reportBadInput(CommandLine.ParameterException ex, String[] args) {
+    PrintWriter e = ex.getCommandLine().getErr();
+    String scenarioFile = ex instanceof CommandLine.UnmatchedArgumentException u ? scenarioArgument(u) : null;
+    if (ex instanceof CommandLine.OverwrittenOptionException o && o.getOverwritten() instanceof OptionSpec opt
+        && typedNames(opt, args).size() > 1) {
+      // '--batch 2 --micro-batch 4' was told "option '--micro-batch' (N) should be specified only once", a flag
+      // typed once: the two names are one option
+      e.println("error: " + String.join(" and ", typedNames(opt, args)) + " name one option, given more than once;"
+          + " give it one value");
+    } else if (ex instanceof CommandLine.UnmatchedArgumentException u && fileArgument(u) != null) {
+      // 'simulate --scenario job.yaml' (as compare, explain and memory take it) was offered --schedule
+      String label = fileArgument(u);
+      e.println("error: " + ex.getCommandLine().getCommandSpec().qualifiedName() + " reads its " + label.toLowerCase(
+          java.util.Locale.ROOT) + " file as its argument, not --scenario: " + ex.getCommandLine().getCommandSpec()
+          .qualifiedName() + " " + label + ".yaml [flags]");
       e.println("Try '" + ex.getCommandLine().getCommandSpec().qualifiedName() + " --help' for usage.");
       return EXIT_BAD_INPUT;
-    });
-    return cl;
+    } else if (scenarioFile != null) {
+      // 'memory job.yaml' (as simulate takes it) was told "Unmatched argument at index 1: 'job.yaml'"
+      String name = ex.getCommandLine().getCommandSpec().qualifiedName();
+      e.println("error: " + name + " reads a scenario file with --scenario, not as its argument: " + name
+          + " --scenario " + scenarioFile + " [flags]");
+      e.println("Try '" + name + " --help' for usage.");
+      return EXIT_BAD_INPUT;
+    } else {
+      e.println("error: " + ex.getMessage());
+    }
+    CommandLine.UnmatchedArgumentException.printSuggestions(ex, e);
+    e.println("Try '" + ex.getCommandLine().getCommandSpec().qualifiedName() + " --help' for usage.");
+    return EXIT_BAD_INPUT;
   }
 
   /**
@@ -200,8 +208,7 @@ public final class Main implements Runnable {
     if (u.getCommandLine().getCommandSpec().findOption("--scenario") == null) {
       return null;
     }
-    return u.getUnmatched().stream().filter(a -> !a.startsWith("-")).filter(a -> a.toLowerCase(
-        java.util.Locale.ROOT).endsWith(".yaml") || a.toLowerCase(java.util.Locale.ROOT).endsWith(".yml")).findFirst()
-        .orElse(null);
+    return u.getUnmatched().stream().filter(a -> !a.startsWith("-") && a.toLowerCase(java.util.Locale.ROOT)
+        .matches(".*\\.ya?ml")).findFirst().orElse(null);
   }
 }

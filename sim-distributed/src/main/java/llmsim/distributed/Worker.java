@@ -57,18 +57,13 @@ public final class Worker implements Callable<Integer> {
   }
 
   /**
-   * The worker's command line: bad input is one line naming the flag and its rule, then where help is, and exit 2,
-   * as the other llmsim commands report it (picocli's default printed the whole usage after the message).
+   * The worker's command line: bad input is reported as the other llmsim commands report it
+   * ({@link llmsim.cli.Main#reportBadInput}: "error: ..." and where help is, exit 2), where picocli's default printed
+   * the whole usage after the message.
    */
   static CommandLine commandLine(PrintWriter out) {
     CommandLine cl = new CommandLine(new Worker(out));
-    cl.setParameterExceptionHandler((ex, args) -> {
-      PrintWriter err = ex.getCommandLine().getErr();
-      err.println("error: " + ex.getMessage());
-      err.println("Try 'llmsim worker --help' for usage.");
-      err.flush();
-      return 2;
-    });
+    cl.setParameterExceptionHandler(llmsim.cli.Main::reportBadInput);
     return cl;
   }
 

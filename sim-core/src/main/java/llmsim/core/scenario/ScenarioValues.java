@@ -28,6 +28,10 @@ import llmsim.core.task.WeightFormat;
  * Rules that tie keys together are checked here, once, for flags, files and sweeps alike.
  */
 public final class ScenarioValues {
+  /** The two ways a job is sized: its tokens or requests directly, or epochs over a dataset's tokens. */
+  private static final List<ScenarioKey> DIRECT_JOB_SIZE = List.of(ScenarioKey.TOKENS, ScenarioKey.REQUESTS);
+  private static final List<ScenarioKey> EPOCH_JOB_SIZE = List.of(ScenarioKey.EPOCHS, ScenarioKey.DATASET_TOKENS);
+
   private final EnumMap<ScenarioKey, Object> values;
 
   public ScenarioValues(Map<ScenarioKey, Object> values) {
@@ -45,11 +49,11 @@ public final class ScenarioValues {
    */
   public ScenarioValues overriddenBy(ScenarioValues over) {
     EnumMap<ScenarioKey, Object> m = new EnumMap<>(values);
-    if (over.has(ScenarioKey.TOKENS) || over.has(ScenarioKey.REQUESTS)) {
-      List.of(ScenarioKey.TOKENS, ScenarioKey.REQUESTS, ScenarioKey.EPOCHS, ScenarioKey.DATASET_TOKENS)
-          .forEach(m::remove);
-    } else if (over.has(ScenarioKey.EPOCHS) || over.has(ScenarioKey.DATASET_TOKENS)) {
-      List.of(ScenarioKey.TOKENS, ScenarioKey.REQUESTS).forEach(m::remove);
+    if (DIRECT_JOB_SIZE.stream().anyMatch(over::has)) {
+      DIRECT_JOB_SIZE.forEach(m::remove);
+      EPOCH_JOB_SIZE.forEach(m::remove);
+    } else if (EPOCH_JOB_SIZE.stream().anyMatch(over::has)) {
+      DIRECT_JOB_SIZE.forEach(m::remove);
     }
     m.putAll(over.values);
     return new ScenarioValues(m);
@@ -331,7 +335,7 @@ public final class ScenarioValues {
   public long jobTokens(Task t) {
     long requested = requestTokens(t); // checked even beside --tokens: one job size, not two
     if (!t.kind().training()) {
-      for (ScenarioKey k : List.of(ScenarioKey.EPOCHS, ScenarioKey.DATASET_TOKENS)) {
+      for (ScenarioKey k : EPOCH_JOB_SIZE) {
         if (has(k)) {
           throw new ScenarioKeyException(k, "'" + k.key() + "' applies to training (passes over the tokens trained on);"
               + " the job of " + t.kind().key() + " is --requests (requests x generate_tokens) or --tokens (the tokens"
