@@ -266,6 +266,9 @@ final class AdviseCommand implements ScenarioOptions.Command, Callable<Integer> 
     out.print(t.render());
     out.println();
     out.println(explanation);
+    if (!ranked.isEmpty()) { // the first row's step, to draw (--out) or explain: the job's flags are not the step's
+      out.println("#1's step: " + ScenarioEcho.command(ranked.get(0).result()));
+    }
     // the batch column's "2 x 8" is explained where a row shows one, by that row's numbers
     String accumulated = ranked.stream().map(o -> o.result().task()).filter(k -> k.microBatches() > 1).findFirst()
         .map(k -> String.format(Locale.US, " batch %d x %d: %d micro-batches of %d per step;", k.batch(),
@@ -338,6 +341,9 @@ final class AdviseCommand implements ScenarioOptions.Command, Callable<Integer> 
       e.put("warnings", o.result().warnings());
       e.put("meets_constraints", c.meets(o));
       e.put("pareto", res.pareto().contains(o));
+      // the option's step as keys and as a command: simulate --out draws its timeline, explain derives its figures
+      e.put("scenario", ScenarioEcho.json(o.result()));
+      e.put("command", ScenarioEcho.command(o.result()));
       opts.add(e);
     }
     j.put("options", opts);

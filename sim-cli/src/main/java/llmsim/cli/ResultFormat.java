@@ -47,6 +47,8 @@ final class ResultFormat {
     m.put("prompt_tokens", training ? null : r.task().promptTokens());
     m.put("generate_tokens", training ? null : r.task().generateTokens());
     m.put("plan", planJson(r));
+    // every key that runs this step again, plan auto's choice written out: a file of them is the step
+    m.put("scenario", ScenarioEcho.json(r));
     m.put("step_time_s", finite(r.stepTimeSeconds()));
     m.put("tokens_per_s", finite(r.tokensPerSecond()));
     m.put("prefill_tokens_per_s", finite(r.prefillTokensPerSecond()));

@@ -161,6 +161,10 @@ class PlanRulesTest {
         given.out());
     assertThat(a.remove("warnings").toString()).contains("plan auto: ");
     assertThat(g.remove("warnings").toString()).isEqualTo("[]");
+    // plan auto searched without offload and its scenario says so; the plan given leaves offload at auto, which
+    // comes to the same here (the echo's own round trip: ScenarioEchoTest)
+    assertThat(a.remove("scenario").get("offload").asText()).isEqualTo("none");
+    assertThat(g.remove("scenario").has("offload")).isFalse();
     assertThat(g).isEqualTo(a);
     // inference: the tokens a run prompts and generates, and no training keys
     JsonNode serve = JSON.readTree(CliRunner.run("simulate", "--model", "llama-7b", "--hardware", "hgx-h100-8x",
