@@ -127,9 +127,12 @@ class ScenarioEchoTest {
         "train", "--plan", "auto", "--tokens", "1B", "--format", "json");
     JsonNode s = r.get("scenario");
     assertThat(s.has("plan")).isFalse();
-    assertThat(s.get("tp").asInt() * s.get("pp").asInt() * s.get("dp").asInt()).isEqualTo(64);
-    assertThat(s.get("tp").asInt()).isEqualTo(r.at("/plan/tp").asInt());
-    assertThat(s.get("pp").asInt()).isEqualTo(r.at("/plan/pp").asInt());
+    // tp and pp at 1, the table's default, are left out
+    assertThat(s.path("tp").asInt(1) * s.path("pp").asInt(1) * s.get("dp").asInt()).isEqualTo(64);
+    assertThat(s.path("tp").asInt(1)).isEqualTo(r.at("/plan/tp").asInt());
+    assertThat(s.path("pp").asInt(1)).isEqualTo(r.at("/plan/pp").asInt());
+    assertThat(s.has("seq_len")).isFalse(); // 2048, the default
+    assertThat(s.get("zero").asInt()).isEqualTo(r.at("/plan/zero").asInt()).isPositive();
     assertThat(s.has("tokens")).isFalse();
     assertThat(s.get("gpus").asInt()).isEqualTo(64);
   }
