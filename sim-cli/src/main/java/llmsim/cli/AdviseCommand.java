@@ -27,10 +27,8 @@ import llmsim.report.ReportFolder;
 import org.jfree.chart.JFreeChart;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
-import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
-import picocli.CommandLine.Spec;
 
 /** {@code llmsim advise}: which hardware and plan finish a job cheapest within a deadline and a budget. */
 @Command(name = "advise", description = {
@@ -40,15 +38,7 @@ import picocli.CommandLine.Spec;
     "ranks by cost among those meeting the constraints and shows the time-cost Pareto front. The job is --tokens",
     "(training, fine-tuning) or --requests (inference).",
     "Example: llmsim advise --model chatglm-6b --task finetune-lora --tokens 20M --deadline 1d --budget 50usd"})
-final class AdviseCommand implements ScenarioOptions.Command, Callable<Integer> {
-  @Spec CommandSpec spec;
-  ScenarioOptions scenario = new ScenarioOptions();
-
-  @Override
-  public ScenarioOptions scenario() {
-    return scenario;
-  }
-
+final class AdviseCommand extends ScenarioOptions.Command implements Callable<Integer> {
   @Parameters(arity = "0..1", paramLabel = "SCENARIO", description = "A scenario .yaml file (optional; flags override"
       + " its keys; its hardware, if any, is what is tried).")
   Path scenarioFile;

@@ -7,27 +7,16 @@ import llmsim.core.workload.StepResult;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
-import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Parameters;
-import picocli.CommandLine.Spec;
 
 /** {@code llmsim explain METRIC}: how one number of a simulated result comes about, step by step. */
 @Command(name = "explain", description = {
     "Derive one metric step by step, each input with its catalog field and source.",
     "Each formula is shown with its values, and the simulated value beside the closed form where the two differ.",
     "Example: llmsim explain decode_tokens_per_s --model llama-7b --hardware m2-ultra --task inference"})
-final class ExplainCommand implements ScenarioOptions.Command, Callable<Integer> {
-  @Spec CommandSpec spec;
-  ScenarioOptions scenario = new ScenarioOptions();
-
-  @Override
-  public ScenarioOptions scenario() {
-    return scenario;
-  }
-
-  @Override
-  public boolean takesJob() {
-    return false; // no job is sized or priced here
+final class ExplainCommand extends ScenarioOptions.Command implements Callable<Integer> {
+  ExplainCommand() {
+    super(false); // no job is sized or priced here
   }
 
   @Mixin Output output;

@@ -21,26 +21,16 @@ import llmsim.core.util.Units;
 import llmsim.core.workload.StepResult;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
-import picocli.CommandLine.Model.CommandSpec;
-import picocli.CommandLine.Spec;
 
 /** {@code llmsim memory}: where the bytes go, side by side per system, and whether it fits. */
 @Command(name = "memory", description = {
     "Bytes of weights, gradients, optimizer state, activations, KV cache and workspace against each system's usable capacity.",
     "Example: llmsim memory --model llama-65b --hardware m2-ultra,13900ks-h100 --task inference"})
-final class MemoryCommand implements ScenarioOptions.Command, Callable<Integer> {
-  @Spec CommandSpec spec;
-  ScenarioOptions scenario = new ScenarioOptions();
-
-  @Override
-  public ScenarioOptions scenario() {
-    return scenario;
+final class MemoryCommand extends ScenarioOptions.Command implements Callable<Integer> {
+  MemoryCommand() {
+    super(false); // no job is sized or priced here
   }
 
-  @Override
-  public boolean takesJob() {
-    return false; // no job is sized or priced here
-  }
   @Mixin Output output;
   @Mixin ScenarioFileOption scenarioFile;
 

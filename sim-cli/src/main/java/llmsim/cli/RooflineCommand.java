@@ -17,9 +17,7 @@ import llmsim.report.roofline.RooflineData;
 import org.jfree.chart.JFreeChart;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
-import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
-import picocli.CommandLine.Spec;
 
 /** {@code llmsim roofline}: roofline charts per system and an overlay, with the workload's ops if one is given. */
 @Command(name = "roofline", description = {
@@ -32,18 +30,9 @@ import picocli.CommandLine.Spec;
         + "4 ... 1,024 walks right toward the ridge; the critical batch size, where decode turns compute-bound, is marked on "
         + "the roof (or the chart says why decode never gets there: a long context's KV-cache reads grow with the batch).",
     "Example: llmsim roofline --hardware h100-sxm,m2-ultra --model llama-7b --task inference --out charts/"})
-final class RooflineCommand implements ScenarioOptions.Command, Callable<Integer> {
-  @Spec CommandSpec spec;
-  ScenarioOptions scenario = new ScenarioOptions();
-
-  @Override
-  public ScenarioOptions scenario() {
-    return scenario;
-  }
-
-  @Override
-  public boolean takesJob() {
-    return false; // no job is sized or priced here
+final class RooflineCommand extends ScenarioOptions.Command implements Callable<Integer> {
+  RooflineCommand() {
+    super(false); // no job is sized or priced here
   }
 
   @Option(names = "--out", required = true, paramLabel = "DIR", description = "Folder for roofline-<id>.png/svg and roofline-overlay.png/svg.")

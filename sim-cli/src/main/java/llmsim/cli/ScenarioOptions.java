@@ -22,6 +22,7 @@ import llmsim.hw.scenario.ScenarioFile;
 import llmsim.hw.scenario.ScenarioFile.Raw;
 import llmsim.hw.yaml.InputException;
 import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Spec;
 import picocli.CommandLine.Model.ISetter;
 import picocli.CommandLine.Model.OptionSpec;
 
@@ -31,17 +32,33 @@ import picocli.CommandLine.Model.OptionSpec;
  * of a scenario file; anything unset takes the task's default.
  */
 final class ScenarioOptions {
-  /** A command that takes the scenario flags. */
-  interface Command {
-    ScenarioOptions scenario();
+  /** A command that takes the scenario flags: their values, its spec, and whether it takes a job's keys too. */
+  @picocli.CommandLine.Command // so that picocli injects the spec into the commands that extend it
+  abstract static class Command {
+    @Spec CommandSpec spec;
+    ScenarioOptions scenario = new ScenarioOptions();
+    private final boolean takesJob;
+
+    /** A command that sizes and prices a job (simulate, compare, advise). */
+    Command() {
+      this(true);
+    }
 
     /**
-     * Whether the command sizes and prices a job, and so takes the job's keys ({@link ScenarioKey#jobKey}: --tokens,
-     * --requests, --price ...). One that does not (memory, roofline, explain, sweep-chart) hides their flags and
-     * refuses them when given, rather than ignoring them without a word.
+     * {@code takesJob}: whether the command sizes and prices a job, and so takes the job's keys ({@link
+     * ScenarioKey#jobKey}: --tokens, --requests, --price ...). One that does not (memory, roofline, explain,
+     * sweep-chart) hides their flags and refuses them when given, rather than ignoring them without a word.
      */
-    default boolean takesJob() {
-      return true;
+    Command(boolean takesJob) {
+      this.takesJob = takesJob;
+    }
+
+    ScenarioOptions scenario() {
+      return scenario;
+    }
+
+    boolean takesJob() {
+      return takesJob;
     }
   }
 

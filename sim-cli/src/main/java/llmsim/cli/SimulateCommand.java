@@ -11,23 +11,14 @@ import llmsim.core.workload.StepResult;
 import llmsim.hw.scenario.ScenarioFile;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
-import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Parameters;
-import picocli.CommandLine.Spec;
 
 /** {@code llmsim simulate [SCENARIO.yaml] [flags]}: one scenario, event by event. */
 @Command(name = "simulate", description = {
     "Simulate one training step or one inference run, event by event, and say what bounds it.",
     "Keys of SCENARIO.yaml are the flags with underscores (batch, seq_len, ...); flags override the file.",
     "Example: llmsim simulate --model llama-7b --hardware m2-ultra --task inference --generate-tokens 128"})
-class SimulateCommand implements ScenarioOptions.Command, Callable<Integer> {
-  @Spec CommandSpec spec;
-  ScenarioOptions scenario = new ScenarioOptions();
-
-  @Override
-  public ScenarioOptions scenario() {
-    return scenario;
-  }
+class SimulateCommand extends ScenarioOptions.Command implements Callable<Integer> {
   @Mixin Output output;
   @Mixin ReportOutput report;
 

@@ -20,28 +20,18 @@ import llmsim.report.ReportFolder;
 import llmsim.report.SweepChart;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
-import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
-import picocli.CommandLine.Spec;
 
 /** {@code llmsim sweep-chart}: a metric against model size for several systems, marking where offload starts. */
 @Command(name = "sweep-chart", description = {
     "Chart tokens/s or step time against model size on several systems (sweep.png, sweep.svg).",
     "It shows where an 80 GB card starts offloading and a 192 GB M2 Ultra does not, and prints the points.",
     "Example: llmsim sweep-chart --hardware m2-ultra,13900ks-h100 --models llama-7b,llama-13b,llama-33b,llama-65b --task inference --out charts/"})
-final class SweepChartCommand implements ScenarioOptions.Command, Callable<Integer> {
-  @Spec CommandSpec spec;
-  ScenarioOptions scenario = new ScenarioOptions();
-
-  @Override
-  public ScenarioOptions scenario() {
-    return scenario;
+final class SweepChartCommand extends ScenarioOptions.Command implements Callable<Integer> {
+  SweepChartCommand() {
+    super(false); // no job is sized or priced here
   }
 
-  @Override
-  public boolean takesJob() {
-    return false; // no job is sized or priced here
-  }
   @Mixin Output output;
 
   @Option(names = "--models", required = true, split = ",", paramLabel = "M[,M...]", description = "Models to sweep, smallest to largest.")
