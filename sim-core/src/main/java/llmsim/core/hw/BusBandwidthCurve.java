@@ -46,8 +46,22 @@ public record BusBandwidthCurve(int ranks, List<Double> bytes, List<Double> busB
     }
   }
 
-  /** The measured bus bandwidth at {@code size} bytes (B/s), as the class comment reads the curve. */
+  /**
+   * The measured bus bandwidth at {@code size} bytes (B/s), as the class comment reads the curve, held so that a
+   * larger message never takes less time ({@code size / busbw}) than a smaller measured one: a table's busbw is
+   * rounded (nccl-tests prints two decimals, so small sizes' times dip and rise by several percent), and more bytes
+   * through the same ring cannot finish sooner.
+   */
   public double busBandwidth(double size) {
+    double slowest = 0;
+    for (int i = 0; i < bytes.size() && bytes.get(i) <= size; i++) {
+      slowest = Math.max(slowest, bytes.get(i) / busBytesPerSecond.get(i));
+    }
+    double read = interpolated(size);
+    return slowest > 0 ? Math.min(read, size / slowest) : read;
+  }
+
+  private double interpolated(double size) {
     int last = bytes.size() - 1;
     if (size >= bytes.get(last)) {
       return busBytesPerSecond.get(last);

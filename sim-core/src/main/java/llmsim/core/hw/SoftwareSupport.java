@@ -86,6 +86,16 @@ public final class SoftwareSupport {
           + " weights; use " + (w == WeightFormat.INT4 ? "q4_0 or q4_k" : "q8_0") + ", or a profile that runs "
           + w.key() + " (pytorch, tensorrt-llm" + (w == WeightFormat.FP8 ? "" : ", mlx") + ")");
     }
+    if (sw.llamaCpp() != null && (t.precision() == Precision.FP8
+        || t.precision() == Precision.INT8 && !ggmlBlockFormat(w))) {
+      // ggml's GEMMs are f16/f32 (cuBLAS, Metal, its own) and, on quantised block weights, its int8 MMQ kernels
+      // (activations quantised to q8_1): it has no fp8 GEMM, and no int8 one for f16/bf16/f32 weights; timed at
+      // the fp8 or int8 peak, its prefill of f16 weights ran faster than its own f16 one
+      throw new ScenarioKeyException(ScenarioKey.PRECISION, "'precision' " + t.precision().key() + " is not a GEMM"
+          + " llama.cpp runs: " + (t.precision() == Precision.FP8 ? "llama.cpp has no fp8 GEMM kernels"
+              : "its int8 kernels (MMQ) compute on quantised weights, not " + w.key() + " ones")
+          + "; use precision fp16 (or fp32), or int8 with weights q8_0, q4_0 or q4_k");
+    }
     if (w == WeightFormat.NF4 && apple) {
       // bitsandbytes' kernels are CUDA (and ROCm) builds; it has no Metal (MPS) backend to dequantise NF4 on
       throw new ScenarioKeyException(ScenarioKey.WEIGHTS, "'weights' nf4 is bitsandbytes' 4-bit NormalFloat"

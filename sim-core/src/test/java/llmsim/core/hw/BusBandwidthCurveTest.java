@@ -51,6 +51,25 @@ class BusBandwidthCurveTest {
   }
 
   @Test
+  void aLargerMessage_neverTakesLessTime_whereTheTablesRoundedBusbwDips() {
+    // nvlink3's table at 1, 2, 4 and 8 KB: busbw to two decimals, so 4 KB's 0.17 reads as 24.1 us where 2 KB's 0.08
+    // takes 25.6; more bytes through the same ring cannot finish sooner (a 10-token prefill's all-reduces were faster
+    // than a 1-token one's, so a longer prompt lowered the TTFT)
+    BusBandwidthCurve c = new BusBandwidthCurve(8, List.of(1024.0, 2048.0, 4096.0, 8192.0),
+        List.of(0.04e9, 0.08e9, 0.17e9, 0.33e9), "test");
+    double slowest = 2048.0 / 0.08e9; // the slowest measured time at or below 4 KB (1 KB's is the same)
+    assertThat(4096.0 / c.busBandwidth(4096.0)).isCloseTo(slowest, within(1e-15));
+    double previous = 0;
+    for (double size = 512; size <= 16384; size *= 1.05) {
+      double time = size / c.busBandwidth(size);
+      assertThat(time).as("time at %.0f B", size).isGreaterThanOrEqualTo(previous * (1 - 1e-12));
+      previous = time;
+    }
+    // where the table's times do not dip it reads as before
+    assertThat(c.busBandwidth(2048.0)).isCloseTo(0.08e9, within(1e-3));
+  }
+
+  @Test
   void aCurve_withUnsortedSizes_orMismatchedLengths_orOneRank_isRejected() {
     assertThatThrownBy(() -> new BusBandwidthCurve(8, List.of(2.0, 1.0), List.of(1.0, 2.0), "s"))
         .hasMessageContaining("sizes must increase");
