@@ -139,68 +139,112 @@ public record Task(
   }
 
   public Task withBatch(int b) {
-    return new Task(kind, precision, weights, b, seqLen, promptTokens, generateTokens, microBatches,
-        recompute, loraRank, prefixTokens, offload, context, kvCache, gpuLayers, plan, globalBatch, loraTargets, optimizer);
+    return with(f -> f.batch = b);
   }
 
   public Task withGpuLayers(int layers) {
-    return new Task(kind, precision, weights, batch, seqLen, promptTokens, generateTokens, microBatches,
-        recompute, loraRank, prefixTokens, offload, context, kvCache, layers, plan, globalBatch, loraTargets, optimizer);
+    return with(f -> f.gpuLayers = layers);
   }
 
   public Task withContext(int tokens) {
     if (kind.training()) {
-      return new Task(kind, precision, weights, batch, tokens, promptTokens, generateTokens, microBatches,
-          recompute, loraRank, prefixTokens, offload, context, kvCache, gpuLayers, plan, globalBatch, loraTargets, optimizer);
+      return with(f -> f.seqLen = tokens);
     }
     if (context > 0) {
-      return new Task(kind, precision, weights, batch, seqLen, promptTokens, generateTokens, microBatches,
-          recompute, loraRank, prefixTokens, offload, tokens, kvCache, gpuLayers, plan, globalBatch, loraTargets, optimizer);
+      return with(f -> f.context = tokens);
     }
     int prompt = Math.max(1, tokens - generateTokens);
-    return new Task(kind, precision, weights, batch, seqLen, prompt, tokens - prompt, microBatches,
-        recompute, loraRank, prefixTokens, offload, context, kvCache, gpuLayers, plan, globalBatch, loraTargets, optimizer);
+    return with(f -> {
+      f.promptTokens = prompt;
+      f.generateTokens = tokens - prompt;
+    });
   }
 
   public Task withPrecision(Precision p) {
-    return new Task(kind, p, weights, batch, seqLen, promptTokens, generateTokens, microBatches,
-        recompute, loraRank, prefixTokens, offload, context, kvCache, gpuLayers, plan, globalBatch, loraTargets, optimizer);
+    return with(f -> f.precision = p);
   }
 
   public Task withWeights(WeightFormat w) {
-    return new Task(kind, precision, w, batch, seqLen, promptTokens, generateTokens, microBatches,
-        recompute, loraRank, prefixTokens, offload, context, kvCache, gpuLayers, plan, globalBatch, loraTargets, optimizer);
+    return with(f -> f.weights = w);
   }
 
   public Task withPlan(ParallelPlan p) {
-    return new Task(kind, precision, weights, batch, seqLen, promptTokens, generateTokens, microBatches,
-        recompute, loraRank, prefixTokens, offload, context, kvCache, gpuLayers, p, globalBatch, loraTargets, optimizer);
+    return with(f -> f.plan = p);
   }
 
   public Task withRecompute(Recompute r) {
-    return new Task(kind, precision, weights, batch, seqLen, promptTokens, generateTokens, microBatches,
-        r, loraRank, prefixTokens, offload, context, kvCache, gpuLayers, plan, globalBatch, loraTargets, optimizer);
+    return with(f -> f.recompute = r);
   }
 
   /** This task with {@code n} micro-batches per optimizer step. */
   public Task withMicroBatches(int n) {
-    return new Task(kind, precision, weights, batch, seqLen, promptTokens, generateTokens, n,
-        recompute, loraRank, prefixTokens, offload, context, kvCache, gpuLayers, plan, globalBatch, loraTargets, optimizer);
+    return with(f -> f.microBatches = n);
   }
 
   public Task withLoraTargets(java.util.Set<LoraTarget> targets) {
-    return new Task(kind, precision, weights, batch, seqLen, promptTokens, generateTokens, microBatches,
-        recompute, loraRank, prefixTokens, offload, context, kvCache, gpuLayers, plan, globalBatch, targets, optimizer);
+    return with(f -> f.loraTargets = targets);
   }
 
   public Task withOptimizer(TrainingOptimizer o) {
-    return new Task(kind, precision, weights, batch, seqLen, promptTokens, generateTokens, microBatches,
-        recompute, loraRank, prefixTokens, offload, context, kvCache, gpuLayers, plan, globalBatch, loraTargets, o);
+    return with(f -> f.optimizer = o);
   }
 
   public Task withOffload(Offload o) {
-    return new Task(kind, precision, weights, batch, seqLen, promptTokens, generateTokens, microBatches,
-        recompute, loraRank, prefixTokens, o, context, kvCache, gpuLayers, plan, globalBatch, loraTargets, optimizer);
+    return with(f -> f.offload = o);
+  }
+
+  /** This task with the fields {@code change} sets changed, checked as a new task is. */
+  private Task with(java.util.function.Consumer<Fields> change) {
+    Fields f = new Fields(this);
+    change.accept(f);
+    return new Task(f.kind, f.precision, f.weights, f.batch, f.seqLen, f.promptTokens, f.generateTokens,
+        f.microBatches, f.recompute, f.loraRank, f.prefixTokens, f.offload, f.context, f.kvCache, f.gpuLayers, f.plan,
+        f.globalBatch, f.loraTargets, f.optimizer);
+  }
+
+  /** A task's fields, to change some of them (the with- methods) and make a task of them again. */
+  private static final class Fields {
+    TaskKind kind;
+    Precision precision;
+    WeightFormat weights;
+    int batch;
+    int seqLen;
+    int promptTokens;
+    int generateTokens;
+    int microBatches;
+    Recompute recompute;
+    int loraRank;
+    int prefixTokens;
+    Offload offload;
+    int context;
+    KvCacheFormat kvCache;
+    int gpuLayers;
+    ParallelPlan plan;
+    int globalBatch;
+    java.util.Set<LoraTarget> loraTargets;
+    TrainingOptimizer optimizer;
+
+    Fields(Task t) {
+      kind = t.kind;
+      precision = t.precision;
+      weights = t.weights;
+      batch = t.batch;
+      seqLen = t.seqLen;
+      promptTokens = t.promptTokens;
+      generateTokens = t.generateTokens;
+      microBatches = t.microBatches;
+      recompute = t.recompute;
+      loraRank = t.loraRank;
+      prefixTokens = t.prefixTokens;
+      offload = t.offload;
+      context = t.context;
+      kvCache = t.kvCache;
+      gpuLayers = t.gpuLayers;
+      plan = t.plan;
+      globalBatch = t.globalBatch;
+      loraTargets = t.loraTargets;
+      optimizer = t.optimizer;
+    }
   }
 
   /**
