@@ -257,7 +257,7 @@ final class AdviseCommand extends ScenarioOptions.Command implements Callable<In
     out.println();
     out.println(explanation);
     if (!ranked.isEmpty()) { // the first row's step, to draw (--out) or explain: the job's flags are not the step's
-      out.println("#1's step: " + ScenarioEcho.command(ranked.get(0).result()));
+      out.println("#1's step: " + ScenarioEcho.command(ranked.get(0).result(), r.catalog()));
     }
     // the batch column's "2 x 8" is explained where a row shows one, by that row's numbers
     String accumulated = ranked.stream().map(o -> o.result().task()).filter(k -> k.microBatches() > 1).findFirst()
@@ -333,7 +333,7 @@ final class AdviseCommand extends ScenarioOptions.Command implements Callable<In
       e.put("pareto", res.pareto().contains(o));
       // the option's step as keys and as a command: simulate --out draws its timeline, explain derives its figures
       e.put("scenario", ScenarioEcho.json(o.result()));
-      e.put("command", ScenarioEcho.command(o.result()));
+      e.put("command", ScenarioEcho.command(o.result(), r.catalog()));
       opts.add(e);
     }
     j.put("options", opts);

@@ -66,6 +66,24 @@ final class ScenarioEcho {
     return String.join(" ", words);
   }
 
+  /**
+   * As {@link #command(StepResult)}, with the --set changes of {@code catalog} (the one the step ran on) that touch its
+   * system or model: without them the command runs the catalog's figures, not the step's. A change to another
+   * system's part is left out, since simulate refuses a --set on a part its run does not use.
+   */
+  static String command(StepResult r, llmsim.hw.catalog.Catalog catalog) {
+    StringBuilder b = new StringBuilder(command(r));
+    java.util.Set<String> parts = ScenarioOptions.Resolved.partIds(catalog, List.of(r.system()), List.of(r.model()));
+    for (llmsim.hw.catalog.FieldOverride o : catalog.overrides()) {
+      if (parts.contains(o.target())) {
+        String assignment = o.flag().substring("--set ".length());
+        b.append(" --set ").append(assignment.matches("[A-Za-z0-9_.,:=+/@%-]+") ? assignment
+            : "'" + assignment.replace("'", "'\\''") + "'");
+      }
+    }
+    return b.toString();
+  }
+
   /** The build a dated profile ran at, where it is not the profile's own; a date recorded on another profile. */
   private static String softwareDate(SoftwareProfile sw) {
     SoftwareProfile own = SoftwareProfiles.find(sw.id()).orElse(sw);

@@ -121,6 +121,31 @@ class ScenarioEchoTest {
     }
   }
 
+  /**
+   * A --set changes the catalog advise ran, so an option's command must carry the changes that touch its system or
+   * model (and no other: simulate refuses a change to a part it does not run). Without it the H100's command ran the
+   * catalog's 3.35 TB/s where the option was ranked at 1 TB/s.
+   */
+  @Test
+  void adviseOptions_commandsCarryTheSetChangesTheirStepRan() throws IOException {
+    String set = "h100-sxm.memory.bandwidth_gb_per_s=1000";
+    JsonNode advice = json("advise", "--model", "llama-7b", "--task", "finetune-lora", "--tokens", "20M",
+        "--hardware", "h100-sxm,rtx4090", "--set", set, "--format", "json");
+    JsonNode options = advice.get("options");
+    assertThat(options.size()).isEqualTo(2);
+    for (JsonNode o : options) {
+      String command = o.get("command").asText();
+      boolean h100 = o.get("hardware").asText().equals("h100-sxm");
+      assertThat(command.contains(" --set " + set)).as(command).isEqualTo(h100);
+      JsonNode run = json(commandArgs(command));
+      assertThat(run.get("tokens_per_s").asDouble()).as(command).isEqualTo(o.get("tokens_per_s").asDouble());
+      if (h100) { // the change matters: the catalog's H100 is faster than one at 30% of its memory bandwidth
+        JsonNode catalogs = json(commandArgs(command.replace(" --set " + set, "")));
+        assertThat(catalogs.get("tokens_per_s").asDouble()).isGreaterThan(o.get("tokens_per_s").asDouble());
+      }
+    }
+  }
+
   @Test
   void planAuto_isEchoedAsThePlanItChose_andTheJobsKeysAreLeftOut() throws IOException {
     JsonNode r = json("simulate", "--model", "llama-65b", "--hardware", "a100-80gb-cluster", "--gpus", "64", "--task",
