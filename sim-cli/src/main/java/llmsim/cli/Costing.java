@@ -30,14 +30,26 @@ record Costing(PriceBook book, CostBasis basis) {
    */
   static Costing of(ScenarioOptions.Resolved r) {
     try {
-      return of(r.jobTokens() > 0, r.costKeysGiven(), r.cost(), r.priceFiles());
+      return of(r.jobTokens() > 0, r.costKeysGiven(), r.cost(), r.priceFiles(), ownDevices(r));
     } catch (ScenarioKeyException e) { // at the flag, or at the scenario file's line
       throw ScenarioOptions.locate(e, r.flags(), r.file());
     }
   }
 
-  /** The costing of a job ({@code sized}), or null without one; {@code priced}: a price key was given. */
-  static Costing of(boolean sized, boolean priced, CostBasis basis, List<String> files) {
+  /**
+   * The devices of the run's own hardware files (--hardware my-gpu.yaml): a --price or a price file may name them, as
+   * it names a catalog device.
+   */
+  private static List<Device> ownDevices(ScenarioOptions.Resolved r) {
+    return r.hardware().stream().filter(Catalog::looksLikeFile).map(h -> r.catalog().system(h, "--hardware").device())
+        .toList();
+  }
+
+  /**
+   * The costing of a job ({@code sized}), or null without one; {@code priced}: a price key was given; {@code own}: the
+   * devices of the run's own hardware files, priceable as the catalog's are.
+   */
+  static Costing of(boolean sized, boolean priced, CostBasis basis, List<String> files, List<Device> own) {
     if (!sized) {
       if (priced) {
         throw new BadFlagException("--price, --pricing and the other cost flags price a job: give its size with"
@@ -45,14 +57,18 @@ record Costing(PriceBook book, CostBasis basis) {
       }
       return null;
     }
-    return of(basis, files);
+    return of(basis, files, own);
   }
 
-  /** The bundled prices plus {@code files}, with {@code basis}; every --price device checked against the catalog. */
-  static Costing of(CostBasis basis, List<String> files) {
+  /**
+   * The bundled prices plus {@code files}, with {@code basis}; every --price device checked against the catalog and
+   * {@code own}, the devices of the run's own hardware files.
+   */
+  static Costing of(CostBasis basis, List<String> files, List<Device> own) {
     Catalog c = Catalog.bundled();
     List<String> ids = new ArrayList<>(c.devices().stream().map(Device::id).toList());
     c.devices().forEach(d -> ids.addAll(d.aliases()));
+    own.forEach(d -> ids.add(d.id()));
     for (PriceOverride o : basis.overrides()) {
       if (!ids.contains(o.device())) {
         c.systemNamedAsDevice(o.device()).ifPresent(why -> {
@@ -65,7 +81,7 @@ record Costing(PriceBook book, CostBasis basis) {
     }
     List<Offer> more = new ArrayList<>();
     for (String f : files) {
-      more.addAll(PriceCatalog.read(Path.of(f)));
+      more.addAll(PriceCatalog.read(Path.of(f), own));
     }
     PriceBook book = PriceCatalog.bundled().with(more);
     // a provider no offer names (a typo: --provider awss) would leave every job unpriced with "no offer from awss"

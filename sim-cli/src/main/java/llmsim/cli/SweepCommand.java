@@ -139,7 +139,7 @@ final class SweepCommand implements ScenarioOptions.GridCommand, Callable<Intege
     AtomicFiles.Staged staged;
     try {
       Map<ScenarioKey, List<String>> axes = axes();
-      SweepCosts costs = SweepCosts.of(this.job);
+      SweepCosts costs = SweepCosts.of(this.job, axes.get(ScenarioKey.HARDWARE));
       SweepGrid grid = inGridFile(() -> new SweepGrid(axes, Catalog.bundled().withOverrides(sets), costs));
       ScenarioOptions.refuseUnusedOverrides(grid.catalog, grid.systems, grid.models);
       if (costs != null) {

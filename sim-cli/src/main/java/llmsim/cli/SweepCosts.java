@@ -25,13 +25,19 @@ final class SweepCosts {
     this.costing = costing;
   }
 
-  /** The job the flags give, or null when they give no size; a price flag without a size is refused. */
-  static SweepCosts of(ScenarioOptions flags) {
+  /**
+   * The job the flags give, or null when they give no size; a price flag without a size is refused. {@code hardware}:
+   * the grid's hardware values, whose own files' devices a price may name.
+   */
+  static SweepCosts of(ScenarioOptions flags, java.util.List<String> hardware) {
     ScenarioValues v = flags.values();
     try {
       long tokens = v.tokens();
+      java.util.List<llmsim.core.hw.Device> own = hardware == null ? java.util.List.of() : hardware.stream()
+          .filter(llmsim.hw.catalog.Catalog::looksLikeFile)
+          .map(h -> llmsim.hw.catalog.Catalog.bundled().system(h, "--hardware").device()).toList();
       Costing c = Costing.of(tokens > 0 || v.has(llmsim.core.scenario.ScenarioKey.REQUESTS), v.pricesGiven(),
-          v.costBasis(), v.priceEntries().files());
+          v.costBasis(), v.priceEntries().files(), own);
       return c == null ? null : new SweepCosts(v, c);
     } catch (ScenarioKeyException e) {
       throw ScenarioOptions.locate(e, flags.flags(), null);

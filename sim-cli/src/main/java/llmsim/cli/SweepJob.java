@@ -165,7 +165,8 @@ record SweepJob(String id, EnumMap<ScenarioKey, ArrayList<String>> axes, ArrayLi
       return GRIDS.computeIfAbsent(id, k -> {
         Map<ScenarioKey, List<String>> raw = new EnumMap<>(ScenarioKey.class);
         raw.putAll(axes);
-        SweepCosts costs = jobFlags.isEmpty() ? null : SweepCosts.of(ScenarioOptions.of(jobFlags));
+        SweepCosts costs = jobFlags.isEmpty() ? null : SweepCosts.of(ScenarioOptions.of(jobFlags),
+            axes.get(ScenarioKey.HARDWARE));
         return new Built(new SweepGrid(raw, llmsim.hw.catalog.Catalog.bundled().withOverrides(sets), costs), costs);
       });
     }

@@ -99,6 +99,37 @@ class JobCostCliTest {
   }
 
   @Test
+  void aDeviceOfTheUsersOwnFile_isPricedByPrice_andByAPriceFile() throws IOException {
+    // --hardware my-4090.yaml with --price my-4090=0.3usd/h was refused as an unknown device (QA16): the price check
+    // knew the catalog's devices only, so a user's own GPU could not be costed at all
+    String device;
+    try (var in = llmsim.hw.catalog.Catalog.class.getResourceAsStream("/llmsim/catalog/devices/rtx4090.yaml")) {
+      device = new String(in.readAllBytes(), java.nio.charset.StandardCharsets.UTF_8)
+          .replaceFirst("(?m)^id: .*$", "id: my-4090").replaceFirst("(?m)^aliases:.*\n", "");
+    }
+    Path gpu = Files.writeString(dir.resolve("my-4090.yaml"), device);
+    String[] base = {"simulate", "--model", "llama-7b", "--task", "finetune-lora", "--hardware", gpu.toString(),
+        "--tokens", "1M", "--format", "json"};
+    JsonNode flag = job(CatalogOverrideTest.with(base, "--price", "my-4090=0.3usd/h"));
+    double hours = flag.get("wall_time_s").asDouble() / 3600; // one GPU
+    assertThat(flag.get("cost").asDouble()).isCloseTo(0.3 * hours, within(1e-9));
+    Path prices = Files.writeString(dir.resolve("prices.yaml"), String.join("\n", "kind: prices", "provider: me",
+        "offers:", "  - device: my-4090", "    pricing: on-demand", "    amount: 0.3", "    currency: USD",
+        "    date: \"2026-11-01\"", "    source: my invoice", ""));
+    assertThat(job(CatalogOverrideTest.with(base, "--price", prices.toString())).get("cost").asDouble())
+        .isCloseTo(0.3 * hours, within(1e-9));
+    // a device neither the catalog nor the run's files have is still refused
+    assertBadInput(run(base, "--price", "my-4091=0.3usd/h"), "--price: unknown device 'my-4091'");
+    // a sweep prices it too: its row's cost is the same job's
+    CliRunner sweep = CliRunner.run("sweep", "--models", "llama-7b", "--tasks", "finetune-lora", "--hardware",
+        gpu.toString(), "--mode", "simulate", "--tokens", "1M", "--price", "my-4090=0.3usd/h",
+        "--format", "jsonl");
+    assertThat(sweep.code()).as(sweep.err()).isZero();
+    assertThat(new ObjectMapper().readTree(sweep.out().lines().findFirst().orElseThrow()).get("cost").asDouble())
+        .isCloseTo(0.3 * hours, within(1e-9));
+  }
+
+  @Test
   void badPriceInputs_areBadInput_namingTheFlagOrFileLine() throws IOException {
     String[] base = {"simulate", "--model", "llama-7b", "--hardware", "t4", "--tokens", "1M"};
     assertBadInput(run(base, "--price", "t4=abc"), "--price: must be an amount and a three-letter currency");

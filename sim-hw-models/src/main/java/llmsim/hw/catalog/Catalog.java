@@ -606,7 +606,8 @@ public final class Catalog {
     return aliases.getOrDefault(idOrAlias, idOrAlias);
   }
 
-  static boolean looksLikeFile(String s) {
+  /** Whether a --hardware or --model value names a file (a path or a .yaml/.json name) rather than an id. */
+  public static boolean looksLikeFile(String s) {
     if (s.endsWith(".yaml") || s.endsWith(".yml") || s.endsWith(".json") || s.contains("/")) {
       return true;
     }

@@ -66,7 +66,12 @@ public final class PriceCatalog {
 
   /** A user's price file: schema-checked, every device named checked against the catalog. */
   public static List<Offer> read(Path file) {
-    return bind(checked(TreeReader.readFile(file)), Catalog.bundled());
+    return read(file, List.of());
+  }
+
+  /** As {@link #read(Path)}, a device of the user's own files ({@code own}: the run's) priceable too. */
+  public static List<Offer> read(Path file, java.util.Collection<Device> own) {
+    return bind(checked(TreeReader.readFile(file)), Catalog.bundled(), own);
   }
 
   private static Node checked(Node n) {
@@ -76,8 +81,13 @@ public final class PriceCatalog {
 
   /** The offers of a checked prices document; an unknown device is reported at its line with the nearest ids. */
   static List<Offer> bind(Node n, Catalog c) {
+    return bind(n, c, List.of());
+  }
+
+  private static List<Offer> bind(Node n, Catalog c, java.util.Collection<Device> own) {
     String provider = n.str("provider");
-    List<String> deviceIds = c.devices().stream().map(Device::id).toList();
+    List<String> deviceIds = new ArrayList<>(c.devices().stream().map(Device::id).toList());
+    own.forEach(d -> deviceIds.add(d.id()));
     List<Offer> out = new ArrayList<>();
     List<Problem> problems = new ArrayList<>();
     for (Node o : n.require("offers").items()) {
