@@ -250,7 +250,7 @@ final class Derivation {
       simulated = r.decodeTokensPerSecond();
       formula("decode tokens/s (closed form)", (replicas > 1 ? "replicas x " : "") + "batch x BW x e x s / B = "
           + (replicas > 1 ? replicas + " x " : "") + batch + " x " + Units.bandwidth(eff) + " / " + Units.gb(bytes),
-          num(closedForm));
+          num(closedForm) + " tokens/s");
     }
     explainDifference();
   }
@@ -276,18 +276,21 @@ final class Derivation {
     int replicas = r.task().replicas();
     double rate = tp * peak.peakFlops() * gemm * r.software().gemmScale() / (2 * p);
     String tpTimes = tp > 1 ? "tp x " : "";
+    // gemm includes the share held at the power limit where the device file gives one (gemmInputs): 'peak x g x s'
+    // beside an H100's 0.763, which is g x h x s
+    String factors = r.system().device().efficiency().sustainedScale(peak.gemmPrecision()) != 1 ? "g x h x s" : "g x s";
     int tokens = r.task().batch() * r.task().promptTokens();
     if (ttft) {
       closedForm = tokens / rate;
       simulated = r.ttftSeconds();
-      formula("TTFT (closed form)", String.format(Locale.US, "batch x prompt x 2P / (%speak x g x s) = %d tokens / %s"
-          + " tokens/s", tpTimes, tokens, num(rate)), seconds(closedForm));
+      formula("TTFT (closed form)", String.format(Locale.US, "batch x prompt x 2P / (%speak x %s) = %d tokens / %s"
+          + " tokens/s", tpTimes, factors, tokens, num(rate)), seconds(closedForm));
     } else {
       closedForm = replicas * rate;
       simulated = r.prefillTokensPerSecond();
-      formula("prefill tokens/s (closed form)", (replicas > 1 ? "replicas x " : "") + tpTimes + "peak x g x s / (2 x P)"
+      formula("prefill tokens/s (closed form)", (replicas > 1 ? "replicas x " : "") + tpTimes + "peak x " + factors + " / (2 x P)"
           + " = " + (replicas > 1 ? replicas + " x " : "") + (tp > 1 ? tp + " x " : "") + Units.tflops(peak.peakFlops())
-          + " x " + fraction(gemm * r.software().gemmScale()) + " / " + count(2 * p), num(closedForm));
+          + " x " + fraction(gemm * r.software().gemmScale()) + " / " + count(2 * p), num(closedForm) + " tokens/s");
     }
     explainDifference();
   }
@@ -353,14 +356,16 @@ final class Derivation {
       // the closed form's inputs, each with its catalog field and source, as prefill's are: they appeared only as
       // their product in the formula's line ('989.4 TFLOP/s x 0.763')
       double g = gemmInputs(r.system().device(), peak) * r.software().gemmScale();
-      formula("hardware FLOPs", "6 x P x tokens (+ attention, + recomputation), this GPU", count(r.hardwareFlops()));
+      formula("hardware FLOPs", passFlops() + " (+ attention, + recomputation), this GPU", count(r.hardwareFlops()));
       closedForm = r.hardwareFlops() / (peak.peakFlops() * g);
-      formula("compute-only time (closed form)", "hardware FLOPs / (peak x g x h x s) = " + count(r.hardwareFlops()) + " / ("
+      formula("compute-only time (closed form)", "hardware FLOPs / (peak x " + (r.system().device().efficiency()
+          .sustainedScale(peak.gemmPrecision()) != 1 ? "g x h x s" : "g x s") + ") = " + count(r.hardwareFlops()) + " / ("
           + Units.tflops(peak.peakFlops()) + " x " + fraction(g) + ")", seconds(closedForm));
     } else if (r.task().generateTokens() <= 1) { // the run is the prefill alone: there is no TPOT to add
       closedForm = r.ttftSeconds();
+      // its 'how' was the value again ('0.09741 s'), no derivation
       formula(r.task().generateTokens() == 0 ? "TTFT (no tokens generated)" : "TTFT (its one token is the prefill's)",
-          seconds(r.ttftSeconds()), seconds(closedForm));
+          "simulated: the prefill, to its first token", seconds(closedForm));
     } else {
       closedForm = r.ttftSeconds() + (r.task().generateTokens() - 1) * r.tpotSeconds();
       formula("TTFT + (generated - 1) x TPOT", seconds(r.ttftSeconds()) + " + " + (r.task().generateTokens() - 1) + " x "
@@ -369,10 +374,25 @@ final class Derivation {
     explainDifference();
   }
 
+  /**
+   * A training step's GEMM FLOPs per token as a multiple of P: 6 where the weights train (forward 2, the backward's
+   * input and weight gradients 2 each), 4 where the base is frozen, whose backward computes input gradients only
+   * (LoRA's adapters add their own GEMMs; P-Tuning v2's prefixes are keys and values, in the attention). LoRA on LLaMA-7B read '6 x P x tokens' beside 6.08e13 FLOPs for 2,048
+   * tokens, which is 4.4 x P x tokens.
+   */
+  private String passFlops() {
+    var k = r.task().kind();
+    if (!k.frozenBase()) {
+      return "6 x P x tokens";
+    }
+    return "4 x P x tokens (the frozen base: forward and input gradients, no weight gradients)"
+        + (k == llmsim.core.task.TaskKind.PTUNING_V2 ? "" : " + the adapters' forward and backward");
+  }
+
   private void mfu() {
     var peak = PrecisionSupport.resolve(r.system().device(), r.task().precision(), r.software());
     // a GPU's share on several (tp and pp split the work, each replica its own tokens): MFU is per GPU's peak
-    formula("model FLOPs", (r.task().kind().training() ? "6 x P x tokens + attention (recomputation not counted)"
+    formula("model FLOPs", (r.task().kind().training() ? passFlops() + " + attention (recomputation not counted)"
         : "2 x P x tokens + attention") + (r.system().totalDevices() > 1 ? ", this GPU's share ("
             + r.task().plan().describe() + ")" : ""), count(r.modelFlops()));
     formula("step time", "simulated", seconds(r.stepTimeSeconds()));

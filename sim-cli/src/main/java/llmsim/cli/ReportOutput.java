@@ -167,6 +167,7 @@ final class ReportOutput {
           r.warnings().stream().map(w -> new String[] {r.system().id() + ": warning", w}))).toList();
       List<List<String>> rows = new ArrayList<>(scenarioRows(results));
       rows.addAll(planRows(results));
+      rows.addAll(otherRows(results));
       results.forEach(r -> rows.add(List.of("hardware " + r.system().id(), r.system().name())));
       HtmlReport.Table scenario = new HtmlReport.Table("Scenario", List.of("key", "value"), rows);
       HtmlReport.Table tab = new HtmlReport.Table("Results", table.header(), table.rows());
@@ -272,6 +273,45 @@ final class ReportOutput {
       }
     }
     return rows;
+  }
+
+  /** The keys {@link #scenarioRows} and {@link #planRows} show, or the hardware rows and the results' plan row do. */
+  private static final java.util.Set<ScenarioKey> SHOWN = java.util.EnumSet.of(ScenarioKey.HARDWARE, ScenarioKey.MODEL,
+      ScenarioKey.TASK, ScenarioKey.PRECISION, ScenarioKey.WEIGHTS, ScenarioKey.BATCH, ScenarioKey.SEQ_LEN,
+      ScenarioKey.PROMPT_TOKENS, ScenarioKey.GENERATE_TOKENS, ScenarioKey.RECOMPUTE, ScenarioKey.OFFLOAD,
+      ScenarioKey.SOFTWARE, ScenarioKey.GPUS, ScenarioKey.NODES, ScenarioKey.PLAN);
+
+  /**
+   * The rest of the scenario's keys each run set (its JSON's {@code scenario}: {@link ScenarioEcho}), one row where
+   * every system ran the same value, one per system where they differ. The page left them out, so a run with a q8_0
+   * KV cache, 30 layers on the GPU, a llama.cpp build's date or LoRA rank 16 on every projection read as the defaults.
+   */
+  static List<List<String>> otherRows(List<StepResult> results) {
+    List<java.util.Map<ScenarioKey, Object>> echoes = results.stream().map(ScenarioEcho::of).toList();
+    List<List<String>> rows = new ArrayList<>();
+    for (ScenarioKey k : ScenarioKey.values()) {
+      if (SHOWN.contains(k) || PLAN_KEYS.contains(k) || echoes.stream().noneMatch(e -> e.containsKey(k))) {
+        continue;
+      }
+      List<String> values = echoes.stream().map(e -> e.containsKey(k) ? otherValue(k, e.get(k)) : null).toList();
+      if (values.stream().distinct().count() == 1) {
+        rows.add(List.of(k.key(), values.get(0)));
+      } else {
+        for (int i = 0; i < results.size(); i++) {
+          rows.add(List.of(k.key() + " " + results.get(i).system().id(), values.get(i) == null ? "-" : values.get(i)));
+        }
+      }
+    }
+    return rows;
+  }
+
+  /** A key's value with its unit where it counts tokens or layers. */
+  private static String otherValue(ScenarioKey k, Object v) {
+    return switch (k) {
+      case CONTEXT, PREFIX_TOKENS -> v + " tokens";
+      case GPU_LAYERS -> v + " layers";
+      default -> String.valueOf(v);
+    };
   }
 
   /** One plan key's value as the report shows it; null where the run did not use it or left it at its default. */

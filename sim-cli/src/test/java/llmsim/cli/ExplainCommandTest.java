@@ -685,4 +685,62 @@ class ExplainCommandTest {
     }
     assertThat(found).as(j.toString()).isTrue();
   }
+
+  /** A step's rows by quantity, from explain's JSON. */
+  private static java.util.Map<String, JsonNode> rows(JsonNode ex) {
+    java.util.Map<String, JsonNode> rows = new java.util.HashMap<>();
+    ex.get("steps").forEach(s -> rows.put(s.get("quantity").asText(), s));
+    return rows;
+  }
+
+  /**
+   * A frozen base's backward computes input gradients only: LoRA, QLoRA and P-Tuning v2 run 4 x P FLOPs a token, not
+   * the 6 x P of full training, and the FLOPs rows say so (LoRA on LLaMA-7B read '6 x P x tokens' beside 6.08e13 FLOPs
+   * for 2,048 tokens, which is 4.4 x P x tokens).
+   */
+  @Test
+  void aFrozenBasesFlopsRows_sayFourTimesPTokens_andTheirValuesAreThat() throws IOException {
+    double p = Catalog.bundled().model("llama-7b", "--model").parameterCount();
+    double tokens = 2048; // batch 1 x seq_len 2048
+    for (String[] c : new String[][] {{"train", "6"}, {"finetune-lora", "4"}, {"finetune-qlora", "4"},
+        {"ptuning-v2", "4"}}) {
+      int k = Integer.parseInt(c[1]);
+      for (String metric : new String[] {"step_time_s", "mfu"}) {
+        JsonNode ex = json("explain", metric, "--model", "llama-7b", "--hardware", "h100-sxm", "--task", c[0],
+            "--offload", "none", "--format", "json");
+        JsonNode row = rows(ex).get(metric.equals("mfu") ? "model FLOPs" : "hardware FLOPs");
+        assertThat(row.get("how").asText()).as(c[0] + " " + metric).startsWith(k + " x P x tokens");
+        // attention over 2,048 tokens and LoRA's adapters add a few percent (prefixes' keys a few more), never 2 x P
+        assertThat(Double.parseDouble(row.get("value").asText())).as(c[0] + " " + metric)
+            .isBetween(k * p * tokens, 1.15 * k * p * tokens);
+      }
+    }
+  }
+
+  /**
+   * The prefill closed forms name the factors their value uses: on an H100 the share held at the power limit h is in
+   * it (0.763 = g x h x s), and the formula said 'peak x g x s'; on an RTX 4090, which has no such figure, it is g x s.
+   * Their tokens/s carry the unit, as the TTFT's seconds do.
+   */
+  @Test
+  void prefillClosedForms_nameTheFactorsTheirValueUses_andCarryTheirUnit() throws IOException {
+    for (String hw : new String[] {"h100-sxm", "rtx4090"}) {
+      Device d = Catalog.bundled().system(hw, "--hardware").device();
+      double h = d.efficiency().sustainedScale(llmsim.core.hw.Precision.FP16);
+      double ghs = d.efficiency().gemmAt(llmsim.core.hw.Precision.FP16) * h;
+      String factors = h != 1 ? "g x h x s" : "g x s";
+      assertThat(hw.equals("h100-sxm")).isEqualTo(h != 1); // the two cases this test is about
+      var prefill = rows(json("explain", "prefill_tokens_per_s", "--model", "llama-7b", "--hardware", hw, "--task",
+          "inference", "--format", "json")).get("prefill tokens/s (closed form)");
+      assertThat(prefill.get("how").asText()).as(hw).startsWith("peak x " + factors + " / (2 x P) = ")
+          .contains(" x " + String.format(java.util.Locale.US, "%.3f", ghs) + " / ");
+      assertThat(prefill.get("value").asText()).endsWith(" tokens/s");
+      var ttft = rows(json("explain", "ttft_s", "--model", "llama-7b", "--hardware", hw, "--task", "inference",
+          "--format", "json")).get("TTFT (closed form)");
+      assertThat(ttft.get("how").asText()).as(hw).startsWith("batch x prompt x 2P / (peak x " + factors + ") = ");
+      var decode = rows(json("explain", "decode_tokens_per_s", "--model", "llama-7b", "--hardware", hw, "--task",
+          "inference", "--format", "json")).get("decode tokens/s (closed form)");
+      assertThat(decode.get("value").asText()).endsWith(" tokens/s");
+    }
+  }
 }

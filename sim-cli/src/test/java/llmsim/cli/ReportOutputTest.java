@@ -417,6 +417,43 @@ class ReportOutputTest {
     assertThat(Files.readString(zero.resolve("report.html"))).contains("zero 3 has no effect at dp 1");
   }
 
+  /**
+   * Every key of the JSON's scenario is a row of the page's scenario table: a q8_0 KV cache with flash attention, 20
+   * of 32 layers on the GPU, n_ctx 1,024 and a llama.cpp build's date; LoRA rank 16 on every projection. The page
+   * showed none of them, so these runs read as the defaults'.
+   */
+  @Test
+  void reportHtmlsScenarioTable_showsEveryKeyOfTheJsonsScenario() throws IOException {
+    String[][] runs = {{"--task", "inference", "--software", "llama.cpp", "--hardware", "13900ks-rtx4090", "--weights",
+        "q4_0", "--kv-cache", "q8_0", "--flash-attention", "--context", "1024", "--gpu-layers", "20",
+        "--software-date", "2024-06"}, {"--task", "finetune-lora", "--hardware", "h100-sxm", "--lora-rank", "16",
+        "--lora-targets", "all", "--seq-len", "512"}};
+    String[][] expected = {{"kv_cache", "q8_0"}, {"flash_attention", "true"}, {"context", "1024 tokens"},
+        {"gpu_layers", "20 layers"}, {"software_date", "2024-06-01"}, {"lora_rank", "16"}, {"lora_targets", "all"}};
+    int i = 0;
+    java.util.Set<String> seen = new java.util.HashSet<>();
+    for (String[] flags : runs) {
+      Path folder = dir.resolve("keys" + i++);
+      CliRunner r = CliRunner.run(CatalogOverrideTest.with(CatalogOverrideTest.with(new String[] {"simulate", "--model",
+          "llama-7b"}, flags), "--out", folder.toString(), "--format", "json"));
+      assertThat(r.code()).as(r.err()).isZero();
+      String html = Files.readString(folder.resolve("report.html"));
+      var scenario = new ObjectMapper().readTree(r.out()).get("scenario");
+      scenario.fieldNames().forEachRemaining(k -> {
+        if (!List.of("hardware", "model", "precision", "weights", "gpus", "dp", "software", "seq_len").contains(k)) {
+          assertThat(html).as(k).contains("<td>" + k + "</td><td>");
+        }
+      });
+      for (String[] e : expected) {
+        if (scenario.has(e[0])) {
+          seen.add(e[0]);
+          assertThat(html).contains("<td>" + e[0] + "</td><td>" + e[1] + "</td>");
+        }
+      }
+    }
+    assertThat(seen).hasSize(expected.length);
+  }
+
   @Test
   void reportHtmlsScenarioTable_givesEachSystemsPrecision_whereTheyDiffer() throws IOException {
     // the M2 Ultra runs the default bf16 as fp16 (no bf16 units), the H100 runs bf16: the table read 'fp16 / f16' for
