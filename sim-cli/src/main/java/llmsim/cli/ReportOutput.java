@@ -264,15 +264,20 @@ final class ReportOutput {
       if (values.stream().allMatch(java.util.Objects::isNull)) {
         continue;
       }
-      if (values.stream().distinct().count() == 1) {
-        rows.add(List.of(k.key(), values.get(0)));
-      } else {
-        for (int i = 0; i < results.size(); i++) {
-          rows.add(List.of(k.key() + " " + results.get(i).system().id(), values.get(i) == null ? "-" : values.get(i)));
-        }
-      }
+      addRows(rows, k, values, results);
     }
     return rows;
+  }
+
+  /** Key {@code k}'s row: one where every system ran the same value, one per system where they differ ("-": none). */
+  private static void addRows(List<List<String>> rows, ScenarioKey k, List<String> values, List<StepResult> results) {
+    if (values.stream().distinct().count() == 1) {
+      rows.add(List.of(k.key(), values.get(0)));
+      return;
+    }
+    for (int i = 0; i < results.size(); i++) {
+      rows.add(List.of(k.key() + " " + results.get(i).system().id(), values.get(i) == null ? "-" : values.get(i)));
+    }
   }
 
   /** The keys {@link #scenarioRows} and {@link #planRows} show, or the hardware rows and the results' plan row do. */
@@ -293,14 +298,7 @@ final class ReportOutput {
       if (SHOWN.contains(k) || PLAN_KEYS.contains(k) || echoes.stream().noneMatch(e -> e.containsKey(k))) {
         continue;
       }
-      List<String> values = echoes.stream().map(e -> e.containsKey(k) ? otherValue(k, e.get(k)) : null).toList();
-      if (values.stream().distinct().count() == 1) {
-        rows.add(List.of(k.key(), values.get(0)));
-      } else {
-        for (int i = 0; i < results.size(); i++) {
-          rows.add(List.of(k.key() + " " + results.get(i).system().id(), values.get(i) == null ? "-" : values.get(i)));
-        }
-      }
+      addRows(rows, k, echoes.stream().map(e -> e.containsKey(k) ? otherValue(k, e.get(k)) : null).toList(), results);
     }
     return rows;
   }
