@@ -30,19 +30,19 @@ record Costing(PriceBook book, CostBasis basis) {
    */
   static Costing of(ScenarioOptions.Resolved r) {
     try {
-      return of(r.jobTokens() > 0, r.costKeysGiven(), r.cost(), r.priceFiles(), ownDevices(r));
+      return of(r.jobTokens() > 0, r.costKeysGiven(), r.cost(), r.priceFiles(), ownDevices(r.catalog(), r.hardware()));
     } catch (ScenarioKeyException e) { // at the flag, or at the scenario file's line
       throw ScenarioOptions.locate(e, r.flags(), r.file());
     }
   }
 
   /**
-   * The devices of the run's own hardware files (--hardware my-gpu.yaml): a --price or a price file may name them, as
-   * it names a catalog device.
+   * The devices of a run's own hardware files (--hardware my-gpu.yaml) among {@code hardware}, read with
+   * {@code catalog}: a --price or a price file may name them, as it names a catalog device.
    */
-  private static List<Device> ownDevices(ScenarioOptions.Resolved r) {
-    return r.hardware().stream().filter(Catalog::looksLikeFile).map(h -> r.catalog().system(h, "--hardware").device())
-        .toList();
+  static List<Device> ownDevices(Catalog catalog, List<String> hardware) {
+    return hardware == null ? List.of() : hardware.stream().filter(Catalog::looksLikeFile)
+        .map(h -> catalog.system(h, "--hardware").device()).toList();
   }
 
   /**

@@ -276,9 +276,7 @@ final class Derivation {
     int replicas = r.task().replicas();
     double rate = tp * peak.peakFlops() * gemm * r.software().gemmScale() / (2 * p);
     String tpTimes = tp > 1 ? "tp x " : "";
-    // gemm includes the share held at the power limit where the device file gives one (gemmInputs): 'peak x g x s'
-    // beside an H100's 0.763, which is g x h x s
-    String factors = r.system().device().efficiency().sustainedScale(peak.gemmPrecision()) != 1 ? "g x h x s" : "g x s";
+    String factors = gemmFactors(d, peak);
     int tokens = r.task().batch() * r.task().promptTokens();
     if (ttft) {
       closedForm = tokens / rate;
@@ -293,6 +291,14 @@ final class Derivation {
           + " x " + fraction(gemm * r.software().gemmScale()) + " / " + count(2 * p), num(closedForm) + " tokens/s");
     }
     explainDifference();
+  }
+
+  /**
+   * The factors {@link #gemmInputs}' product stands for, as a formula names them: g x h x s where the device holds a
+   * share at the power limit, else g x s ('peak x g x s' read beside an H100's 0.763, which is g x h x s).
+   */
+  private static String gemmFactors(Device d, PrecisionSupport.Resolved peak) {
+    return d.efficiency().sustainedScale(peak.gemmPrecision()) != 1 ? "g x h x s" : "g x s";
   }
 
   /**
@@ -358,8 +364,8 @@ final class Derivation {
       double g = gemmInputs(r.system().device(), peak) * r.software().gemmScale();
       formula("hardware FLOPs", passFlops() + " (+ attention, + recomputation), this GPU", count(r.hardwareFlops()));
       closedForm = r.hardwareFlops() / (peak.peakFlops() * g);
-      formula("compute-only time (closed form)", "hardware FLOPs / (peak x " + (r.system().device().efficiency()
-          .sustainedScale(peak.gemmPrecision()) != 1 ? "g x h x s" : "g x s") + ") = " + count(r.hardwareFlops()) + " / ("
+      formula("compute-only time (closed form)", "hardware FLOPs / (peak x " + gemmFactors(r.system().device(), peak)
+          + ") = " + count(r.hardwareFlops()) + " / ("
           + Units.tflops(peak.peakFlops()) + " x " + fraction(g) + ")", seconds(closedForm));
     } else if (r.task().generateTokens() <= 1) { // the run is the prefill alone: there is no TPOT to add
       closedForm = r.ttftSeconds();

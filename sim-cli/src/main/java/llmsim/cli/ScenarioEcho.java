@@ -56,8 +56,8 @@ final class ScenarioEcho {
     return m;
   }
 
-  /** The command line that runs the step again: {@code llmsim simulate --hardware ... --model ...}. */
-  static String command(StepResult r) {
+  /** The command line of {@link #of}'s keys: {@code llmsim simulate --hardware ... --model ...}. */
+  private static String command(StepResult r) {
     List<String> words = new ArrayList<>(List.of("llmsim", "simulate"));
     of(r).forEach((k, v) -> {
       words.add(k.flag());
@@ -67,8 +67,9 @@ final class ScenarioEcho {
   }
 
   /**
-   * As {@link #command(StepResult)}, with the --set changes of {@code catalog} (the one the step ran on) that touch its
-   * system or model: without them the command runs the catalog's figures, not the step's. A change to another
+   * The command line that runs the step again: {@link #of}'s keys as their flags, and the --set changes of
+   * {@code catalog} (the one the step ran on) that touch its system or model: without them the command runs the
+   * catalog's figures, not the step's. A change to another
    * system's part is left out, since simulate refuses a --set on a part its run does not use.
    */
   static String command(StepResult r, llmsim.hw.catalog.Catalog catalog) {

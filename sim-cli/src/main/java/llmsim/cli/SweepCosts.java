@@ -33,11 +33,8 @@ final class SweepCosts {
     ScenarioValues v = flags.values();
     try {
       long tokens = v.tokens();
-      java.util.List<llmsim.core.hw.Device> own = hardware == null ? java.util.List.of() : hardware.stream()
-          .filter(llmsim.hw.catalog.Catalog::looksLikeFile)
-          .map(h -> llmsim.hw.catalog.Catalog.bundled().system(h, "--hardware").device()).toList();
       Costing c = Costing.of(tokens > 0 || v.has(llmsim.core.scenario.ScenarioKey.REQUESTS), v.pricesGiven(),
-          v.costBasis(), v.priceEntries().files(), own);
+          v.costBasis(), v.priceEntries().files(), Costing.ownDevices(llmsim.hw.catalog.Catalog.bundled(), hardware));
       return c == null ? null : new SweepCosts(v, c);
     } catch (ScenarioKeyException e) {
       throw ScenarioOptions.locate(e, flags.flags(), null);
